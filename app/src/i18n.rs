@@ -1,0 +1,46 @@
+//! The frame's own texts in the four languages. Catalog content is localized by the API.
+
+use crate::wire::Locale;
+
+/// A text of the frame's user interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Text {
+    Welcome,
+    LanguageLabel,
+    SessionMissing,
+    SessionMissingHelp,
+}
+
+/// The text in `locale`.
+pub fn t(locale: Locale, text: Text) -> &'static str {
+    use Locale::*;
+    use Text::*;
+    match (text, locale) {
+        (Welcome, NlNl) => "Welkom bij Boxoffice",
+        (Welcome, EnGb) => "Welcome to Boxoffice",
+        (Welcome, DeDe) => "Willkommen bei Boxoffice",
+        (Welcome, FrFr) => "Bienvenue chez Boxoffice",
+        (LanguageLabel, NlNl) => "Taal",
+        (LanguageLabel, EnGb) => "Language",
+        (LanguageLabel, DeDe) => "Sprache",
+        (LanguageLabel, FrFr) => "Langue",
+        (SessionMissing, NlNl) => "Geen sessie",
+        (SessionMissing, EnGb) => "No session",
+        (SessionMissing, DeDe) => "Keine Sitzung",
+        (SessionMissing, FrFr) => "Pas de session",
+        (SessionMissingHelp, NlNl) => "Open deze pagina via de website van uw partner.",
+        (SessionMissingHelp, EnGb) => "Open this page from your partner's website.",
+        (SessionMissingHelp, DeDe) => "Öffnen Sie diese Seite über die Website Ihres Partners.",
+        (SessionMissingHelp, FrFr) => "Ouvrez cette page depuis le site de votre partenaire.",
+    }
+}
+
+/// The name of a language in that language, for the language switcher.
+pub fn native_name(locale: Locale) -> &'static str {
+    match locale {
+        Locale::NlNl => "Nederlands",
+        Locale::EnGb => "English",
+        Locale::DeDe => "Deutsch",
+        Locale::FrFr => "Français",
+    }
+}

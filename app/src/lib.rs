@@ -1,0 +1,12 @@
+//! The Boxoffice webframe and the wire types it shares with the server.
+//!
+//! `wire` holds every type that crosses HTTP between the partner-facing API and its clients
+//! (the WASM frame among them), so the server and the frame can never disagree on a field.
+//! The Leptos components live in `frame`; business logic does not: the frame calls the same
+//! `/v2` API as a headless partner.
+
+pub mod frame;
+pub mod i18n;
+pub mod wire;
+
+pub use frame::{shell, App};

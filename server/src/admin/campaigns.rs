@@ -1,0 +1,99 @@
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::Admin;
+use crate::{
+    error::{Error, Result},
+    http::{
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiJson, ApiPath, ApiQuery},
+        validate::Checks,
+    },
+    state::AppState,
+    store::{Campaign, CampaignInput},
+};
+use axum::extract::State;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_campaign, list_campaigns))
+        .routes(routes!(get_campaign, update_campaign))
+}
+
+fn validate(input: &CampaignInput) -> Result<()> {
+    let mut checks = Checks::default();
+    checks.text("name", &input.name, 1, 200);
+    checks.non_negative_amount("loyalty_points_per_unit", input.loyalty_points_per_unit);
+    checks.finish()
+}
+
+/// Creates a campaign.
+#[utoipa::path(post, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
+    request_body = CampaignInput,
+    responses((status = 201, body = inline(app::wire::Envelope<Campaign>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn create_campaign(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<CampaignInput>,
+) -> Result<Data<Campaign>> {
+    validate(&input)?;
+    let campaign = state.store.create_campaign(Uuid::new_v4(), &input).await?;
+    Ok(Data::created(campaign))
+}
+
+/// Reads a campaign.
+#[utoipa::path(get, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+    params(("campaign_id" = Uuid, Path)),
+    responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn get_campaign(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(campaign_id): ApiPath<Uuid>,
+) -> Result<Data<Campaign>> {
+    let campaign = state.store.campaign(campaign_id).await?;
+    campaign
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The campaign"))
+}
+
+/// Replaces a campaign's writable fields.
+#[utoipa::path(put, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+    params(("campaign_id" = Uuid, Path)), request_body = CampaignInput,
+    responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn update_campaign(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(campaign_id): ApiPath<Uuid>,
+    ApiJson(input): ApiJson<CampaignInput>,
+) -> Result<Data<Campaign>> {
+    validate(&input)?;
+    let campaign = state.store.update_campaign(campaign_id, &input).await?;
+    campaign
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The campaign"))
+}
+
+/// Lists campaigns in id order, paged by cursor.
+#[utoipa::path(get, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
+    params(PageParams),
+    responses((status = 200, body = inline(app::wire::Envelope<Vec<Campaign>>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn list_campaigns(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiQuery(params): ApiQuery<PageParams>,
+) -> Result<Page<Campaign>> {
+    paginate(
+        &state.cursors,
+        &params,
+        "admin/campaigns",
+        "",
+        |c: &Campaign| c.campaign_id,
+        |after, limit| state.store.list_campaigns(after, limit),
+    )
+    .await
+}

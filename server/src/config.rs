@@ -1,0 +1,116 @@
+//! Configuration, read once at start from `BOXOFFICE_*` environment variables (or flags).
+
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
+
+use clap::Parser;
+use secrecy::SecretString;
+
+/// Every setting of the server. `server --help` lists them with their variables and defaults.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "server",
+    version,
+    about = "Boxoffice: partner ticketing commerce service"
+)]
+pub struct Config {
+    /// Address the HTTP server listens on.
+    #[arg(long, env = "BOXOFFICE_LISTEN", default_value = "127.0.0.1:3000")]
+    pub listen: SocketAddr,
+
+    /// Public origin of this service: base of frame_url, magic links and payment URLs.
+    #[arg(
+        long,
+        env = "BOXOFFICE_PUBLIC_URL",
+        default_value = "http://127.0.0.1:3000"
+    )]
+    pub public_url: url::Url,
+
+    /// Database: unset for embedded SQLite under --data-dir, or a postgres:// URL.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<SecretString>,
+
+    /// Directory for the embedded SQLite database and locally generated keys.
+    #[arg(long, env = "BOXOFFICE_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+
+    /// Connections in the database pool.
+    #[arg(long, env = "BOXOFFICE_DB_MAX_CONNECTIONS", default_value_t = 16)]
+    pub db_max_connections: u32,
+
+    /// Stage segment of the merchant-account paths (`/{stage}/merchant-accounts/...`).
+    #[arg(long, env = "BOXOFFICE_STAGE", default_value = "prod")]
+    pub stage: String,
+
+    /// Bearer token of the operator API under /admin/v1; the API is off when unset.
+    #[arg(long, env = "BOXOFFICE_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<SecretString>,
+
+    /// Seed demo data into an empty database (`0` turns it off).
+    #[arg(long, env = "BOXOFFICE_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
+    pub demo: bool,
+
+    /// Client secret of the demo partner client `demo-partner`.
+    #[arg(
+        long,
+        env = "BOXOFFICE_DEMO_CLIENT_SECRET",
+        default_value = "demo-secret",
+        hide_env_values = true
+    )]
+    pub demo_client_secret: SecretString,
+
+    /// Lifetime of a backend bearer, in seconds.
+    #[arg(long, env = "BOXOFFICE_BACKEND_TOKEN_TTL", default_value_t = 900)]
+    pub backend_token_ttl_secs: u64,
+
+    /// Lifetime of a public bearer, in seconds.
+    #[arg(long, env = "BOXOFFICE_PUBLIC_TOKEN_TTL", default_value_t = 1800)]
+    pub public_token_ttl_secs: u64,
+
+    /// Lifetime of a session code, in seconds.
+    #[arg(long, env = "BOXOFFICE_SESSION_CODE_TTL", default_value_t = 300)]
+    pub session_code_ttl_secs: u64,
+
+    /// SMTP server for outgoing mail (smtp://, smtps://); unset writes mail to the outbox table.
+    #[arg(long, env = "BOXOFFICE_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<SecretString>,
+
+    /// Sender address of outgoing mail.
+    #[arg(
+        long,
+        env = "BOXOFFICE_MAIL_FROM",
+        default_value = "Boxoffice <no-reply@boxoffice.invalid>"
+    )]
+    pub mail_from: String,
+
+    /// Time a request may take before it is answered with 503.
+    #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT", default_value_t = 30)]
+    pub request_timeout_secs: u64,
+
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "BOXOFFICE_BODY_LIMIT", default_value_t = 256 * 1024)]
+    pub body_limit_bytes: usize,
+
+    /// Log filter in `tracing` syntax, e.g. `info,server=debug`.
+    #[arg(long, env = "BOXOFFICE_LOG", default_value = "info")]
+    pub log: String,
+
+    /// Log as JSON lines instead of text.
+    #[arg(long, env = "BOXOFFICE_LOG_JSON", default_value_t = false, action = clap::ArgAction::Set)]
+    pub log_json: bool,
+}
+
+impl Config {
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.request_timeout_secs)
+    }
+
+    /// The public origin without a trailing slash, for building absolute URLs.
+    pub fn base_url(&self) -> String {
+        self.public_url.as_str().trim_end_matches('/').to_owned()
+    }
+
+    /// A configuration with every default, as the tests and tools start from.
+    pub fn defaults() -> Self {
+        Self::parse_from(["server"])
+    }
+}

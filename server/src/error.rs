@@ -1,0 +1,262 @@
+//! The one error type of the server. Every failure a client sees is an RFC 9457 problem
+//! document with a `urn:boxoffice:error:*` type and the request's correlation id; internal
+//! details are logged, never sent.
+
+use app::wire::{FieldError, Problem, PROBLEM_TYPE_PREFIX};
+use axum::{
+    http::{header, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+};
+
+use crate::http::correlation;
+
+/// The problem types of the API; each has one name, title and status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemType {
+    RequestValidationFailed,
+    IdempotencyKeyMissing,
+    UnsupportedMediaType,
+    PayloadTooLarge,
+    NextTokenInvalid,
+    NextTokenMismatch,
+    TokenInvalid,
+    TokenExpired,
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    CampaignNotFound,
+    MerchantNotFound,
+    ProductNotFound,
+    Conflict,
+    RateLimited,
+    RequestTimeout,
+    ServiceUnavailable,
+    InternalError,
+    ProductInternalError,
+}
+
+impl ProblemType {
+    /// The short name, as the part of `type` after `urn:boxoffice:error:`.
+    pub fn name(self) -> &'static str {
+        use ProblemType::*;
+        match self {
+            RequestValidationFailed => "request-validation-failed",
+            IdempotencyKeyMissing => "idempotency-key-missing",
+            UnsupportedMediaType => "unsupported-media-type",
+            PayloadTooLarge => "payload-too-large",
+            NextTokenInvalid => "next-token-invalid",
+            NextTokenMismatch => "next-token-mismatch",
+            TokenInvalid => "token-invalid",
+            TokenExpired => "token-expired",
+            Forbidden => "forbidden",
+            NotFound => "not-found",
+            MethodNotAllowed => "method-not-allowed",
+            CampaignNotFound => "campaign-not-found",
+            MerchantNotFound => "merchant-not-found",
+            ProductNotFound => "product-not-found",
+            Conflict => "conflict",
+            RateLimited => "rate-limited",
+            RequestTimeout => "request-timeout",
+            ServiceUnavailable => "service-unavailable",
+            InternalError => "internal-error",
+            ProductInternalError => "product-internal-error",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        use ProblemType::*;
+        match self {
+            RequestValidationFailed => "The request is not valid",
+            IdempotencyKeyMissing => "The Idempotency-Key header is required",
+            UnsupportedMediaType => "The request body must be JSON",
+            PayloadTooLarge => "The request body is too large",
+            NextTokenInvalid => "The next_token is not valid",
+            NextTokenMismatch => "The next_token belongs to another query",
+            TokenInvalid => "The bearer token is missing or invalid",
+            TokenExpired => "The bearer token has expired",
+            Forbidden => "Access to this resource is not allowed",
+            NotFound => "The resource was not found",
+            MethodNotAllowed => "The method is not allowed on this resource",
+            CampaignNotFound => "The campaign is not configured",
+            MerchantNotFound => "The merchant was not found",
+            ProductNotFound => "The product was not found",
+            Conflict => "The request conflicts with the current state",
+            RateLimited => "Too many requests",
+            RequestTimeout => "The request took too long",
+            ServiceUnavailable => "The service is unavailable",
+            InternalError => "An internal error occurred",
+            ProductInternalError => "An internal error occurred while reading products",
+        }
+    }
+
+    pub fn status(self) -> StatusCode {
+        use ProblemType::*;
+        match self {
+            RequestValidationFailed
+            | IdempotencyKeyMissing
+            | NextTokenInvalid
+            | NextTokenMismatch => StatusCode::BAD_REQUEST,
+            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            TokenInvalid | TokenExpired => StatusCode::UNAUTHORIZED,
+            Forbidden => StatusCode::FORBIDDEN,
+            NotFound | CampaignNotFound | MerchantNotFound | ProductNotFound => {
+                StatusCode::NOT_FOUND
+            }
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Conflict => StatusCode::CONFLICT,
+            RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            InternalError | ProductInternalError => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The full `type` URI.
+    pub fn uri(self) -> String {
+        format!("{PROBLEM_TYPE_PREFIX}{}", self.name())
+    }
+}
+
+/// A failure of a request, rendered as problem+json.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A problem the client can act on; `detail` is safe to show.
+    #[error("{kind:?}: {detail}")]
+    Problem {
+        kind: ProblemType,
+        detail: String,
+        errors: Vec<FieldError>,
+    },
+    /// A fault of ours; logged with the correlation id and answered with a generic text.
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(kind: ProblemType, detail: impl Into<String>) -> Self {
+        Error::Problem {
+            kind,
+            detail: detail.into(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// 400 `request-validation-failed` listing every invalid field.
+    pub fn validation(errors: Vec<FieldError>) -> Self {
+        let detail = match errors.as_slice() {
+            [one] => format!("{}: {}", one.field, one.message),
+            many => format!("{} fields are invalid", many.len()),
+        };
+        Error::Problem {
+            kind: ProblemType::RequestValidationFailed,
+            detail,
+            errors,
+        }
+    }
+
+    /// 400 `request-validation-failed` for a single field.
+    pub fn invalid_field(field: &str, code: &str, message: impl Into<String>) -> Self {
+        Self::validation(vec![FieldError::new(field, code, message)])
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(ProblemType::NotFound, format!("{what} was not found"))
+    }
+
+    pub fn kind(&self) -> ProblemType {
+        match self {
+            Error::Problem { kind, .. } => *kind,
+            Error::Internal(_) => ProblemType::InternalError,
+        }
+    }
+
+    /// The problem document for this error, with the current request's correlation id.
+    pub fn to_problem(&self) -> Problem {
+        let correlation_id = correlation::current();
+        match self {
+            Error::Problem {
+                kind,
+                detail,
+                errors,
+            } => problem(*kind, detail.clone(), errors.clone(), correlation_id),
+            Error::Internal(_) => problem(
+                ProblemType::InternalError,
+                format!(
+                    "The request could not be completed. Quote correlation id {correlation_id} when reporting this."
+                ),
+                Vec::new(),
+                correlation_id,
+            ),
+        }
+    }
+}
+
+fn problem(
+    kind: ProblemType,
+    detail: String,
+    errors: Vec<FieldError>,
+    correlation_id: String,
+) -> Problem {
+    Problem {
+        kind: kind.uri(),
+        title: kind.title().to_owned(),
+        status: kind.status().as_u16(),
+        detail,
+        correlation_id,
+        errors,
+        error: None,
+        error_description: None,
+    }
+}
+
+/// Renders a problem document with its status and media type.
+pub fn problem_response(problem: &Problem) -> Response {
+    let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body = serde_json::to_vec(problem).unwrap_or_default();
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    if status == StatusCode::UNAUTHORIZED {
+        headers.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(r#"Bearer error="invalid_token""#),
+        );
+    }
+    response
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        if let Error::Internal(err) = &self {
+            tracing::error!(error = ?err, "internal error");
+        }
+        problem_response(&self.to_problem())
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(err: sqlx::Error) -> Self {
+        Error::Internal(anyhow::Error::new(err).context("database"))
+    }
+}
+
+impl From<crate::store::StoreError> for Error {
+    fn from(err: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
+        match err {
+            StoreError::Conflict(what) => Error::new(ProblemType::Conflict, what),
+            StoreError::MissingReference(what) => Error::invalid_field(
+                &what,
+                "unknown_reference",
+                format!("`{what}` refers to a record that does not exist"),
+            ),
+            StoreError::Database(err) => err.into(),
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Request extractors whose failures are problem documents naming the offending field,
+//! instead of axum's plain-text rejections.
+
+use app::wire::FieldError;
+use axum::{
+    body::Bytes,
+    extract::{FromRequest, FromRequestParts, Request},
+    http::{header, request::Parts},
+};
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, ProblemType};
+
+/// A JSON body, deserialised with the path of the first bad field in the error.
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
+        let is_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<mime::Mime>().ok())
+            .is_some_and(|m| {
+                m.type_() == mime::APPLICATION
+                    && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON))
+            });
+        if !is_json {
+            return Err(Error::new(
+                ProblemType::UnsupportedMediaType,
+                "Send the body as application/json.",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                Error::new(
+                    ProblemType::PayloadTooLarge,
+                    "The request body exceeds the size limit.",
+                )
+            } else {
+                Error::invalid_field("body", "unreadable", "The request body could not be read.")
+            }
+        })?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// Deserialises JSON, reporting the path of the first field that does not fit.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let (field, code) = match inner.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                ("body".to_owned(), "malformed_json")
+            }
+            _ if path == "." => ("body".to_owned(), "invalid"),
+            _ => (path, "invalid"),
+        };
+        Error::validation(vec![FieldError::new(
+            field,
+            code,
+            strip_position(&inner.to_string()),
+        )])
+    })
+}
+
+/// serde_json appends "at line 1 column 7"; the field path says more to an API client.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Query parameters, with a problem naming the parameter that does not fit.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Error> {
+        let query = parts.uri.query().unwrap_or_default();
+        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de)
+            .map(ApiQuery)
+            .map_err(|err| {
+                let path = err.path().to_string();
+                let field = if path == "." {
+                    "query".to_owned()
+                } else {
+                    path
+                };
+                Error::invalid_field(&field, "invalid", err.into_inner().to_string())
+            })
+    }
+}
+
+/// Path parameters, with a problem naming the segment that does not fit (e.g. a non-uuid id).
+pub struct ApiPath<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        use axum::extract::{path::ErrorKind, rejection::PathRejection, MatchedPath};
+        let rejection = match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => return Ok(ApiPath(value)),
+            Err(rejection) => rejection,
+        };
+        // Parameter names from the route template, for errors that report only a position.
+        let names: Vec<String> = parts
+            .extensions
+            .get::<MatchedPath>()
+            .map(|p| {
+                p.as_str()
+                    .split('/')
+                    .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}').map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let describe = |expected: &str| {
+            if expected.contains("Uuid") {
+                "a UUID".to_owned()
+            } else {
+                expected.to_owned()
+            }
+        };
+        let (field, message) = match rejection {
+            PathRejection::FailedToDeserializePathParams(e) => match e.into_kind() {
+                ErrorKind::ParseErrorAtKey {
+                    key, expected_type, ..
+                } => {
+                    let message = format!("`{key}` must be {}", describe(expected_type));
+                    (key, message)
+                }
+                ErrorKind::ParseErrorAtIndex {
+                    index,
+                    expected_type,
+                    ..
+                } => {
+                    let key = names
+                        .get(index)
+                        .cloned()
+                        .unwrap_or_else(|| "path".to_owned());
+                    let message = format!("`{key}` must be {}", describe(expected_type));
+                    (key, message)
+                }
+                ErrorKind::ParseError { expected_type, .. } => {
+                    let key = names.first().cloned().unwrap_or_else(|| "path".to_owned());
+                    let message = format!("`{key}` must be {}", describe(expected_type));
+                    (key, message)
+                }
+                ErrorKind::DeserializeError { key, value, .. } => {
+                    let message = format!("`{key}` has an invalid value `{value}`");
+                    (key, message)
+                }
+                other => ("path".to_owned(), other.to_string()),
+            },
+            other => ("path".to_owned(), other.body_text()),
+        };
+        Err(Error::invalid_field(&field, "invalid", message))
+    }
+}

@@ -1,0 +1,59 @@
+//! The OpenAPI document. Routes are registered through `utoipa_axum`'s `OpenApiRouter`, so a
+//! route cannot be served without appearing here.
+
+use axum::{
+    body::Bytes,
+    http::header,
+    response::{IntoResponse, Response},
+    Extension,
+};
+use utoipa::{
+    openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+    Modify, OpenApi,
+};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::state::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Boxoffice",
+        description = "Partner ticketing commerce API. Errors are RFC 9457 problem documents with `urn:boxoffice:error:*` types; every response carries `X-Correlation-Id`. See docs/api.md for the conventions.",
+    ),
+    modifiers(&SecuritySchemes),
+    tags(
+        (name = "operations", description = "Health, readiness, metrics and this document"),
+        (name = "admin", description = "Operator API (bearer = BOXOFFICE_ADMIN_TOKEN; off when unset)"),
+    )
+)]
+pub struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for name in ["admin_token", "backend_bearer", "public_bearer"] {
+            components.add_security_scheme(
+                name,
+                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+            );
+        }
+    }
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(openapi_json))
+}
+
+/// The serialised document, built once at start.
+#[derive(Clone)]
+pub struct Document(pub Bytes);
+
+/// This OpenAPI document.
+#[utoipa::path(get, path = "/openapi.json", tag = "operations",
+    responses((status = 200, content_type = "application/json", body = Object)))]
+async fn openapi_json(Extension(Document(doc)): Extension<Document>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], doc).into_response()
+}

@@ -1,0 +1,24 @@
+//! The state every handler and server function shares.
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use leptos::config::LeptosOptions;
+use metrics_exporter_prometheus::PrometheusHandle;
+
+use crate::{config::Config, http::cursor::CursorSigner, store::Store};
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub store: Arc<dyn Store>,
+    pub cursors: CursorSigner,
+    pub metrics: PrometheusHandle,
+    pub leptos: LeptosOptions,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos.clone()
+    }
+}

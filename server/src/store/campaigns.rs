@@ -1,0 +1,48 @@
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::StoreResult;
+
+/// A campaign: the scope partners sell in, chosen per request by `x-campaign-id`.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Campaign {
+    pub campaign_id: Uuid,
+    pub name: String,
+    /// Loyalty points a paid order earns per unit of currency.
+    #[sqlx(try_from = "super::DbDecimal")]
+    #[schema(value_type = String, example = "1.00")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub loyalty_points_per_unit: Decimal,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The writable fields of a campaign (create and full update).
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CampaignInput {
+    pub name: String,
+    #[schema(value_type = String, example = "1.00")]
+    #[serde(with = "rust_decimal::serde::str", default)]
+    pub loyalty_points_per_unit: Decimal,
+}
+
+#[async_trait::async_trait]
+pub trait CampaignStore {
+    async fn create_campaign(
+        &self,
+        campaign_id: Uuid,
+        input: &CampaignInput,
+    ) -> StoreResult<Campaign>;
+    async fn campaign(&self, campaign_id: Uuid) -> StoreResult<Option<Campaign>>;
+    /// Replaces the writable fields; `None` when no such campaign exists.
+    async fn update_campaign(
+        &self,
+        campaign_id: Uuid,
+        input: &CampaignInput,
+    ) -> StoreResult<Option<Campaign>>;
+    /// Campaigns in id order, after `after`.
+    async fn list_campaigns(&self, after: Option<Uuid>, limit: u32) -> StoreResult<Vec<Campaign>>;
+}

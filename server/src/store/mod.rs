@@ -1,0 +1,75 @@
+//! Persistence. One set of traits per aggregate (`CampaignStore`, …), one implementation per
+//! database. The SQL lives once, in `sql/*.rs`, and is compiled twice: into `sqlite` and into
+//! `postgres`, each with its own concrete `Db` type, pool and migrations. The two backends
+//! differ only in what their `dialect` module says (how a write transaction begins) and in how
+//! their migrations spell the column types; [`DbDecimal`] hides the one type sqlx maps
+//! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
+
+mod campaigns;
+mod db_decimal;
+mod keys;
+pub mod postgres;
+pub mod sqlite;
+
+use std::sync::Arc;
+
+pub use campaigns::{Campaign, CampaignInput, CampaignStore};
+pub use db_decimal::DbDecimal;
+pub use keys::{KeyPurpose, KeyStore, SigningKey};
+
+/// A failure of the store that callers may want to tell apart.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A unique constraint was violated; the text names what was duplicated.
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// A foreign key named a record that does not exist; the text names the field.
+    #[error("missing reference: {0}")]
+    MissingReference(String),
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+impl StoreError {
+    /// Classifies constraint violations; `what` names the field or record for the message.
+    pub fn classify(err: sqlx::Error, what: &str) -> StoreError {
+        if let sqlx::Error::Database(db) = &err {
+            match db.kind() {
+                sqlx::error::ErrorKind::UniqueViolation => {
+                    return StoreError::Conflict(format!("{what} already exists"))
+                }
+                sqlx::error::ErrorKind::ForeignKeyViolation => {
+                    return StoreError::MissingReference(what.to_owned())
+                }
+                _ => {}
+            }
+        }
+        StoreError::Database(err)
+    }
+}
+
+/// Everything the server persists.
+#[async_trait::async_trait]
+pub trait Store: CampaignStore + KeyStore + Send + Sync + 'static {
+    /// Whether the database answers, for `/readyz`.
+    async fn ping(&self) -> StoreResult<()>;
+    /// Which backend this is, for logs.
+    fn backend(&self) -> &'static str;
+}
+
+/// Opens the store a URL names: `postgres://…` or `sqlite://…`, and runs its migrations.
+pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Arc<dyn Store>> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(
+            postgres::SqlStore::connect(url, max_connections).await?,
+        ))
+    } else if url.starts_with("sqlite:") {
+        Ok(Arc::new(
+            sqlite::SqlStore::connect(url, max_connections).await?,
+        ))
+    } else {
+        anyhow::bail!("DATABASE_URL must start with postgres:// or sqlite:")
+    }
+}

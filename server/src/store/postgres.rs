@@ -1,0 +1,45 @@
+//! The PostgreSQL store: the production and scale-out backend (stateless nodes over one
+//! database). Write transactions are ordinary `BEGIN`s; races are settled by conditional
+//! updates and constraints, not by locks held in a node.
+
+use sqlx::postgres::PgPoolOptions;
+
+pub type Db = sqlx::Postgres;
+
+mod dialect {
+    use super::Db;
+
+    /// Begins a read-committed transaction; conditional updates keep it race-free.
+    pub async fn begin_write(
+        pool: &sqlx::Pool<Db>,
+    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        pool.begin().await
+    }
+}
+
+/// The store over one PostgreSQL database.
+#[derive(Clone)]
+pub struct SqlStore {
+    pool: sqlx::Pool<Db>,
+}
+
+impl SqlStore {
+    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
+        let pool = PgPoolOptions::new()
+            .max_connections(max_connections)
+            .connect(url)
+            .await?;
+        sqlx::migrate!("migrations/postgres").run(&pool).await?;
+        Ok(Self { pool })
+    }
+
+    pub fn pool(&self) -> &sqlx::Pool<Db> {
+        &self.pool
+    }
+}
+
+const BACKEND: &str = "postgres";
+
+include!("sql/store.rs");
+include!("sql/campaigns.rs");
+include!("sql/keys.rs");

@@ -1,0 +1,48 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+#[async_trait::async_trait]
+impl crate::store::KeyStore for SqlStore {
+    async fn ensure_active_key(
+        &self,
+        purpose: crate::store::KeyPurpose,
+        candidate: crate::store::SigningKey,
+    ) -> crate::store::StoreResult<crate::store::SigningKey> {
+        // The partial unique index on (purpose) WHERE active makes a second node's insert a
+        // no-op; both then read the one winner.
+        sqlx::query(
+            "INSERT INTO signing_key (signing_key_id, purpose, algorithm, secret, public_key, active, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(&candidate.signing_key_id)
+        .bind(purpose.as_str())
+        .bind(&candidate.algorithm)
+        .bind(&candidate.secret)
+        .bind(&candidate.public_key)
+        .bind(true)
+        .bind(candidate.created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(sqlx::query_as(
+            "SELECT signing_key_id, algorithm, secret, public_key, active, created_at
+             FROM signing_key WHERE purpose = $1 AND active = $2",
+        )
+        .bind(purpose.as_str())
+        .bind(true)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    async fn keys(
+        &self,
+        purpose: crate::store::KeyPurpose,
+    ) -> crate::store::StoreResult<Vec<crate::store::SigningKey>> {
+        Ok(sqlx::query_as(
+            "SELECT signing_key_id, algorithm, secret, public_key, active, created_at
+             FROM signing_key WHERE purpose = $1 ORDER BY created_at DESC",
+        )
+        .bind(purpose.as_str())
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

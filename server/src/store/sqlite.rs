@@ -1,0 +1,52 @@
+//! The embedded SQLite store: WAL, `synchronous=FULL`, foreign keys on, and every write
+//! transaction begun `IMMEDIATE` so a read-then-write never fails to upgrade its lock.
+
+use std::{str::FromStr, time::Duration};
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+pub type Db = sqlx::Sqlite;
+
+mod dialect {
+    use super::Db;
+
+    /// Begins a transaction that takes SQLite's write lock at once.
+    pub async fn begin_write(
+        pool: &sqlx::Pool<Db>,
+    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+}
+
+/// The store over one SQLite database file.
+#[derive(Clone)]
+pub struct SqlStore {
+    pool: sqlx::Pool<Db>,
+}
+
+impl SqlStore {
+    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(max_connections)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("migrations/sqlite").run(&pool).await?;
+        Ok(Self { pool })
+    }
+
+    pub fn pool(&self) -> &sqlx::Pool<Db> {
+        &self.pool
+    }
+}
+
+const BACKEND: &str = "sqlite";
+
+include!("sql/store.rs");
+include!("sql/campaigns.rs");
+include!("sql/keys.rs");
