@@ -58,6 +58,11 @@ pub struct Config {
     )]
     pub demo_client_secret: SecretString,
 
+    /// PKCS#8 PEM file with the Ed25519 key that signs bearers; unset: a key is generated on
+    /// first start and kept in the database, so every node shares it.
+    #[arg(long, env = "BOXOFFICE_JWT_KEY_FILE")]
+    pub jwt_key_file: Option<PathBuf>,
+
     /// Lifetime of a backend bearer, in seconds.
     #[arg(long, env = "BOXOFFICE_BACKEND_TOKEN_TTL", default_value_t = 900)]
     pub backend_token_ttl_secs: u64,

@@ -1,12 +1,13 @@
 //! The Boxoffice server as a library, so that `main` stays thin and tests start the real
 //! server on a random port.
 //!
-//! Where things are: `http/` holds the conventions every route shares (envelope, problems,
+//! Where things are: `auth/` issues and checks credentials; `http/` holds the conventions every route shares (envelope, problems,
 //! correlation id, locale, cursors, extractors) and assembles the router; `admin/` is the
 //! operator API; `store/` is persistence on SQLite and Postgres; `frame.rs` serves the Leptos
 //! webframe; `config.rs` is every setting.
 
 pub mod admin;
+pub mod auth;
 pub mod config;
 pub mod error;
 pub mod frame;
@@ -43,11 +44,13 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         .await
         .context("opening the database")?;
     let cursors = keys::cursor_signer(store.as_ref()).await?;
+    let tokens = keys::token_service(store.as_ref(), &config).await?;
     let leptos = leptos_options(&config);
     Ok(AppState {
         config: Arc::new(config),
         store,
         cursors,
+        tokens,
         metrics: metrics_handle(),
         leptos,
     })

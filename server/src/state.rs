@@ -6,13 +6,14 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 
-use crate::{config::Config, http::cursor::CursorSigner, store::Store};
+use crate::{auth::TokenService, config::Config, http::cursor::CursorSigner, store::Store};
 
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
     pub cursors: CursorSigner,
+    pub tokens: TokenService,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
 }

@@ -24,6 +24,7 @@ use crate::state::AppState;
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),
+        (name = "credentials", description = "OAuth client credentials, sessions, bearer exchange and keys"),
         (name = "admin", description = "Operator API (bearer = BOXOFFICE_ADMIN_TOKEN; off when unset)"),
     )
 )]

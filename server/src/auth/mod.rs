@@ -1,0 +1,9 @@
+//! Credentials: our own bearer tokens and the extractors that demand them.
+
+mod bearer;
+pub mod identity;
+pub mod jwks;
+pub mod tokens;
+
+pub use bearer::bearer_token;
+pub use tokens::{Audience, TokenRejection, TokenService};
