@@ -87,6 +87,10 @@ pub struct Config {
     )]
     pub mail_from: String,
 
+    /// Requests per minute one client address may make to each token and exchange endpoint.
+    #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]
+    pub auth_rate_per_minute: u32,
+
     /// Time a request may take before it is answered with 503.
     #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT", default_value_t = 30)]
     pub request_timeout_secs: u64,

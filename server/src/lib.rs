@@ -13,6 +13,7 @@ pub mod error;
 pub mod frame;
 pub mod http;
 pub mod keys;
+pub mod mail;
 pub mod state;
 pub mod store;
 
@@ -45,12 +46,14 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         .context("opening the database")?;
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
+    let mailer = mail::Mailer::new(store.clone(), &config)?;
     let leptos = leptos_options(&config);
     Ok(AppState {
         config: Arc::new(config),
         store,
         cursors,
         tokens,
+        mailer,
         metrics: metrics_handle(),
         leptos,
     })
@@ -63,6 +66,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let (app, _) = http::router(state);
+    // The peer address feeds the per-address rate limits of the credential endpoints.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await

@@ -6,7 +6,9 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 
-use crate::{auth::TokenService, config::Config, http::cursor::CursorSigner, store::Store};
+use crate::{
+    auth::TokenService, config::Config, http::cursor::CursorSigner, mail::Mailer, store::Store,
+};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -14,6 +16,7 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub cursors: CursorSigner,
     pub tokens: TokenService,
+    pub mailer: Mailer,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
 }

@@ -9,6 +9,7 @@ pub mod fallback;
 pub mod locale;
 pub mod openapi;
 pub mod ops;
+pub mod rate_limit;
 pub mod validate;
 
 use axum::{extract::DefaultBodyLimit, http::StatusCode, middleware, Extension, Router};

@@ -8,6 +8,7 @@
 mod campaigns;
 mod db_decimal;
 mod keys;
+mod mail;
 pub mod postgres;
 pub mod sqlite;
 
@@ -16,6 +17,7 @@ use std::sync::Arc;
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use db_decimal::DbDecimal;
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
+pub use mail::{MailRecord, MailStore};
 
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +54,7 @@ impl StoreError {
 
 /// Everything the server persists.
 #[async_trait::async_trait]
-pub trait Store: CampaignStore + KeyStore + Send + Sync + 'static {
+pub trait Store: CampaignStore + KeyStore + MailStore + Send + Sync + 'static {
     /// Whether the database answers, for `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
     /// Which backend this is, for logs.

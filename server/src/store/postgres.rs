@@ -43,3 +43,4 @@ const BACKEND: &str = "postgres";
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
 include!("sql/keys.rs");
+include!("sql/mail.rs");

@@ -50,3 +50,4 @@ const BACKEND: &str = "sqlite";
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
 include!("sql/keys.rs");
+include!("sql/mail.rs");
