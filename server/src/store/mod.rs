@@ -9,6 +9,7 @@ mod campaigns;
 mod db_decimal;
 mod keys;
 mod mail;
+mod sessions;
 pub mod postgres;
 pub mod sqlite;
 
@@ -18,6 +19,7 @@ pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use db_decimal::DbDecimal;
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::{MailRecord, MailStore};
+pub use sessions::{NewSession, Redemption, Session, SessionStore};
 
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
@@ -54,7 +56,7 @@ impl StoreError {
 
 /// Everything the server persists.
 #[async_trait::async_trait]
-pub trait Store: CampaignStore + KeyStore + MailStore + Send + Sync + 'static {
+pub trait Store: CampaignStore + KeyStore + MailStore + SessionStore + Send + Sync + 'static {
     /// Whether the database answers, for `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
     /// Which backend this is, for logs.

@@ -44,3 +44,4 @@ include!("sql/store.rs");
 include!("sql/campaigns.rs");
 include!("sql/keys.rs");
 include!("sql/mail.rs");
+include!("sql/sessions.rs");
