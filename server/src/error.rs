@@ -183,7 +183,12 @@ impl Error {
     /// libraries understand the same problem document.
     pub fn with_oauth(self, code: &'static str) -> Self {
         match self {
-            Error::Problem { kind, detail, errors, .. } => Error::Problem {
+            Error::Problem {
+                kind,
+                detail,
+                errors,
+                ..
+            } => Error::Problem {
                 kind,
                 detail,
                 errors,
@@ -286,7 +291,10 @@ pub fn problem_response(problem: &Problem) -> Response {
         } else {
             r#"Bearer error="invalid_token""#
         };
-        headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+        headers.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
     }
     response
 }

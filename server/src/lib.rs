@@ -7,6 +7,7 @@
 //! webframe; `config.rs` is every setting.
 
 pub mod admin;
+pub mod api;
 pub mod auth;
 pub mod config;
 pub mod error;
@@ -14,6 +15,9 @@ pub mod frame;
 pub mod http;
 pub mod keys;
 pub mod mail;
+pub mod onboarding;
+pub mod providers;
+pub mod sandbox;
 pub mod state;
 pub mod store;
 
@@ -47,6 +51,8 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
     let mailer = mail::Mailer::new(store.clone(), &config)?;
+    let payments: Arc<dyn providers::PaymentProvider> =
+        Arc::new(providers::sandbox::SandboxPayments::new(config.base_url()));
     let leptos = leptos_options(&config);
     Ok(AppState {
         config: Arc::new(config),
@@ -54,6 +60,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         cursors,
         tokens,
         mailer,
+        payments,
         metrics: metrics_handle(),
         leptos,
     })
@@ -82,17 +89,18 @@ pub fn openapi(state: AppState) -> utoipa::openapi::OpenApi {
 /// Leptos settings: cargo-leptos passes `LEPTOS_*` at build and run time; plain `cargo` runs
 /// (tests, tools) get the same defaults the workspace metadata names.
 fn leptos_options(config: &Config) -> leptos::config::LeptosOptions {
-    let mut options = leptos::config::get_config_from_env()
+    let from_cargo_leptos = option_env!("LEPTOS_OUTPUT_NAME").is_some()
+        || std::env::var_os("LEPTOS_OUTPUT_NAME").is_some();
+    let mut options = from_cargo_leptos
+        .then(|| leptos::config::get_config_from_env().ok())
+        .flatten()
         .map(|c| c.leptos_options)
-        .unwrap_or_else(|_| {
+        .unwrap_or_else(|| {
             leptos::config::LeptosOptions::builder()
                 .output_name("boxoffice")
                 .site_root("target/site")
                 .build()
         });
-    if options.output_name.is_empty() {
-        options.output_name = "boxoffice".into();
-    }
     options.site_addr = config.listen;
     options
 }

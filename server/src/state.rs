@@ -7,7 +7,8 @@ use leptos::config::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::{
-    auth::TokenService, config::Config, http::cursor::CursorSigner, mail::Mailer, store::Store,
+    auth::TokenService, config::Config, http::cursor::CursorSigner, mail::Mailer,
+    providers::PaymentProvider, store::Store,
 };
 
 #[derive(Clone)]
@@ -17,6 +18,7 @@ pub struct AppState {
     pub cursors: CursorSigner,
     pub tokens: TokenService,
     pub mailer: Mailer,
+    pub payments: Arc<dyn PaymentProvider>,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
 }

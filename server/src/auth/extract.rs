@@ -19,7 +19,10 @@ fn rejection(reason: TokenRejection) -> Error {
             ProblemType::TokenExpired,
             "The bearer token has expired; obtain a new one.",
         ),
-        TokenRejection::Invalid => Error::new(ProblemType::TokenInvalid, "The bearer token is not valid here."),
+        TokenRejection::Invalid => Error::new(
+            ProblemType::TokenInvalid,
+            "The bearer token is not valid here.",
+        ),
     }
 }
 
@@ -44,7 +47,10 @@ impl FromRequestParts<AppState> for BackendClient {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = required(parts)?;
-        let claims: BackendClaims = state.tokens.verify(token, Audience::Backend).map_err(rejection)?;
+        let claims: BackendClaims = state
+            .tokens
+            .verify(token, Audience::Backend)
+            .map_err(rejection)?;
         Ok(BackendClient {
             client_id: claims.registered.sub,
         })
@@ -61,7 +67,10 @@ pub struct PublicUser {
 
 impl PublicUser {
     async fn from_token(token: &str, state: &AppState) -> Result<Self, Error> {
-        let claims: PublicClaims = state.tokens.verify(token, Audience::Public).map_err(rejection)?;
+        let claims: PublicClaims = state
+            .tokens
+            .verify(token, Audience::Public)
+            .map_err(rejection)?;
         let customer_id = Uuid::parse_str(&claims.registered.sub)
             .map_err(|_| rejection(TokenRejection::Invalid))?;
         // Revocation (a replayed session code) must cut the bearer off before its expiry.
@@ -96,11 +105,16 @@ impl FromRequestParts<AppState> for MaybePublicUser {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        if !parts.headers.contains_key(axum::http::header::AUTHORIZATION) {
+        if !parts
+            .headers
+            .contains_key(axum::http::header::AUTHORIZATION)
+        {
             return Ok(MaybePublicUser(None));
         }
         let token = required(parts)?;
-        Ok(MaybePublicUser(Some(PublicUser::from_token(token, state).await?)))
+        Ok(MaybePublicUser(Some(
+            PublicUser::from_token(token, state).await?,
+        )))
     }
 }
 
@@ -115,9 +129,14 @@ impl FromRequestParts<AppState> for MerchantUser {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = required(parts)?;
-        let claims: MerchantClaims = state.tokens.verify(token, Audience::Merchant).map_err(rejection)?;
+        let claims: MerchantClaims = state
+            .tokens
+            .verify(token, Audience::Merchant)
+            .map_err(rejection)?;
         let merchant_account_id = Uuid::parse_str(&claims.registered.sub)
             .map_err(|_| rejection(TokenRejection::Invalid))?;
-        Ok(MerchantUser { merchant_account_id })
+        Ok(MerchantUser {
+            merchant_account_id,
+        })
     }
 }

@@ -21,7 +21,7 @@ use tower_http::{
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::{admin, auth, frame, state::AppState};
+use crate::{admin, api, auth, frame, sandbox, state::AppState};
 
 /// Every route of the service with its middleware, and the OpenAPI document describing them.
 pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
@@ -30,6 +30,8 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(openapi::router())
         .merge(admin::router())
         .merge(auth::jwks::router())
+        .merge(api::router(&state))
+        .merge(sandbox::router())
         .split_for_parts();
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
 

@@ -9,8 +9,9 @@ mod campaigns;
 mod db_decimal;
 mod keys;
 mod mail;
-mod sessions;
+mod merchant_accounts;
 pub mod postgres;
+mod sessions;
 pub mod sqlite;
 
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use db_decimal::DbDecimal;
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::{MailRecord, MailStore};
+pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
 pub use sessions::{NewSession, Redemption, Session, SessionStore};
 
 /// A failure of the store that callers may want to tell apart.
@@ -56,7 +58,9 @@ impl StoreError {
 
 /// Everything the server persists.
 #[async_trait::async_trait]
-pub trait Store: CampaignStore + KeyStore + MailStore + SessionStore + Send + Sync + 'static {
+pub trait Store:
+    CampaignStore + KeyStore + MailStore + MerchantAccountStore + SessionStore + Send + Sync + 'static
+{
     /// Whether the database answers, for `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
     /// Which backend this is, for logs.

@@ -44,4 +44,5 @@ include!("sql/store.rs");
 include!("sql/campaigns.rs");
 include!("sql/keys.rs");
 include!("sql/mail.rs");
+include!("sql/merchant_accounts.rs");
 include!("sql/sessions.rs");

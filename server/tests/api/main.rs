@@ -4,3 +4,5 @@
 mod admin_campaigns;
 mod conventions;
 mod helpers;
+mod onboarding;
+mod smtp_server;
