@@ -91,6 +91,10 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]
     pub auth_rate_per_minute: u32,
 
+    /// How often the background workers (webhook delivery, expiry sweeper) look for work, in ms.
+    #[arg(long, env = "BOXOFFICE_WORKER_INTERVAL_MS", default_value_t = 1000)]
+    pub worker_interval_ms: u64,
+
     /// Time a request may take before it is answered with 503.
     #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT", default_value_t = 30)]
     pub request_timeout_secs: u64,

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod checkout;
 pub mod config;
 pub mod error;
+pub mod events;
 pub mod frame;
 pub mod http;
 pub mod keys;
@@ -73,13 +74,23 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
+    let workers = tokio::spawn(events::webhooks::run(
+        state.store.clone(),
+        state.config.base_url(),
+        std::time::Duration::from_millis(state.config.worker_interval_ms),
+        workers_stopped,
+    ));
     let (app, _) = http::router(state);
     // The peer address feeds the per-address rate limits of the credential endpoints.
     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
+    let served = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
-        .context("serving HTTP")
+        .context("serving HTTP");
+    let _ = stop_workers.send(true);
+    let _ = workers.await;
+    served
 }
 
 /// The OpenAPI document of every route, as `/openapi.json` serves it.

@@ -93,7 +93,11 @@ pub fn quote(input: &PricingInput) -> Quote {
         .iter()
         .map(|line| {
             let qty = Decimal::from(line.quantity);
-            let guarantee = if input.flexible_date { line.visit_guarantee_cost } else { Decimal::ZERO };
+            let guarantee = if input.flexible_date {
+                line.visit_guarantee_cost
+            } else {
+                Decimal::ZERO
+            };
             ticket_amount += cents(line.unit_price * qty);
             LineQuote {
                 product_id: line.product_id,
@@ -126,7 +130,8 @@ pub fn quote(input: &PricingInput) -> Quote {
         .membership_percentage
         .map(|p| cents(discountable * p / hundred).min(discountable))
         .unwrap_or(Decimal::ZERO);
-    let discount_total = cents(voucher_discounts.iter().map(|(_, d)| *d).sum::<Decimal>() + membership_discount);
+    let discount_total =
+        cents(voucher_discounts.iter().map(|(_, d)| *d).sum::<Decimal>() + membership_discount);
     let after_discounts = (subtotal - discount_total).max(Decimal::ZERO);
     let wallet_applied = cents(input.wallet_balance.max(Decimal::ZERO).min(after_discounts));
     Quote {
@@ -192,7 +197,10 @@ mod tests {
         let cases = vec![
             Case {
                 name: "price times quantity plus booking costs per ticket",
-                input: input(vec![line(2, "12.50", "1.00", "2.00"), line(1, "8.00", "1.00", "2.00")]),
+                input: input(vec![
+                    line(2, "12.50", "1.00", "2.00"),
+                    line(1, "8.00", "1.00", "2.00"),
+                ]),
                 subtotal: "36.00",
                 discount_total: "0.00",
                 wallet_applied: "0.00",
@@ -200,7 +208,10 @@ mod tests {
             },
             Case {
                 name: "visit guarantee per ticket only when flexible",
-                input: PricingInput { flexible_date: true, ..input(vec![line(3, "10.00", "0.50", "1.50")]) },
+                input: PricingInput {
+                    flexible_date: true,
+                    ..input(vec![line(3, "10.00", "0.50", "1.50")])
+                },
                 subtotal: "36.00",
                 discount_total: "0.00",
                 wallet_applied: "0.00",
@@ -265,7 +276,10 @@ mod tests {
             },
             Case {
                 name: "a partial wallet reduces the total",
-                input: PricingInput { wallet_balance: d("5.25"), ..input(vec![line(1, "10.00", "0", "0")]) },
+                input: PricingInput {
+                    wallet_balance: d("5.25"),
+                    ..input(vec![line(1, "10.00", "0", "0")])
+                },
                 subtotal: "10.00",
                 discount_total: "0.00",
                 wallet_applied: "5.25",
@@ -299,20 +313,44 @@ mod tests {
         for case in cases {
             let q = quote(&case.input);
             assert_eq!(q.subtotal, d(case.subtotal), "{}: subtotal", case.name);
-            assert_eq!(q.discount_total, d(case.discount_total), "{}: discount", case.name);
-            assert_eq!(q.wallet_applied, d(case.wallet_applied), "{}: wallet", case.name);
+            assert_eq!(
+                q.discount_total,
+                d(case.discount_total),
+                "{}: discount",
+                case.name
+            );
+            assert_eq!(
+                q.wallet_applied,
+                d(case.wallet_applied),
+                "{}: wallet",
+                case.name
+            );
             assert_eq!(q.total, d(case.total), "{}: total", case.name);
             assert_eq!(q.total.scale(), 2, "{}: two decimals", case.name);
-            assert_eq!(q.subtotal - q.discount_total - q.wallet_applied, q.total, "{}: adds up", case.name);
+            assert_eq!(
+                q.subtotal - q.discount_total - q.wallet_applied,
+                q.total,
+                "{}: adds up",
+                case.name
+            );
         }
     }
 
     #[test]
     fn every_voucher_is_reported_even_when_it_discounts_nothing() {
         let q = quote(&PricingInput {
-            vouchers: vec![voucher(1, VoucherKind::Amount, "50"), voucher(2, VoucherKind::Amount, "5")],
+            vouchers: vec![
+                voucher(1, VoucherKind::Amount, "50"),
+                voucher(2, VoucherKind::Amount, "5"),
+            ],
             ..input(vec![line(1, "20.00", "0", "0")])
         });
-        assert_eq!(q.voucher_discounts, vec![(Uuid::from_u128(1), d("20.00")), (Uuid::from_u128(2), d("0.00"))]);
+        assert_eq!(
+            q.voucher_discounts,
+            vec![
+                (Uuid::from_u128(1), d("20.00")),
+                (Uuid::from_u128(2), d("0.00"))
+            ]
+        );
     }
 }

@@ -7,6 +7,7 @@
 
 mod campaigns;
 mod db_decimal;
+mod events;
 mod keys;
 mod mail;
 mod merchant_accounts;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use db_decimal::DbDecimal;
+pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::{MailRecord, MailStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
@@ -59,7 +61,15 @@ impl StoreError {
 /// Everything the server persists.
 #[async_trait::async_trait]
 pub trait Store:
-    CampaignStore + KeyStore + MailStore + MerchantAccountStore + SessionStore + Send + Sync + 'static
+    CampaignStore
+    + EventStore
+    + KeyStore
+    + MailStore
+    + MerchantAccountStore
+    + SessionStore
+    + Send
+    + Sync
+    + 'static
 {
     /// Whether the database answers, for `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
