@@ -11,6 +11,7 @@ pub mod api;
 pub mod auth;
 pub mod checkout;
 pub mod config;
+pub mod credentials;
 pub mod error;
 pub mod events;
 pub mod frame;
@@ -61,6 +62,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         store,
         cursors,
         tokens,
+        identity: Arc::default(),
         mailer,
         payments,
         metrics: metrics_handle(),

@@ -7,8 +7,12 @@ use leptos::config::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::{
-    auth::TokenService, config::Config, http::cursor::CursorSigner, mail::Mailer,
-    providers::PaymentProvider, store::Store,
+    auth::{identity::IdentityVerifier, TokenService},
+    config::Config,
+    http::cursor::CursorSigner,
+    mail::Mailer,
+    providers::PaymentProvider,
+    store::Store,
 };
 
 #[derive(Clone)]
@@ -17,6 +21,7 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub cursors: CursorSigner,
     pub tokens: TokenService,
+    pub identity: Arc<IdentityVerifier>,
     pub mailer: Mailer,
     pub payments: Arc<dyn PaymentProvider>,
     pub metrics: PrometheusHandle,

@@ -6,6 +6,7 @@
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
 mod campaigns;
+mod clients;
 mod db_decimal;
 mod events;
 mod keys;
@@ -18,6 +19,10 @@ pub mod sqlite;
 use std::sync::Arc;
 
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
+pub use clients::{
+    ClientSeed, ClientStore, CustomerDetails, CustomerKey, CustomerStore, IdentityIssuer,
+    IssuerStore, PartnerClient,
+};
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
@@ -62,7 +67,10 @@ impl StoreError {
 #[async_trait::async_trait]
 pub trait Store:
     CampaignStore
+    + ClientStore
+    + CustomerStore
     + EventStore
+    + IssuerStore
     + KeyStore
     + MailStore
     + MerchantAccountStore

@@ -42,6 +42,7 @@ const BACKEND: &str = "postgres";
 
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
+include!("sql/clients.rs");
 include!("sql/events.rs");
 include!("sql/keys.rs");
 include!("sql/mail.rs");

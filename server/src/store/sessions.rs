@@ -7,7 +7,8 @@ use super::StoreResult;
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Session {
     pub partner_session_id: Uuid,
-    pub partner_client_id: Uuid,
+    /// `None` for sessions minted from an identity token.
+    pub partner_client_id: Option<Uuid>,
     pub customer_id: Uuid,
     pub campaign_id: Option<Uuid>,
     /// `headless`, `webframe` or `identity`.
@@ -27,7 +28,7 @@ pub struct Session {
 pub struct NewSession {
     pub partner_session_id: Uuid,
     pub code_hash: Vec<u8>,
-    pub partner_client_id: Uuid,
+    pub partner_client_id: Option<Uuid>,
     pub customer_id: Uuid,
     pub campaign_id: Option<Uuid>,
     pub mode: String,

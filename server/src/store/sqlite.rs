@@ -49,6 +49,7 @@ const BACKEND: &str = "sqlite";
 
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
+include!("sql/clients.rs");
 include!("sql/events.rs");
 include!("sql/keys.rs");
 include!("sql/mail.rs");

@@ -3,6 +3,9 @@
 
 mod admin_campaigns;
 mod conventions;
+mod credentials;
 mod helpers;
+mod identity_exchange;
 mod onboarding;
 mod smtp_server;
+mod token_attacks;

@@ -80,7 +80,7 @@ impl crate::store::SessionStore for SqlStore {
         };
         let redeemer_matches = match client {
             None => existing.mode == "webframe",
-            Some(id) => existing.partner_client_id == id && existing.mode != "webframe",
+            Some(id) => existing.partner_client_id == Some(id) && existing.mode != "webframe",
         };
         if !redeemer_matches {
             return Ok(Redemption::Invalid);
