@@ -9,6 +9,7 @@ mod campaigns;
 mod clients;
 mod db_decimal;
 mod events;
+mod idempotency;
 mod keys;
 mod mail;
 mod merchant_accounts;
@@ -25,6 +26,7 @@ pub use clients::{
 };
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
+pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::{MailRecord, MailStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
@@ -70,6 +72,7 @@ pub trait Store:
     + ClientStore
     + CustomerStore
     + EventStore
+    + IdempotencyStore
     + IssuerStore
     + KeyStore
     + MailStore

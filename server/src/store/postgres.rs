@@ -44,6 +44,7 @@ include!("sql/store.rs");
 include!("sql/campaigns.rs");
 include!("sql/clients.rs");
 include!("sql/events.rs");
+include!("sql/idempotency.rs");
 include!("sql/keys.rs");
 include!("sql/mail.rs");
 include!("sql/merchant_accounts.rs");

@@ -8,4 +8,5 @@ mod helpers;
 mod identity_exchange;
 mod onboarding;
 mod smtp_server;
+mod store_story;
 mod token_attacks;
