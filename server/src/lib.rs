@@ -9,6 +9,7 @@
 pub mod admin;
 pub mod api;
 pub mod auth;
+pub mod catalog;
 pub mod checkout;
 pub mod config;
 pub mod credentials;
