@@ -14,6 +14,8 @@ pub mod http;
 pub mod keys;
 pub mod state;
 pub mod store;
+pub mod text;
+pub mod time;
 
 use std::{future::Future, sync::Arc, sync::OnceLock};
 
