@@ -5,27 +5,48 @@
 //! their migrations spell the column types; [`DbDecimal`] hides the one type sqlx maps
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
+mod availability;
+mod calendar;
 mod campaigns;
 mod db_decimal;
 mod keys;
+mod merchants;
 pub mod postgres;
+mod products;
 pub mod sqlite;
+mod timeslots;
 
 use std::sync::Arc;
 
+pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore};
+pub use calendar::{days, CalendarDay, CalendarInput, CalendarStore, MAX_CALENDAR_DAYS};
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use db_decimal::DbDecimal;
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
+pub use merchants::{
+    Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
+    MerchantTranslation,
+};
+pub use products::{
+    LocalizedProduct, Product, ProductFilter, ProductInput, ProductStore, ProductTranslation,
+    INVENTORY_PROVIDER, TICKET, VALIDITY_PERIOD,
+};
+pub use timeslots::{NewTimeslot, Timeslot, TimeslotStore};
 
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// A unique constraint was violated; the text names what was duplicated.
+    /// The write conflicts with what is stored (a duplicate, or capacity below what is already
+    /// reserved); the text says what.
     #[error("conflict: {0}")]
     Conflict(String),
     /// A foreign key named a record that does not exist; the text names the field.
     #[error("missing reference: {0}")]
     MissingReference(String),
+    /// A reference names a record that exists but may not be used there (a group of another
+    /// merchant); `field` names the input field.
+    #[error("invalid reference {field}: {message}")]
+    InvalidReference { field: String, message: String },
     #[error(transparent)]
     Database(#[from] sqlx::Error),
 }
@@ -48,11 +69,33 @@ impl StoreError {
         }
         StoreError::Database(err)
     }
+
+    /// A CHECK violation as a `Conflict` saying `message`: the backstop behind a conditional
+    /// write, reached when a concurrent change slipped between the condition and the constraint.
+    pub fn check_as_conflict(err: sqlx::Error, message: &str) -> StoreError {
+        match &err {
+            sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::CheckViolation => {
+                StoreError::Conflict(message.to_owned())
+            }
+            _ => StoreError::Database(err),
+        }
+    }
 }
 
 /// Everything the server persists.
 #[async_trait::async_trait]
-pub trait Store: CampaignStore + KeyStore + Send + Sync + 'static {
+pub trait Store:
+    CampaignStore
+    + KeyStore
+    + MerchantStore
+    + AvailabilityStore
+    + ProductStore
+    + CalendarStore
+    + TimeslotStore
+    + Send
+    + Sync
+    + 'static
+{
     /// Whether the database answers, for `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
     /// Which backend this is, for logs.

@@ -6,6 +6,8 @@ use std::{str::FromStr, time::Duration};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub type Db = sqlx::Sqlite;
+/// A connection, pooled or inside a transaction (helpers of the included SQL take either).
+type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
     use super::Db;
@@ -50,3 +52,8 @@ const BACKEND: &str = "sqlite";
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
 include!("sql/keys.rs");
+include!("sql/merchants.rs");
+include!("sql/availability.rs");
+include!("sql/products.rs");
+include!("sql/calendar.rs");
+include!("sql/timeslots.rs");
