@@ -24,6 +24,8 @@ pub mod providers;
 pub mod sandbox;
 pub mod state;
 pub mod store;
+pub mod text;
+pub mod time;
 
 use std::{future::Future, sync::Arc, sync::OnceLock};
 

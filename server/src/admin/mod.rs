@@ -3,7 +3,12 @@
 //! `BOXOFFICE_ADMIN_TOKEN` is set.
 
 mod auth;
+mod availability;
+mod calendar;
 mod campaigns;
+mod merchants;
+mod products;
+mod timeslots;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -12,5 +17,11 @@ use crate::state::AppState;
 pub use auth::Admin;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(campaigns::router())
+    OpenApiRouter::new()
+        .merge(campaigns::router())
+        .merge(merchants::router())
+        .merge(availability::router())
+        .merge(products::router())
+        .merge(calendar::router())
+        .merge(timeslots::router())
 }

@@ -1,6 +1,9 @@
 //! Input checks that collect every invalid field into one `request-validation-failed` problem.
 
+use std::{collections::HashSet, hash::Hash};
+
 use app::wire::FieldError;
+use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
 use crate::error::{Error, Result};
@@ -118,6 +121,70 @@ impl Checks {
         );
     }
 
+    /// A finite number within `min..=max`.
+    pub fn in_range(&mut self, field: &str, value: f64, min: f64, max: f64) {
+        self.check(
+            value.is_finite() && (min..=max).contains(&value),
+            field,
+            "out_of_range",
+            format!("{field} must be between {min} and {max}"),
+        );
+    }
+
+    /// A date range `from..=until` of at most `max_days` days; a failure names `until_field`.
+    pub fn date_range(
+        &mut self,
+        until_field: &str,
+        from: NaiveDate,
+        until: NaiveDate,
+        max_days: i64,
+    ) {
+        if until < from {
+            self.fail(
+                until_field,
+                "before_from",
+                format!("{until_field} must not be before from"),
+            );
+        } else if (until - from).num_days() + 1 > max_days {
+            self.fail(
+                until_field,
+                "range_too_long",
+                format!("from..{until_field} may span at most {max_days} days"),
+            );
+        }
+    }
+
+    /// A time of day written `HH:MM` (24-hour clock), returned when valid.
+    pub fn time_of_day(&mut self, field: &str, value: &str) -> Option<NaiveTime> {
+        let parsed = (value.len() == 5 && value.as_bytes()[2] == b':')
+            .then(|| NaiveTime::parse_from_str(value, "%H:%M").ok())
+            .flatten();
+        if parsed.is_none() {
+            self.fail(
+                field,
+                "time",
+                format!("{field} must be a time of day written HH:MM, such as 09:30"),
+            );
+        }
+        parsed
+    }
+
+    /// Every value that repeats an earlier one fails as `field(index)`.
+    pub fn distinct<T: Eq + Hash>(
+        &mut self,
+        values: impl IntoIterator<Item = T>,
+        field: impl Fn(usize) -> String,
+    ) {
+        let mut seen = HashSet::new();
+        for (i, value) in values.into_iter().enumerate() {
+            if !seen.insert(value) {
+                let name = field(i);
+                let message = format!("{name} repeats an earlier value");
+                self.fail(&name, "duplicate", message);
+            }
+        }
+    }
+
     pub fn finish(self) -> Result<()> {
         if self.errors.is_empty() {
             Ok(())
@@ -188,6 +255,44 @@ mod tests {
         ] {
             assert!(!is_origin_pattern(bad), "{bad}");
         }
+    }
+
+    fn failed_fields(checks: Checks) -> Vec<String> {
+        match checks.finish() {
+            Ok(()) => Vec::new(),
+            Err(Error::Problem { errors, .. }) => errors.into_iter().map(|e| e.field).collect(),
+            Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn ranges_dates_times_and_repeats() {
+        let d = |s: &str| s.parse::<NaiveDate>().unwrap();
+        let mut checks = Checks::default();
+        checks.in_range("lat", 90.0, -90.0, 90.0);
+        checks.date_range("until", d("2026-01-01"), d("2026-12-31"), 366);
+        checks.date_range("until", d("2028-01-01"), d("2028-12-31"), 366);
+        assert_eq!(
+            checks.time_of_day("t", "23:59"),
+            NaiveTime::from_hms_opt(23, 59, 0)
+        );
+        checks.distinct([1, 2, 3], |i| format!("x[{i}]"));
+        assert!(failed_fields(checks).is_empty());
+
+        let mut checks = Checks::default();
+        checks.in_range("a", 90.5, -90.0, 90.0);
+        checks.in_range("b", f64::NAN, -90.0, 90.0);
+        checks.date_range("c", d("2026-01-02"), d("2026-01-01"), 366);
+        checks.date_range("d", d("2026-01-01"), d("2027-01-02"), 366);
+        for bad in ["24:00", "9:30", "09:30:00", "0930", "ab:cd"] {
+            assert_eq!(checks.time_of_day("e", bad), None, "{bad}");
+        }
+        checks.distinct(["x", "y", "x"], |i| format!("f[{i}]"));
+        let fields = failed_fields(checks);
+        assert_eq!(
+            fields,
+            ["a", "b", "c", "d", "e", "e", "e", "e", "e", "f[2]"]
+        );
     }
 
     #[test]

@@ -5,6 +5,8 @@
 use sqlx::postgres::PgPoolOptions;
 
 pub type Db = sqlx::Postgres;
+/// A connection, pooled or inside a transaction (helpers of the included SQL take either).
+type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
     use super::Db;
@@ -49,3 +51,8 @@ include!("sql/keys.rs");
 include!("sql/mail.rs");
 include!("sql/merchant_accounts.rs");
 include!("sql/sessions.rs");
+include!("sql/merchants.rs");
+include!("sql/availability.rs");
+include!("sql/products.rs");
+include!("sql/calendar.rs");
+include!("sql/timeslots.rs");

@@ -6,6 +6,8 @@ use std::{str::FromStr, time::Duration};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub type Db = sqlx::Sqlite;
+/// A connection, pooled or inside a transaction (helpers of the included SQL take either).
+type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
     use super::Db;
@@ -56,3 +58,8 @@ include!("sql/keys.rs");
 include!("sql/mail.rs");
 include!("sql/merchant_accounts.rs");
 include!("sql/sessions.rs");
+include!("sql/merchants.rs");
+include!("sql/availability.rs");
+include!("sql/products.rs");
+include!("sql/calendar.rs");
+include!("sql/timeslots.rs");
