@@ -8,7 +8,7 @@ mod calendar;
 mod campaigns;
 mod merchants;
 mod products;
-mod timeslots;
+pub(crate) mod timeslots;
 
 use utoipa_axum::router::OpenApiRouter;
 

@@ -7,6 +7,7 @@ mod admin_catalog;
 mod catalog_fixtures;
 mod conventions;
 mod credentials;
+mod demo;
 mod helpers;
 mod identity_exchange;
 mod onboarding;
