@@ -12,6 +12,7 @@ pub mod error;
 pub mod frame;
 pub mod http;
 pub mod keys;
+pub mod secrets;
 pub mod state;
 pub mod store;
 
