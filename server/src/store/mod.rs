@@ -6,16 +6,33 @@
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
 mod campaigns;
+mod clients;
+mod customers;
 mod db_decimal;
+mod issuers;
 mod keys;
+mod memberships;
 pub mod postgres;
 pub mod sqlite;
+pub mod two_decimals;
+mod vouchers;
+mod wallets;
 
 use std::sync::Arc;
 
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
+pub use clients::{
+    ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
+};
+pub use customers::{Customer, CustomerProfile, CustomerStore};
 pub use db_decimal::DbDecimal;
+pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
+pub use memberships::{Membership, MembershipInput, MembershipStore};
+pub use vouchers::{
+    normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherStore, VoucherUpdate,
+};
+pub use wallets::{Wallet, WalletInput, WalletStore};
 
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
@@ -48,11 +65,34 @@ impl StoreError {
         }
         StoreError::Database(err)
     }
+
+    /// Classifies the failure of a delete: a foreign key still pointing at the record means
+    /// it is in use, a conflict with the current state rather than bad input.
+    pub fn classify_delete(err: sqlx::Error, what: &str) -> StoreError {
+        if let sqlx::Error::Database(db) = &err {
+            if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation {
+                return StoreError::Conflict(format!("{what} is still in use"));
+            }
+        }
+        StoreError::Database(err)
+    }
 }
 
 /// Everything the server persists.
 #[async_trait::async_trait]
-pub trait Store: CampaignStore + KeyStore + Send + Sync + 'static {
+pub trait Store:
+    CampaignStore
+    + ClientStore
+    + CustomerStore
+    + IssuerStore
+    + KeyStore
+    + MembershipStore
+    + VoucherStore
+    + WalletStore
+    + Send
+    + Sync
+    + 'static
+{
     /// Whether the database answers, for `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
     /// Which backend this is, for logs.

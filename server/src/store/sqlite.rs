@@ -49,4 +49,11 @@ const BACKEND: &str = "sqlite";
 
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
+include!("sql/clients.rs");
+include!("sql/customers.rs");
+include!("sql/issuers.rs");
 include!("sql/keys.rs");
+include!("sql/memberships.rs");
+include!("sql/references.rs");
+include!("sql/vouchers.rs");
+include!("sql/wallets.rs");
