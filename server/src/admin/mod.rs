@@ -1,9 +1,14 @@
 //! The operator API under `/admin/v1`: configuration of campaigns, merchants, products,
-//! availability, vouchers, partner clients and identity issuers. On only when
-//! `BOXOFFICE_ADMIN_TOKEN` is set.
+//! availability, vouchers, partner clients, identity issuers, memberships and wallets. On only
+//! when `BOXOFFICE_ADMIN_TOKEN` is set.
 
 mod auth;
 mod campaigns;
+mod clients;
+mod issuers;
+mod memberships;
+mod vouchers;
+mod wallets;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -12,5 +17,11 @@ use crate::state::AppState;
 pub use auth::Admin;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(campaigns::router())
+    OpenApiRouter::new()
+        .merge(campaigns::router())
+        .merge(clients::router())
+        .merge(issuers::router())
+        .merge(memberships::router())
+        .merge(vouchers::router())
+        .merge(wallets::router())
 }

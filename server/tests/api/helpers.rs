@@ -161,6 +161,37 @@ impl TestApp {
         self.send(self.admin(Method::PUT, path).json(body)).await
     }
 
+    pub async fn admin_delete(&self, path: &str) -> TestResponse {
+        self.send(self.admin(Method::DELETE, path)).await
+    }
+
+    /// Creates a partner client through the operator API and returns its `data`.
+    pub async fn create_client(&self, body: &Value) -> Value {
+        self.admin_post("/admin/v1/clients", body)
+            .await
+            .assert_status(201)["data"]
+            .clone()
+    }
+
+    /// A customer known to a fresh partner client as `reference`, made through the store
+    /// (customers have no operator API; sessions create them).
+    pub async fn create_customer(&self, reference: &str) -> uuid::Uuid {
+        let client = self
+            .create_client(&serde_json::json!({ "name": format!("client of {reference}") }))
+            .await;
+        let partner_client_id = client["partner_client_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        self.state
+            .store
+            .upsert_customer_by_reference(partner_client_id, reference, &Default::default())
+            .await
+            .expect("customer upserted")
+            .customer_id
+    }
+
     /// Creates a campaign through the operator API and returns its id.
     pub async fn create_campaign(&self, name: &str) -> String {
         let response = self
@@ -194,6 +225,30 @@ impl TestApp {
             }
         }
     }
+}
+
+/// The `field` of every error in a validation problem.
+pub fn error_fields(problem: &Value) -> std::collections::BTreeSet<String> {
+    problem["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The `code` the validation problem gives `field`.
+#[track_caller]
+pub fn error_code(problem: &Value, field: &str) -> String {
+    problem["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .find(|e| e["field"] == field)
+        .unwrap_or_else(|| panic!("no error for {field}: {problem}"))["code"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// A throwaway Postgres database for one test.

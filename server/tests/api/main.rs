@@ -2,5 +2,6 @@
 //! SQLite by default and on Postgres when `TEST_DATABASE_URL` is set (the test command runs both).
 
 mod admin_campaigns;
+mod admin_clients;
 mod conventions;
 mod helpers;
