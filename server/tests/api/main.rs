@@ -3,5 +3,9 @@
 
 mod admin_campaigns;
 mod admin_clients;
+mod admin_issuers;
+mod admin_memberships;
+mod admin_vouchers;
+mod admin_wallets;
 mod conventions;
 mod helpers;

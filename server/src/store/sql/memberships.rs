@@ -65,7 +65,7 @@ impl crate::store::MembershipStore for SqlStore {
         .fetch_all(&self.pool)
         .await?;
         // Sorted here, not in SQL: SQLite keeps the percentage as text, which would sort "9" above "10".
-        memberships.sort_by(|a, b| b.discount_percentage.cmp(&a.discount_percentage));
+        memberships.sort_by_key(|m| std::cmp::Reverse(m.discount_percentage));
         Ok(memberships)
     }
 }
