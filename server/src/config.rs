@@ -58,6 +58,11 @@ pub struct Config {
     )]
     pub demo_client_secret: SecretString,
 
+    /// PKCS#8 PEM file with the Ed25519 key that signs bearers; unset: a key is generated on
+    /// first start and kept in the database, so every node shares it.
+    #[arg(long, env = "BOXOFFICE_JWT_KEY_FILE")]
+    pub jwt_key_file: Option<PathBuf>,
+
     /// Lifetime of a backend bearer, in seconds.
     #[arg(long, env = "BOXOFFICE_BACKEND_TOKEN_TTL", default_value_t = 900)]
     pub backend_token_ttl_secs: u64,
@@ -81,6 +86,14 @@ pub struct Config {
         default_value = "Boxoffice <no-reply@boxoffice.invalid>"
     )]
     pub mail_from: String,
+
+    /// Requests per minute one client address may make to each token and exchange endpoint.
+    #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]
+    pub auth_rate_per_minute: u32,
+
+    /// How often the background workers (webhook delivery, expiry sweeper) look for work, in ms.
+    #[arg(long, env = "BOXOFFICE_WORKER_INTERVAL_MS", default_value_t = 1000)]
+    pub worker_interval_ms: u64,
 
     /// Time a request may take before it is answered with 503.
     #[arg(long, env = "BOXOFFICE_REQUEST_TIMEOUT", default_value_t = 30)]

@@ -33,6 +33,14 @@ pub enum ProblemType {
     ServiceUnavailable,
     InternalError,
     ProductInternalError,
+    ClientAuthenticationFailed,
+    UnsupportedGrantType,
+    SessionCodeExpired,
+    SessionCodeInvalid,
+    PkceVerificationFailed,
+    IdentityTokenRejected,
+    IdentityProviderUnavailable,
+    OnboardingCodeInvalid,
 }
 
 impl ProblemType {
@@ -60,6 +68,14 @@ impl ProblemType {
             ServiceUnavailable => "service-unavailable",
             InternalError => "internal-error",
             ProductInternalError => "product-internal-error",
+            ClientAuthenticationFailed => "client-authentication-failed",
+            UnsupportedGrantType => "unsupported-grant-type",
+            SessionCodeExpired => "session-code-expired",
+            SessionCodeInvalid => "session-code-invalid",
+            PkceVerificationFailed => "pkce-verification-failed",
+            IdentityTokenRejected => "identity-token-rejected",
+            IdentityProviderUnavailable => "identity-provider-unavailable",
+            OnboardingCodeInvalid => "onboarding-code-invalid",
         }
     }
 
@@ -86,6 +102,14 @@ impl ProblemType {
             ServiceUnavailable => "The service is unavailable",
             InternalError => "An internal error occurred",
             ProductInternalError => "An internal error occurred while reading products",
+            ClientAuthenticationFailed => "Client authentication failed",
+            UnsupportedGrantType => "The grant type is not supported",
+            SessionCodeExpired => "The session code has expired",
+            SessionCodeInvalid => "The session code is not valid",
+            PkceVerificationFailed => "The PKCE code verifier does not match",
+            IdentityTokenRejected => "The identity token was rejected",
+            IdentityProviderUnavailable => "The identity provider is unavailable",
+            OnboardingCodeInvalid => "The onboarding code is not valid",
         }
     }
 
@@ -95,10 +119,18 @@ impl ProblemType {
             RequestValidationFailed
             | IdempotencyKeyMissing
             | NextTokenInvalid
-            | NextTokenMismatch => StatusCode::BAD_REQUEST,
+            | NextTokenMismatch
+            | UnsupportedGrantType
+            | SessionCodeExpired
+            | SessionCodeInvalid
+            | PkceVerificationFailed
+            | OnboardingCodeInvalid => StatusCode::BAD_REQUEST,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            TokenInvalid | TokenExpired => StatusCode::UNAUTHORIZED,
+            TokenInvalid | TokenExpired | ClientAuthenticationFailed | IdentityTokenRejected => {
+                StatusCode::UNAUTHORIZED
+            }
+            IdentityProviderUnavailable => StatusCode::BAD_GATEWAY,
             Forbidden => StatusCode::FORBIDDEN,
             NotFound | CampaignNotFound | MerchantNotFound | ProductNotFound => {
                 StatusCode::NOT_FOUND
@@ -127,6 +159,8 @@ pub enum Error {
         kind: ProblemType,
         detail: String,
         errors: Vec<FieldError>,
+        /// The RFC 6749 §5.2 `error` code, on OAuth endpoints.
+        oauth: Option<&'static str>,
     },
     /// A fault of ours; logged with the correlation id and answered with a generic text.
     #[error(transparent)]
@@ -141,6 +175,26 @@ impl Error {
             kind,
             detail: detail.into(),
             errors: Vec::new(),
+            oauth: None,
+        }
+    }
+
+    /// Adds the RFC 6749 §5.2 `error` code (and `error_description` = detail), so OAuth client
+    /// libraries understand the same problem document.
+    pub fn with_oauth(self, code: &'static str) -> Self {
+        match self {
+            Error::Problem {
+                kind,
+                detail,
+                errors,
+                ..
+            } => Error::Problem {
+                kind,
+                detail,
+                errors,
+                oauth: Some(code),
+            },
+            internal => internal,
         }
     }
 
@@ -154,6 +208,7 @@ impl Error {
             kind: ProblemType::RequestValidationFailed,
             detail,
             errors,
+            oauth: None,
         }
     }
 
@@ -181,7 +236,15 @@ impl Error {
                 kind,
                 detail,
                 errors,
-            } => problem(*kind, detail.clone(), errors.clone(), correlation_id),
+                oauth,
+            } => {
+                let mut p = problem(*kind, detail.clone(), errors.clone(), correlation_id);
+                if let Some(code) = oauth {
+                    p.error = Some((*code).to_owned());
+                    p.error_description = Some(detail.clone());
+                }
+                p
+            }
             Error::Internal(_) => problem(
                 ProblemType::InternalError,
                 format!(
@@ -223,9 +286,14 @@ pub fn problem_response(problem: &Problem) -> Response {
         HeaderValue::from_static("application/problem+json"),
     );
     if status == StatusCode::UNAUTHORIZED {
+        let challenge = if problem.error.as_deref() == Some("invalid_client") {
+            r#"Basic realm="boxoffice""#
+        } else {
+            r#"Bearer error="invalid_token""#
+        };
         headers.insert(
             header::WWW_AUTHENTICATE,
-            HeaderValue::from_static(r#"Bearer error="invalid_token""#),
+            HeaderValue::from_static(challenge),
         );
     }
     response

@@ -1,9 +1,12 @@
-//! Keys shared by every node, created on first start and kept in the database.
+//! Keys shared by every node: created on first start and kept in the database (for the
+//! embedded default that is the data directory), or, for JWTs, read from a configured file.
 
 use anyhow::Context;
 use rand::RngCore;
 
 use crate::{
+    auth::tokens::{generate_ed25519, Ed25519Key, TokenService},
+    config::Config,
     http::cursor::CursorSigner,
     store::{KeyPurpose, SigningKey, Store},
 };
@@ -25,4 +28,70 @@ pub async fn cursor_signer(store: &dyn Store) -> anyhow::Result<CursorSigner> {
         .await
         .context("loading the cursor secret")?;
     Ok(CursorSigner::new(key.secret))
+}
+
+/// The bearer token service: the configured key file, else the database's active Ed25519 key
+/// (generated on first start), with retired database keys still verifying.
+pub async fn token_service(store: &dyn Store, config: &Config) -> anyhow::Result<TokenService> {
+    let issuer = config.base_url();
+    if let Some(path) = &config.jwt_key_file {
+        let active = key_from_pem_file(path)?;
+        return Ok(TokenService::new(issuer, &active, &[]));
+    }
+    let fresh = generate_ed25519()?;
+    let candidate = SigningKey {
+        signing_key_id: fresh.kid.clone(),
+        algorithm: "EdDSA".to_owned(),
+        secret: fresh.private_der.clone(),
+        public_key: Some(fresh.public_raw.clone()),
+        active: true,
+        created_at: chrono::Utc::now(),
+    };
+    let active = store
+        .ensure_active_key(KeyPurpose::Jwt, candidate)
+        .await
+        .context("loading the JWT signing key")?;
+    let retired: Vec<Ed25519Key> = store
+        .keys(KeyPurpose::Jwt)
+        .await?
+        .into_iter()
+        .filter(|k| !k.active)
+        .filter_map(|k| ed25519_from_record(k).ok())
+        .collect();
+    Ok(TokenService::new(
+        issuer,
+        &ed25519_from_record(active)?,
+        &retired,
+    ))
+}
+
+fn ed25519_from_record(key: SigningKey) -> anyhow::Result<Ed25519Key> {
+    Ok(Ed25519Key {
+        public_raw: key
+            .public_key
+            .context("an Ed25519 key record has its public key")?,
+        kid: key.signing_key_id,
+        private_der: key.secret,
+    })
+}
+
+fn key_from_pem_file(path: &std::path::Path) -> anyhow::Result<Ed25519Key> {
+    use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey};
+    use sha2::Digest;
+    let pem = std::fs::read_to_string(path)
+        .with_context(|| format!("reading BOXOFFICE_JWT_KEY_FILE {}", path.display()))?;
+    let signing = ed25519_dalek::SigningKey::from_pkcs8_pem(&pem)
+        .context("BOXOFFICE_JWT_KEY_FILE must hold an Ed25519 private key in PKCS#8 PEM")?;
+    let public_raw = signing.verifying_key().to_bytes().to_vec();
+    // A kid derived from the public key stays the same on every node and restart.
+    let kid = hex_prefix(&sha2::Sha256::digest(&public_raw));
+    Ok(Ed25519Key {
+        kid,
+        private_der: signing.to_pkcs8_der()?.as_bytes().to_vec(),
+        public_raw,
+    })
+}
+
+fn hex_prefix(bytes: &[u8]) -> String {
+    bytes.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }

@@ -1,17 +1,27 @@
 //! The Boxoffice server as a library, so that `main` stays thin and tests start the real
 //! server on a random port.
 //!
-//! Where things are: `http/` holds the conventions every route shares (envelope, problems,
+//! Where things are: `auth/` issues and checks credentials; `http/` holds the conventions every route shares (envelope, problems,
 //! correlation id, locale, cursors, extractors) and assembles the router; `admin/` is the
 //! operator API; `store/` is persistence on SQLite and Postgres; `frame.rs` serves the Leptos
 //! webframe; `config.rs` is every setting.
 
 pub mod admin;
+pub mod api;
+pub mod auth;
+pub mod catalog;
+pub mod checkout;
 pub mod config;
+pub mod credentials;
 pub mod error;
+pub mod events;
 pub mod frame;
 pub mod http;
 pub mod keys;
+pub mod mail;
+pub mod onboarding;
+pub mod providers;
+pub mod sandbox;
 pub mod secrets;
 pub mod state;
 pub mod store;
@@ -44,11 +54,19 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         .await
         .context("opening the database")?;
     let cursors = keys::cursor_signer(store.as_ref()).await?;
+    let tokens = keys::token_service(store.as_ref(), &config).await?;
+    let mailer = mail::Mailer::new(store.clone(), &config)?;
+    let payments: Arc<dyn providers::PaymentProvider> =
+        Arc::new(providers::sandbox::SandboxPayments::new(config.base_url()));
     let leptos = leptos_options(&config);
     Ok(AppState {
         config: Arc::new(config),
         store,
         cursors,
+        tokens,
+        identity: Arc::default(),
+        mailer,
+        payments,
         metrics: metrics_handle(),
         leptos,
     })
@@ -60,11 +78,23 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
+    let workers = tokio::spawn(events::webhooks::run(
+        state.store.clone(),
+        state.config.base_url(),
+        std::time::Duration::from_millis(state.config.worker_interval_ms),
+        workers_stopped,
+    ));
     let (app, _) = http::router(state);
-    axum::serve(listener, app)
+    // The peer address feeds the per-address rate limits of the credential endpoints.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let served = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
-        .context("serving HTTP")
+        .context("serving HTTP");
+    let _ = stop_workers.send(true);
+    let _ = workers.await;
+    served
 }
 
 /// The OpenAPI document of every route, as `/openapi.json` serves it.
@@ -75,17 +105,18 @@ pub fn openapi(state: AppState) -> utoipa::openapi::OpenApi {
 /// Leptos settings: cargo-leptos passes `LEPTOS_*` at build and run time; plain `cargo` runs
 /// (tests, tools) get the same defaults the workspace metadata names.
 fn leptos_options(config: &Config) -> leptos::config::LeptosOptions {
-    let mut options = leptos::config::get_config_from_env()
+    let from_cargo_leptos = option_env!("LEPTOS_OUTPUT_NAME").is_some()
+        || std::env::var_os("LEPTOS_OUTPUT_NAME").is_some();
+    let mut options = from_cargo_leptos
+        .then(|| leptos::config::get_config_from_env().ok())
+        .flatten()
         .map(|c| c.leptos_options)
-        .unwrap_or_else(|_| {
+        .unwrap_or_else(|| {
             leptos::config::LeptosOptions::builder()
                 .output_name("boxoffice")
                 .site_root("target/site")
                 .build()
         });
-    if options.output_name.is_empty() {
-        options.output_name = "boxoffice".into();
-    }
     options.site_addr = config.listen;
     options
 }

@@ -6,13 +6,24 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 
-use crate::{config::Config, http::cursor::CursorSigner, store::Store};
+use crate::{
+    auth::{identity::IdentityVerifier, TokenService},
+    config::Config,
+    http::cursor::CursorSigner,
+    mail::Mailer,
+    providers::PaymentProvider,
+    store::Store,
+};
 
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
     pub cursors: CursorSigner,
+    pub tokens: TokenService,
+    pub identity: Arc<IdentityVerifier>,
+    pub mailer: Mailer,
+    pub payments: Arc<dyn PaymentProvider>,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
 }

@@ -203,7 +203,8 @@ CREATE TABLE wallet (
 CREATE TABLE partner_session (
     partner_session_id    UUID PRIMARY KEY,
     code_hash             BYTEA NOT NULL UNIQUE,
-    partner_client_id     UUID NOT NULL REFERENCES partner_client,
+    -- NULL for sessions minted from a retail partner's identity token (no partner client).
+    partner_client_id     UUID REFERENCES partner_client,
     customer_id           UUID NOT NULL REFERENCES customer,
     campaign_id           UUID REFERENCES campaign,
     mode                  TEXT NOT NULL CHECK (mode IN ('headless', 'webframe', 'identity')),

@@ -204,7 +204,8 @@ CREATE TABLE wallet (
 CREATE TABLE partner_session (
     partner_session_id    BLOB PRIMARY KEY,
     code_hash             BLOB NOT NULL UNIQUE,
-    partner_client_id     BLOB NOT NULL REFERENCES partner_client,
+    -- NULL for sessions minted from a retail partner's identity token (no partner client).
+    partner_client_id     BLOB REFERENCES partner_client,
     customer_id           BLOB NOT NULL REFERENCES customer,
     campaign_id           BLOB REFERENCES campaign,
     mode                  TEXT NOT NULL CHECK (mode IN ('headless', 'webframe', 'identity')),

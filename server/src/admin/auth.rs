@@ -3,8 +3,8 @@ use secrecy::ExposeSecret;
 use subtle::ConstantTimeEq;
 
 use crate::{
+    auth::bearer_token,
     error::{Error, ProblemType},
-    http::auth::bearer_token,
     state::AppState,
 };
 

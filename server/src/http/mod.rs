@@ -1,6 +1,5 @@
 //! HTTP conventions shared by every route, and the assembly of the whole router.
 
-pub mod auth;
 pub mod campaign;
 pub mod correlation;
 pub mod cursor;
@@ -10,6 +9,7 @@ pub mod fallback;
 pub mod locale;
 pub mod openapi;
 pub mod ops;
+pub mod rate_limit;
 pub mod validate;
 
 use axum::{extract::DefaultBodyLimit, http::StatusCode, middleware, Extension, Router};
@@ -21,7 +21,7 @@ use tower_http::{
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::{admin, frame, state::AppState};
+use crate::{admin, api, auth, frame, sandbox, state::AppState};
 
 /// Every route of the service with its middleware, and the OpenAPI document describing them.
 pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
@@ -29,6 +29,9 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(ops::router())
         .merge(openapi::router())
         .merge(admin::router())
+        .merge(auth::jwks::router())
+        .merge(api::router(&state))
+        .merge(sandbox::router())
         .split_for_parts();
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
 

@@ -24,6 +24,9 @@ use crate::state::AppState;
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),
+        (name = "credentials", description = "OAuth client credentials, sessions, bearer exchange and keys"),
+        (name = "merchant accounts", description = "Merchant onboarding by magic link and KYC"),
+        (name = "sandbox", description = "Pages of the built-in sandbox payment provider"),
         (name = "admin", description = "Operator API (bearer = BOXOFFICE_ADMIN_TOKEN; off when unset)"),
     )
 )]
@@ -34,7 +37,12 @@ struct SecuritySchemes;
 impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        for name in ["admin_token", "backend_bearer", "public_bearer"] {
+        for name in [
+            "admin_token",
+            "backend_bearer",
+            "public_bearer",
+            "merchant_bearer",
+        ] {
             components.add_security_scheme(
                 name,
                 SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),

@@ -196,6 +196,16 @@ impl Checks {
         );
     }
 
+    /// A plausible e-mail address: one `@`, a local part, a dotted domain, no spaces.
+    pub fn email(&mut self, field: &str, value: &str) {
+        self.check(
+            is_email(value),
+            field,
+            "email",
+            format!("{field} must be an e-mail address"),
+        );
+    }
+
     pub fn finish(self) -> Result<()> {
         if self.errors.is_empty() {
             Ok(())
@@ -208,6 +218,20 @@ impl Checks {
 /// Whether `value` is an absolute http(s) URL with a host.
 pub fn is_http_url(value: &str) -> bool {
     matches!(url::Url::parse(value), Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some())
+}
+
+/// Whether `value` looks like an e-mail address; delivery is the real test, this catches typos.
+pub fn is_email(value: &str) -> bool {
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    value.len() <= 254
+        && !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !value.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// `scheme://host[:port]` with no path, query or user info; the port may be `*`.
@@ -256,6 +280,18 @@ mod tests {
             "https://u@x",
         ] {
             assert!(!is_origin_pattern(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn emails() {
+        for ok in ["a@b.nl", "first.last+tag@sub.example.com"] {
+            assert!(is_email(ok), "{ok}");
+        }
+        for bad in [
+            "", "a", "a@b", "@b.nl", "a@@b.nl", "a b@c.nl", "a@.nl", "a@b.",
+        ] {
+            assert!(!is_email(bad), "{bad}");
         }
     }
 

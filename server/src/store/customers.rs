@@ -21,9 +21,24 @@ pub struct Customer {
     pub updated_at: DateTime<Utc>,
 }
 
-/// What a partner tells us about a user; absent fields leave what we know unchanged.
+/// Who a customer is known as.
+#[derive(Debug, Clone)]
+pub enum CustomerKey<'a> {
+    /// The partner's own reference for its user.
+    Partner {
+        partner_client_id: Uuid,
+        reference: &'a str,
+    },
+    /// A verified identity from an allow-listed identity provider.
+    Identity {
+        identity_issuer_id: Uuid,
+        accountuid: &'a str,
+    },
+}
+
+/// What a partner tells about its user; absent fields keep what was known.
 #[derive(Debug, Clone, Default)]
-pub struct CustomerProfile {
+pub struct CustomerDetails {
     pub email: Option<String>,
     pub first_name: Option<String>,
     pub last_name: Option<String>,
@@ -32,14 +47,14 @@ pub struct CustomerProfile {
 
 #[async_trait::async_trait]
 pub trait CustomerStore {
-    /// The customer a partner client knows as `reference`, created on first sight; later
-    /// calls update the profile fields they carry. An unknown client is a missing
-    /// `partner_client_id`.
-    async fn upsert_customer_by_reference(
+    /// The customer for `key`, created on first sight (in one statement, so two first
+    /// sessions of one user at once still make one customer); later calls update the details
+    /// they carry. Returns its id. An unknown client or issuer is a missing
+    /// `partner_client_id` / `identity_issuer_id`.
+    async fn upsert_customer(
         &self,
-        partner_client_id: Uuid,
-        reference: &str,
-        profile: &CustomerProfile,
-    ) -> StoreResult<Customer>;
+        key: CustomerKey<'_>,
+        details: &CustomerDetails,
+    ) -> StoreResult<Uuid>;
     async fn customer(&self, customer_id: Uuid) -> StoreResult<Option<Customer>>;
 }

@@ -9,10 +9,15 @@ mod campaigns;
 mod clients;
 mod customers;
 mod db_decimal;
+mod events;
+mod idempotency;
 mod issuers;
 mod keys;
+mod mail;
 mod memberships;
+mod merchant_accounts;
 pub mod postgres;
+mod sessions;
 pub mod sqlite;
 pub mod two_decimals;
 mod vouchers;
@@ -24,11 +29,16 @@ pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
 };
-pub use customers::{Customer, CustomerProfile, CustomerStore};
+pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
+pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
+pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
+pub use mail::{MailRecord, MailStore};
 pub use memberships::{Membership, MembershipInput, MembershipStore};
+pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
+pub use sessions::{NewSession, Redemption, Session, SessionStore};
 pub use vouchers::{
     normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherStore, VoucherUpdate,
 };
@@ -84,9 +94,14 @@ pub trait Store:
     CampaignStore
     + ClientStore
     + CustomerStore
+    + EventStore
+    + IdempotencyStore
     + IssuerStore
     + KeyStore
+    + MailStore
     + MembershipStore
+    + MerchantAccountStore
+    + SessionStore
     + VoucherStore
     + WalletStore
     + Send

@@ -102,7 +102,7 @@ async fn a_client_is_created_read_updated_listed_and_deleted() {
 #[tokio::test]
 async fn the_secret_is_stored_as_its_hash_and_verifies_through_the_store() {
     let app = spawn_app().await;
-    let created = app.create_client(&json!({ "name": "Shop" })).await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
     let client_id = created["client_id"].as_str().unwrap();
     let secret = created["client_secret"].as_str().unwrap();
     let webhook_secret = created["webhook_secret"].as_str().unwrap();
@@ -139,7 +139,7 @@ async fn the_secret_is_stored_as_its_hash_and_verifies_through_the_store() {
 #[tokio::test]
 async fn rotating_a_secret_shows_a_new_one_and_the_old_one_stops_verifying() {
     let app = spawn_app().await;
-    let created = app.create_client(&json!({ "name": "Shop" })).await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
     let client_id = created["client_id"].as_str().unwrap();
     let old = created["client_secret"].as_str().unwrap();
     let path = format!("/admin/v1/clients/{}", id(&created));
@@ -176,7 +176,7 @@ async fn rotating_a_secret_shows_a_new_one_and_the_old_one_stops_verifying() {
 async fn a_taken_client_id_is_a_conflict() {
     let app = spawn_app().await;
     let created = app
-        .create_client(&json!({ "name": "Acme", "client_id": " acme-shop " }))
+        .admin_create_client(&json!({ "name": "Acme", "client_id": " acme-shop " }))
         .await;
     assert_eq!(created["client_id"], "acme-shop");
     app.admin_post(
@@ -191,7 +191,7 @@ async fn a_taken_client_id_is_a_conflict() {
 async fn the_client_id_cannot_be_changed_by_an_update() {
     let app = spawn_app().await;
     let created = app
-        .create_client(&json!({ "name": "Acme", "client_id": "acme-shop" }))
+        .admin_create_client(&json!({ "name": "Acme", "client_id": "acme-shop" }))
         .await;
     let path = format!("/admin/v1/clients/{}", id(&created));
     let problem = app
@@ -271,7 +271,7 @@ async fn an_update_replaces_the_allowed_campaigns_as_a_whole() {
     let c1: uuid::Uuid = app.create_campaign("one").await.parse().unwrap();
     let c2: uuid::Uuid = app.create_campaign("two").await.parse().unwrap();
     let created = app
-        .create_client(&json!({ "name": "Shop", "campaign_ids": [c1] }))
+        .admin_create_client(&json!({ "name": "Shop", "campaign_ids": [c1] }))
         .await;
     let pc: uuid::Uuid = id(&created).parse().unwrap();
     let store = &app.state.store;
@@ -311,7 +311,7 @@ async fn the_list_pages_clients_with_all_their_campaigns() {
     let c1 = app.create_campaign("one").await;
     let c2 = app.create_campaign("two").await;
     for i in 0..3 {
-        app.create_client(&json!({ "name": format!("shop {i}"), "campaign_ids": [c1, c2] }))
+        app.admin_create_client(&json!({ "name": format!("shop {i}"), "campaign_ids": [c1, c2] }))
             .await;
     }
     for limit in [1, 2, 100] {
@@ -388,11 +388,17 @@ async fn an_unknown_client_is_not_found() {
 #[tokio::test]
 async fn a_client_with_customers_cannot_be_deleted() {
     let app = spawn_app().await;
-    let created = app.create_client(&json!({ "name": "Shop" })).await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
     let pc: uuid::Uuid = id(&created).parse().unwrap();
     app.state
         .store
-        .upsert_customer_by_reference(pc, "user-1", &Default::default())
+        .upsert_customer(
+            server::store::CustomerKey::Partner {
+                partner_client_id: pc,
+                reference: "user-1",
+            },
+            &Default::default(),
+        )
         .await
         .unwrap();
     app.admin_delete(&format!("/admin/v1/clients/{pc}"))

@@ -13,7 +13,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub state: server::state::AppState,
     _data_dir: tempfile::TempDir,
-    postgres: Option<PostgresDb>,
+    _postgres: Option<PostgresDb>,
 }
 
 /// A response, read whole.
@@ -109,19 +109,11 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
             .unwrap(),
         state,
         _data_dir: data_dir,
-        postgres,
+        _postgres: postgres,
     }
 }
 
 impl TestApp {
-    pub fn backend(&self) -> &'static str {
-        if self.postgres.is_some() {
-            "postgres"
-        } else {
-            "sqlite"
-        }
-    }
-
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
     }
@@ -166,7 +158,7 @@ impl TestApp {
     }
 
     /// Creates a partner client through the operator API and returns its `data`.
-    pub async fn create_client(&self, body: &Value) -> Value {
+    pub async fn admin_create_client(&self, body: &Value) -> Value {
         self.admin_post("/admin/v1/clients", body)
             .await
             .assert_status(201)["data"]
@@ -177,7 +169,7 @@ impl TestApp {
     /// (customers have no operator API; sessions create them).
     pub async fn create_customer(&self, reference: &str) -> uuid::Uuid {
         let client = self
-            .create_client(&serde_json::json!({ "name": format!("client of {reference}") }))
+            .admin_create_client(&serde_json::json!({ "name": format!("client of {reference}") }))
             .await;
         let partner_client_id = client["partner_client_id"]
             .as_str()
@@ -186,10 +178,15 @@ impl TestApp {
             .unwrap();
         self.state
             .store
-            .upsert_customer_by_reference(partner_client_id, reference, &Default::default())
+            .upsert_customer(
+                server::store::CustomerKey::Partner {
+                    partner_client_id,
+                    reference,
+                },
+                &Default::default(),
+            )
             .await
             .expect("customer upserted")
-            .customer_id
     }
 
     /// Creates a campaign through the operator API and returns its id.
@@ -300,5 +297,94 @@ impl Drop for PostgresDb {
             });
         })
         .join();
+    }
+}
+
+/// A partner client made directly in the store, with a known secret.
+pub struct TestClient {
+    pub client_id: String,
+    pub secret: String,
+}
+
+impl TestApp {
+    /// Creates a partner client allowed on `campaign_ids`.
+    pub async fn create_client(&self, client_id: &str, campaign_ids: &[&str]) -> TestClient {
+        let secret = format!("{client_id}-secret-{}", uuid::Uuid::new_v4().simple());
+        let input = server::store::PartnerClientInput {
+            name: client_id.to_owned(),
+            client_id: None,
+            campaign_ids: campaign_ids.iter().map(|c| c.parse().unwrap()).collect(),
+            frame_origins: vec!["http://localhost:*".to_owned()],
+            return_origins: vec!["http://localhost:*".to_owned()],
+            webhook_url: None,
+        };
+        let secrets = server::store::ClientSecrets {
+            secret_hash: server::secrets::hash_secret(&secret),
+            webhook_secret: server::secrets::new_webhook_secret(),
+        };
+        self.state
+            .store
+            .upsert_partner_client(client_id, &input, &secrets)
+            .await
+            .expect("client created");
+        TestClient {
+            client_id: client_id.to_owned(),
+            secret,
+        }
+    }
+
+    /// A backend bearer for `client` by client credentials.
+    pub async fn backend_token(&self, client: &TestClient) -> String {
+        let response = self
+            .send(self.request(Method::POST, "/oauth/token").form(&[
+                ("grant_type", "client_credentials"),
+                ("client_id", client.client_id.as_str()),
+                ("client_secret", client.secret.as_str()),
+            ]))
+            .await;
+        response.assert_status(200)["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// Starts a session and returns its code.
+    pub async fn session_code(&self, backend_token: &str, body: Value) -> String {
+        let response = self
+            .send(
+                self.request(Method::POST, "/v1/session")
+                    .bearer_auth(backend_token)
+                    .json(&body),
+            )
+            .await;
+        response.assert_status(201)["data"]["session_code"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// Exchanges a headless session code for a public bearer.
+    pub async fn exchange_code(&self, client: &TestClient, code: &str) -> TestResponse {
+        self.send(
+            self.request(Method::POST, "/v1/session/token")
+                .json(&serde_json::json!({
+                    "session_code": code,
+                    "client_id": client.client_id,
+                    "client_secret": client.secret,
+                })),
+        )
+        .await
+    }
+
+    /// A public bearer for a fresh headless session of `client` in `campaign_id`.
+    pub async fn public_token(&self, client: &TestClient, campaign_id: &str) -> String {
+        let backend = self.backend_token(client).await;
+        let code = self
+            .session_code(&backend, serde_json::json!({ "integration": "headless", "user": { "reference": "user-1" }, "campaign_id": campaign_id }))
+            .await;
+        self.exchange_code(client, &code).await.assert_status(200)["data"]["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 }

@@ -2,36 +2,61 @@
 
 #[async_trait::async_trait]
 impl crate::store::CustomerStore for SqlStore {
-    async fn upsert_customer_by_reference(
+    async fn upsert_customer(
         &self,
-        partner_client_id: uuid::Uuid,
-        reference: &str,
-        profile: &crate::store::CustomerProfile,
-    ) -> crate::store::StoreResult<crate::store::Customer> {
-        // One statement, so two first sessions of one user at once still make one customer.
-        sqlx::query_as(
-            "INSERT INTO customer (customer_id, partner_client_id, reference, email, first_name,
-                 last_name, locale, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-             ON CONFLICT (partner_client_id, reference) DO UPDATE SET
+        key: crate::store::CustomerKey<'_>,
+        details: &crate::store::CustomerDetails,
+    ) -> crate::store::StoreResult<uuid::Uuid> {
+        let (partner, reference, issuer, external, conflict, owner) = match key {
+            crate::store::CustomerKey::Partner {
+                partner_client_id,
+                reference,
+            } => (
+                Some(partner_client_id),
+                Some(reference),
+                None,
+                None,
+                "(partner_client_id, reference)",
+                "partner_client_id",
+            ),
+            crate::store::CustomerKey::Identity {
+                identity_issuer_id,
+                accountuid,
+            } => (
+                None,
+                None,
+                Some(identity_issuer_id),
+                Some(accountuid),
+                "(identity_issuer_id, external_id)",
+                "identity_issuer_id",
+            ),
+        };
+        let sql = format!(
+            "INSERT INTO customer (customer_id, partner_client_id, reference, identity_issuer_id, external_id,
+                 email, first_name, last_name, locale, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+             ON CONFLICT {conflict} DO UPDATE SET
                  email = COALESCE(excluded.email, customer.email),
                  first_name = COALESCE(excluded.first_name, customer.first_name),
                  last_name = COALESCE(excluded.last_name, customer.last_name),
                  locale = COALESCE(excluded.locale, customer.locale),
                  updated_at = excluded.updated_at
-             RETURNING *",
-        )
-        .bind(uuid::Uuid::new_v4())
-        .bind(partner_client_id)
-        .bind(reference)
-        .bind(&profile.email)
-        .bind(&profile.first_name)
-        .bind(&profile.last_name)
-        .bind(&profile.locale)
-        .bind(chrono::Utc::now())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(|e| crate::store::StoreError::classify(e, "partner_client_id"))
+             RETURNING customer_id"
+        );
+        sqlx::query_scalar(&sql)
+            .bind(uuid::Uuid::new_v4())
+            .bind(partner)
+            .bind(reference)
+            .bind(issuer)
+            .bind(external)
+            .bind(&details.email)
+            .bind(&details.first_name)
+            .bind(&details.last_name)
+            .bind(&details.locale)
+            .bind(chrono::Utc::now())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(|e| crate::store::StoreError::classify(e, owner))
     }
 
     async fn customer(

@@ -1,0 +1,142 @@
+//! Extractors that demand a credential: a handler's signature says who may call it.
+
+use axum::{extract::FromRequestParts, http::request::Parts};
+use uuid::Uuid;
+
+use super::{
+    bearer_token,
+    tokens::{BackendClaims, MerchantClaims, PublicClaims},
+    Audience, TokenRejection,
+};
+use crate::{
+    error::{Error, ProblemType},
+    state::AppState,
+};
+
+fn rejection(reason: TokenRejection) -> Error {
+    match reason {
+        TokenRejection::Expired => Error::new(
+            ProblemType::TokenExpired,
+            "The bearer token has expired; obtain a new one.",
+        ),
+        TokenRejection::Invalid => Error::new(
+            ProblemType::TokenInvalid,
+            "The bearer token is not valid here.",
+        ),
+    }
+}
+
+fn required<'a>(parts: &'a Parts) -> Result<&'a str, Error> {
+    bearer_token(&parts.headers).ok_or_else(|| {
+        Error::new(
+            ProblemType::TokenInvalid,
+            "Send a bearer token in the Authorization header.",
+        )
+    })
+}
+
+/// A partner backend, authenticated by a backend bearer (client credentials).
+#[derive(Debug, Clone)]
+pub struct BackendClient {
+    /// The partner's `client_id`.
+    pub client_id: String,
+}
+
+impl FromRequestParts<AppState> for BackendClient {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let token = required(parts)?;
+        let claims: BackendClaims = state
+            .tokens
+            .verify(token, Audience::Backend)
+            .map_err(rejection)?;
+        Ok(BackendClient {
+            client_id: claims.registered.sub,
+        })
+    }
+}
+
+/// An end user with a public bearer whose session has not been revoked.
+#[derive(Debug, Clone)]
+pub struct PublicUser {
+    pub customer_id: Uuid,
+    pub session_id: Uuid,
+    pub claims: PublicClaims,
+}
+
+impl PublicUser {
+    async fn from_token(token: &str, state: &AppState) -> Result<Self, Error> {
+        let claims: PublicClaims = state
+            .tokens
+            .verify(token, Audience::Public)
+            .map_err(rejection)?;
+        let customer_id = Uuid::parse_str(&claims.registered.sub)
+            .map_err(|_| rejection(TokenRejection::Invalid))?;
+        // Revocation (a replayed session code) must cut the bearer off before its expiry.
+        let session = state.store.session(claims.sid).await?;
+        match session {
+            Some(s) if s.revoked_at.is_none() && s.bearer_jti == Some(claims.registered.jti) => {}
+            _ => return Err(rejection(TokenRejection::Invalid)),
+        }
+        Ok(PublicUser {
+            customer_id,
+            session_id: claims.sid,
+            claims,
+        })
+    }
+}
+
+impl FromRequestParts<AppState> for PublicUser {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let token = required(parts)?;
+        PublicUser::from_token(token, state).await
+    }
+}
+
+/// A public bearer when one is sent (guests allowed); a token that is sent and invalid is
+/// still refused with 401.
+#[derive(Debug, Clone)]
+pub struct MaybePublicUser(pub Option<PublicUser>);
+
+impl FromRequestParts<AppState> for MaybePublicUser {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        if !parts
+            .headers
+            .contains_key(axum::http::header::AUTHORIZATION)
+        {
+            return Ok(MaybePublicUser(None));
+        }
+        let token = required(parts)?;
+        Ok(MaybePublicUser(Some(
+            PublicUser::from_token(token, state).await?,
+        )))
+    }
+}
+
+/// A merchant, authenticated by the bearer from the onboarding magic link.
+#[derive(Debug, Clone)]
+pub struct MerchantUser {
+    pub merchant_account_id: Uuid,
+}
+
+impl FromRequestParts<AppState> for MerchantUser {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let token = required(parts)?;
+        let claims: MerchantClaims = state
+            .tokens
+            .verify(token, Audience::Merchant)
+            .map_err(rejection)?;
+        let merchant_account_id = Uuid::parse_str(&claims.registered.sub)
+            .map_err(|_| rejection(TokenRejection::Invalid))?;
+        Ok(MerchantUser {
+            merchant_account_id,
+        })
+    }
+}

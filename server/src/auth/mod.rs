@@ -1,0 +1,12 @@
+//! Credentials: our own bearer tokens and the extractors that demand them.
+
+mod bearer;
+pub mod codes;
+pub mod extract;
+pub mod identity;
+pub mod jwks;
+pub mod tokens;
+
+pub use bearer::bearer_token;
+pub use extract::{BackendClient, MaybePublicUser, MerchantUser, PublicUser};
+pub use tokens::{Audience, TokenRejection, TokenService};

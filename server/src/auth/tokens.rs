@@ -1,0 +1,333 @@
+//! Issuing and verifying our own JWTs: backend, public and merchant bearers.
+//!
+//! All three are EdDSA (Ed25519) with a `kid`, published in the JWKS. Each kind has its own
+//! audience, and verification demands the audience of the place it is used, so none is accepted
+//! where another belongs. The algorithm is pinned (no `alg: none`, no HS256 signed with our
+//! public key), and `iss`, `aud` and `exp` are required claims, not checked only when present.
+
+use std::{collections::HashMap, sync::Arc};
+
+use chrono::Utc;
+use jsonwebtoken::{
+    decode, decode_header, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation,
+};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Clock skew tolerated on `exp` and `nbf`.
+const LEEWAY_SECS: u64 = 30;
+
+/// Which kind of bearer a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// Server-to-server, from client credentials.
+    Backend,
+    /// Session-scoped, for browsers and the frame.
+    Public,
+    /// A merchant's, from the onboarding magic link.
+    Merchant,
+}
+
+impl Audience {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audience::Backend => "boxoffice-backend",
+            Audience::Public => "boxoffice-public",
+            Audience::Merchant => "boxoffice-merchant",
+        }
+    }
+}
+
+/// Why a token was refused; the two map to `token-expired` and `token-invalid`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenRejection {
+    Expired,
+    Invalid,
+}
+
+/// The registered claims every bearer of ours carries.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Registered {
+    pub iss: String,
+    pub aud: String,
+    pub sub: String,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: Uuid,
+}
+
+/// A backend bearer's claims: the subject is the partner's `client_id`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BackendClaims {
+    #[serde(flatten)]
+    pub registered: Registered,
+}
+
+/// A public bearer's claims: the subject is the customer id, `sid` the session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PublicClaims {
+    #[serde(flatten)]
+    pub registered: Registered,
+    pub sid: Uuid,
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campaign_id: Option<Uuid>,
+    pub mode: String,
+    #[serde(default)]
+    pub integrator_params: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A merchant bearer's claims: the subject is the merchant account id.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MerchantClaims {
+    #[serde(flatten)]
+    pub registered: Registered,
+}
+
+/// One Ed25519 key: the private half signs, the public half verifies and is published.
+#[derive(Clone)]
+pub struct Ed25519Key {
+    pub kid: String,
+    /// PKCS#8 DER.
+    pub private_der: Vec<u8>,
+    /// The raw 32-byte public key.
+    pub public_raw: Vec<u8>,
+}
+
+/// Issues tokens with the active key and verifies them with any published key.
+#[derive(Clone)]
+pub struct TokenService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    issuer: String,
+    signing_kid: String,
+    encoding: EncodingKey,
+    verifying: HashMap<String, DecodingKey>,
+    published: Vec<(String, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for TokenService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenService")
+            .field("issuer", &self.inner.issuer)
+            .field("signing_kid", &self.inner.signing_kid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenService {
+    /// `active` signs; it and every key in `retired` verify (so rotation does not cut sessions).
+    pub fn new(issuer: impl Into<String>, active: &Ed25519Key, retired: &[Ed25519Key]) -> Self {
+        let mut verifying = HashMap::new();
+        let mut published = Vec::new();
+        for key in std::iter::once(active).chain(retired) {
+            verifying.insert(key.kid.clone(), DecodingKey::from_ed_der(&key.public_raw));
+            published.push((key.kid.clone(), key.public_raw.clone()));
+        }
+        Self {
+            inner: Arc::new(Inner {
+                issuer: issuer.into(),
+                signing_kid: active.kid.clone(),
+                encoding: EncodingKey::from_ed_der(&active.private_der),
+                verifying,
+                published,
+            }),
+        }
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.inner.issuer
+    }
+
+    /// Registered claims for a new token of `audience` about `sub`, valid for `ttl_secs`.
+    pub fn registered(
+        &self,
+        audience: Audience,
+        sub: impl Into<String>,
+        ttl_secs: u64,
+    ) -> Registered {
+        let now = Utc::now().timestamp();
+        Registered {
+            iss: self.inner.issuer.clone(),
+            aud: audience.as_str().to_owned(),
+            sub: sub.into(),
+            iat: now,
+            exp: now + ttl_secs as i64,
+            jti: Uuid::new_v4(),
+        }
+    }
+
+    /// Signs `claims` with the active key.
+    pub fn sign<C: Serialize>(&self, claims: &C) -> anyhow::Result<String> {
+        let mut header = Header::new(Algorithm::EdDSA);
+        header.kid = Some(self.inner.signing_kid.clone());
+        Ok(encode(&header, claims, &self.inner.encoding)?)
+    }
+
+    /// Verifies a token of `audience` and returns its claims.
+    pub fn verify<C: DeserializeOwned>(
+        &self,
+        token: &str,
+        audience: Audience,
+    ) -> Result<C, TokenRejection> {
+        let header = decode_header(token).map_err(|_| TokenRejection::Invalid)?;
+        if header.alg != Algorithm::EdDSA {
+            return Err(TokenRejection::Invalid);
+        }
+        let key = header
+            .kid
+            .as_deref()
+            .and_then(|kid| self.inner.verifying.get(kid))
+            .ok_or(TokenRejection::Invalid)?;
+        let mut validation = Validation::new(Algorithm::EdDSA);
+        validation.leeway = LEEWAY_SECS;
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.set_audience(&[audience.as_str()]);
+        validation.set_issuer(&[&self.inner.issuer]);
+        decode::<C>(token, key, &validation)
+            .map(|data| data.claims)
+            .map_err(|err| match err.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenRejection::Expired,
+                _ => TokenRejection::Invalid,
+            })
+    }
+
+    /// The public keys as a JWK Set (RFC 7517, OKP keys per RFC 8037).
+    pub fn jwks(&self) -> serde_json::Value {
+        use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
+        let keys: Vec<_> = self
+            .inner
+            .published
+            .iter()
+            .map(|(kid, public)| {
+                serde_json::json!({
+                    "kty": "OKP",
+                    "crv": "Ed25519",
+                    "alg": "EdDSA",
+                    "use": "sig",
+                    "kid": kid,
+                    "x": URL_SAFE_NO_PAD.encode(public),
+                })
+            })
+            .collect();
+        serde_json::json!({ "keys": keys })
+    }
+}
+
+/// A fresh Ed25519 key with a random `kid`.
+pub fn generate_ed25519() -> anyhow::Result<Ed25519Key> {
+    use ed25519_dalek::pkcs8::EncodePrivateKey;
+    let signing = ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng);
+    Ok(Ed25519Key {
+        kid: Uuid::new_v4().simple().to_string(),
+        private_der: signing.to_pkcs8_der()?.as_bytes().to_vec(),
+        public_raw: signing.verifying_key().to_bytes().to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
+
+    use super::*;
+
+    fn service() -> TokenService {
+        TokenService::new("http://issuer.test", &generate_ed25519().unwrap(), &[])
+    }
+
+    fn backend_claims(s: &TokenService, ttl: u64) -> BackendClaims {
+        BackendClaims {
+            registered: s.registered(Audience::Backend, "client-1", ttl),
+        }
+    }
+
+    #[test]
+    fn a_token_verifies_for_its_own_audience_only() {
+        let s = service();
+        let token = s.sign(&backend_claims(&s, 60)).unwrap();
+        let claims: BackendClaims = s.verify(&token, Audience::Backend).unwrap();
+        assert_eq!(claims.registered.sub, "client-1");
+        assert_eq!(
+            s.verify::<BackendClaims>(&token, Audience::Public)
+                .unwrap_err(),
+            TokenRejection::Invalid
+        );
+        assert_eq!(
+            s.verify::<BackendClaims>(&token, Audience::Merchant)
+                .unwrap_err(),
+            TokenRejection::Invalid
+        );
+    }
+
+    #[test]
+    fn an_expired_token_is_told_apart_from_an_invalid_one() {
+        let s = service();
+        let mut claims = backend_claims(&s, 0);
+        claims.registered.exp -= 120;
+        let token = s.sign(&claims).unwrap();
+        assert_eq!(
+            s.verify::<BackendClaims>(&token, Audience::Backend)
+                .unwrap_err(),
+            TokenRejection::Expired
+        );
+    }
+
+    #[test]
+    fn another_issuers_key_or_name_is_refused() {
+        let s = service();
+        let other = service();
+        let token = other.sign(&backend_claims(&other, 60)).unwrap();
+        assert!(s
+            .verify::<BackendClaims>(&token, Audience::Backend)
+            .is_err());
+        let renamed = TokenService::new("http://elsewhere.test", &generate_ed25519().unwrap(), &[]);
+        let token = renamed.sign(&backend_claims(&renamed, 60)).unwrap();
+        assert!(renamed
+            .verify::<BackendClaims>(&token, Audience::Backend)
+            .is_ok());
+        assert!(s
+            .verify::<BackendClaims>(&token, Audience::Backend)
+            .is_err());
+    }
+
+    #[test]
+    fn alg_none_and_tokens_without_required_claims_are_refused() {
+        let s = service();
+        let kid = s.inner.signing_kid.clone();
+        let header =
+            URL_SAFE_NO_PAD.encode(format!(r#"{{"alg":"none","typ":"JWT","kid":"{kid}"}}"#));
+        let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&backend_claims(&s, 60)).unwrap());
+        let unsigned = format!("{header}.{body}.");
+        assert_eq!(
+            s.verify::<BackendClaims>(&unsigned, Audience::Backend)
+                .unwrap_err(),
+            TokenRejection::Invalid
+        );
+
+        let now = Utc::now().timestamp();
+        let no_aud = serde_json::json!({ "iss": s.issuer(), "sub": "x", "iat": now, "exp": now + 60, "jti": Uuid::new_v4() });
+        let token = s.sign(&no_aud).unwrap();
+        assert!(s
+            .verify::<serde_json::Value>(&token, Audience::Backend)
+            .is_err());
+        let no_iss = serde_json::json!({ "aud": "boxoffice-backend", "sub": "x", "iat": now, "exp": now + 60 });
+        let token = s.sign(&no_iss).unwrap();
+        assert!(s
+            .verify::<serde_json::Value>(&token, Audience::Backend)
+            .is_err());
+    }
+
+    #[test]
+    fn a_retired_key_still_verifies_and_is_published() {
+        let old = generate_ed25519().unwrap();
+        let before = TokenService::new("http://issuer.test", &old, &[]);
+        let token = before.sign(&backend_claims(&before, 60)).unwrap();
+        let after = TokenService::new("http://issuer.test", &generate_ed25519().unwrap(), &[old]);
+        assert!(after
+            .verify::<BackendClaims>(&token, Audience::Backend)
+            .is_ok());
+        assert_eq!(after.jwks()["keys"].as_array().unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,3 @@
+//! Checkout: basket, reservation, confirmation, express checkout, and their pricing.
+
+pub mod pricing;

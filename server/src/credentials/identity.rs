@@ -1,0 +1,104 @@
+//! The identity bearer exchange: a retail partner's identity token becomes a public bearer for
+//! a session in the campaign the frame runs in. Tokens from issuers not on the allow-list are
+//! refused before any call to a provider, and no user is created until the token verifies.
+
+use chrono::Utc;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::{sessions::public_token, IssuedToken};
+use crate::{
+    auth::{
+        codes::{code_hash, new_code},
+        identity::{claimed_issuer, IdentityError, TrustedIssuer},
+    },
+    error::{Error, ProblemType, Result},
+    state::AppState,
+    store::{Campaign, CustomerDetails, CustomerKey, NewSession},
+};
+
+/// `POST /v1/session/identity`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityExchange {
+    /// The identity provider's JWT (header.body.signature).
+    pub identity_token: String,
+}
+
+fn rejected(reason: &str) -> Error {
+    Error::new(
+        ProblemType::IdentityTokenRejected,
+        format!("The identity token was rejected: {reason}."),
+    )
+}
+
+pub async fn exchange(
+    state: &AppState,
+    campaign: &Campaign,
+    request: IdentityExchange,
+) -> Result<IssuedToken> {
+    if request.identity_token.is_empty() {
+        return Err(Error::invalid_field(
+            "identity_token",
+            "required",
+            "identity_token must not be empty",
+        ));
+    }
+    let issuer_name = claimed_issuer(&request.identity_token)
+        .map_err(|_| rejected("it is not a JWT with an issuer"))?;
+    let issuer = state
+        .store
+        .identity_issuer_by_issuer(&issuer_name)
+        .await?
+        .ok_or_else(|| rejected("its issuer is not allowed"))?;
+    let trusted = TrustedIssuer {
+        issuer: issuer.issuer.clone(),
+        jwks_url_template: issuer.jwks_url_template.clone(),
+        audience: issuer.audience.clone(),
+    };
+    let identity = state
+        .identity
+        .verify(&request.identity_token, &trusted)
+        .await
+        .map_err(|err| match err {
+            IdentityError::Rejected(reason) => rejected(reason),
+            IdentityError::ProviderUnavailable => Error::new(
+                ProblemType::IdentityProviderUnavailable,
+                "The identity provider's keys could not be fetched; try again shortly.",
+            ),
+        })?;
+
+    let customer_id = state
+        .store
+        .upsert_customer(
+            CustomerKey::Identity {
+                identity_issuer_id: issuer.identity_issuer_id,
+                accountuid: &identity.accountuid,
+            },
+            &CustomerDetails::default(),
+        )
+        .await?;
+    let mut integrator_params = serde_json::Map::new();
+    integrator_params.insert("accountuid".into(), identity.accountuid.clone().into());
+    if let Some(card) = &identity.loyalty_card {
+        integrator_params.insert("loyalty_card".into(), card.clone().into());
+    }
+    // The session is minted already redeemed: there is no code to hand out, only the bearer.
+    let jti = Uuid::new_v4();
+    let session = state
+        .store
+        .create_session(&NewSession {
+            partner_session_id: Uuid::new_v4(),
+            code_hash: code_hash(&new_code()),
+            partner_client_id: None,
+            customer_id,
+            campaign_id: Some(campaign.campaign_id),
+            mode: "identity".to_owned(),
+            code_challenge: None,
+            code_expires_at: Utc::now(),
+            redeemed_with: Some(jti),
+            integrator_params,
+        })
+        .await?;
+    public_token(state, &session, jti).await
+}

@@ -1,0 +1,78 @@
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The kinds of event the service emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    /// A reservation was placed.
+    CheckoutStarted,
+    /// A checkout was confirmed and its fulfilment registered.
+    CheckoutFulfillmentRegistered,
+    /// An unconfirmed reservation ran out and released its capacity.
+    CheckoutExpired,
+    OrderPaid,
+    OrderCancelled,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::CheckoutStarted => "checkouts.CheckoutStarted",
+            EventType::CheckoutFulfillmentRegistered => "checkouts.CheckoutFulfillmentRegistered",
+            EventType::CheckoutExpired => "checkouts.CheckoutExpired",
+            EventType::OrderPaid => "orders.OrderPaid",
+            EventType::OrderCancelled => "orders.OrderCancelled",
+        }
+    }
+}
+
+/// An event to write to the outbox with the change it reports.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub event_type: EventType,
+    /// What the event is about, e.g. `checkouts/{id}`.
+    pub subject: String,
+    pub campaign_id: Uuid,
+    /// The partner whose session caused it; `None` for guests (then every partner allowed on
+    /// the campaign sees it).
+    pub partner_client_id: Option<Uuid>,
+    pub data: serde_json::Value,
+}
+
+/// A CloudEvents 1.0 event in JSON form, as delivered and listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CloudEvent {
+    pub specversion: String,
+    pub id: Uuid,
+    pub source: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub time: DateTime<Utc>,
+    pub subject: String,
+    pub datacontenttype: String,
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+impl CloudEvent {
+    pub fn new(
+        id: Uuid,
+        source: &str,
+        event_type: &str,
+        time: DateTime<Utc>,
+        subject: &str,
+        data: serde_json::Value,
+    ) -> Self {
+        Self {
+            specversion: "1.0".to_owned(),
+            id,
+            source: source.to_owned(),
+            event_type: event_type.to_owned(),
+            time,
+            subject: subject.to_owned(),
+            datacontenttype: "application/json".to_owned(),
+            data,
+        }
+    }
+}

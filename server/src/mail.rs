@@ -1,0 +1,80 @@
+//! Outgoing mail. Every mail is recorded in the database's outbox first; with
+//! `BOXOFFICE_SMTP_URL` set it is then delivered by SMTP and marked SENT (or FAILED), otherwise
+//! it stays in the outbox and is logged, so the embedded default works without a mail server.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use lettre::{message::Mailbox, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use secrecy::ExposeSecret;
+
+use crate::{config::Config, store::Store};
+
+/// A plain-text mail to one recipient.
+#[derive(Debug, Clone)]
+pub struct OutgoingMail {
+    pub to: String,
+    pub subject: String,
+    pub body: String,
+}
+
+#[derive(Clone)]
+pub struct Mailer {
+    store: Arc<dyn Store>,
+    smtp: Option<(AsyncSmtpTransport<Tokio1Executor>, Mailbox)>,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mailer")
+            .field("smtp", &self.smtp.is_some())
+            .finish()
+    }
+}
+
+impl Mailer {
+    pub fn new(store: Arc<dyn Store>, config: &Config) -> anyhow::Result<Self> {
+        let smtp = match &config.smtp_url {
+            None => None,
+            Some(url) => {
+                let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose_secret())
+                    .context("BOXOFFICE_SMTP_URL is not a valid smtp:// or smtps:// URL")?
+                    .build();
+                let from: Mailbox = config
+                    .mail_from
+                    .parse()
+                    .context("BOXOFFICE_MAIL_FROM is not a valid mailbox")?;
+                Some((transport, from))
+            }
+        };
+        Ok(Self { store, smtp })
+    }
+
+    /// Records the mail and, with SMTP configured, delivers it. A delivery failure is recorded
+    /// and returned; the mail stays in the outbox for an operator to resend.
+    pub async fn send(&self, mail: OutgoingMail) -> anyhow::Result<()> {
+        let mail_id = self
+            .store
+            .record_mail(&mail.to, &mail.subject, &mail.body)
+            .await?;
+        let Some((transport, from)) = &self.smtp else {
+            tracing::info!(%mail_id, to = %mail.to, subject = %mail.subject, "mail kept in the outbox (no SMTP configured)");
+            return Ok(());
+        };
+        let message = Message::builder()
+            .from(from.clone())
+            .to(mail.to.parse().context("recipient address")?)
+            .subject(&mail.subject)
+            .body(mail.body.clone())?;
+        match transport.send(message).await {
+            Ok(_) => {
+                self.store.set_mail_status(mail_id, "SENT").await?;
+                Ok(())
+            }
+            Err(err) => {
+                self.store.set_mail_status(mail_id, "FAILED").await?;
+                Err(anyhow::Error::new(err).context("SMTP delivery failed"))
+            }
+        }
+    }
+}

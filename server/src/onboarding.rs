@@ -1,0 +1,183 @@
+//! Merchant onboarding: an operator provisions the merchant's payment account and a magic link
+//! is mailed; the merchant exchanges the link's single-use code for a merchant bearer and uses
+//! it to get the provider's KYC URL.
+
+use chrono::{Duration, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{
+    auth::{
+        codes::{code_hash, new_code},
+        tokens::MerchantClaims,
+        Audience, MerchantUser,
+    },
+    error::{Error, ProblemType, Result},
+    http::validate::Checks,
+    mail::OutgoingMail,
+    state::AppState,
+    store::MerchantAccount,
+};
+
+/// Lifetime of an onboarding code.
+const CODE_TTL_DAYS: i64 = 7;
+/// Lifetime of a merchant bearer.
+pub const MERCHANT_TOKEN_TTL_SECS: u64 = 3600;
+
+/// An operator's request to onboard a merchant.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMerchantAccount {
+    pub email: String,
+    pub legal_name: String,
+    /// The catalog merchant this account settles for, if it exists yet.
+    pub merchant_id: Option<Uuid>,
+}
+
+/// The provisioned account and whether its magic link went out.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ProvisionedMerchantAccount {
+    #[serde(flatten)]
+    pub account: MerchantAccount,
+    /// SENT (delivered by SMTP), OUTBOX (kept in the outbox: no SMTP configured) or FAILED.
+    pub magic_link_mail: &'static str,
+}
+
+/// The merchant bearer for an onboarding code.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MerchantToken {
+    pub access_token: String,
+    pub token_type: &'static str,
+    pub expires_in: u64,
+    /// The account the token is for, to pass as `debtorCode` to the onboarding call.
+    pub debtor_code: String,
+}
+
+/// Where the merchant stands and where to complete KYC.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct OnboardingStatus {
+    pub debtor_code: String,
+    pub status: String,
+    pub kyc_url: String,
+}
+
+/// Provisions the account at the payment provider and mails the magic link.
+pub async fn provision(
+    state: &AppState,
+    request: NewMerchantAccount,
+) -> Result<ProvisionedMerchantAccount> {
+    let mut checks = Checks::default();
+    checks.email("email", &request.email);
+    checks.text("legal_name", &request.legal_name, 1, 200);
+    checks.finish()?;
+
+    let provisioned = state
+        .payments
+        .provision_account(&request.legal_name, &request.email)
+        .await?;
+    let now = Utc::now();
+    let account = MerchantAccount {
+        merchant_account_id: Uuid::new_v4(),
+        merchant_id: request.merchant_id,
+        debtor_code: provisioned.debtor_code,
+        email: request.email.trim().to_owned(),
+        legal_name: request.legal_name.trim().to_owned(),
+        provider_account_id: provisioned.provider_account_id,
+        status: "PENDING_KYC".to_owned(),
+        created_at: now,
+        updated_at: now,
+    };
+    let code = new_code();
+    state
+        .store
+        .create_merchant_account(
+            &account,
+            &code_hash(&code),
+            now + Duration::days(CODE_TTL_DAYS),
+        )
+        .await?;
+
+    let link = format!(
+        "{}/{}/merchant/onboarding?code={code}",
+        state.config.base_url(),
+        state.config.stage
+    );
+    let mail = OutgoingMail {
+        to: account.email.clone(),
+        subject: "Welcome to Boxoffice: set up your merchant account".to_owned(),
+        body: format!(
+            "Hello {},\n\nOpen this link to set up your Boxoffice merchant account and complete the \
+             verification of your payment account. The link works once and for {CODE_TTL_DAYS} days.\n\n{link}\n",
+            account.legal_name
+        ),
+    };
+    // The account exists whatever the mail does; an undelivered link stays in the outbox.
+    let magic_link_mail = match state.mailer.send(mail).await {
+        Ok(()) if state.config.smtp_url.is_some() => "SENT",
+        Ok(()) => "OUTBOX",
+        Err(err) => {
+            tracing::warn!(error = ?err, merchant_account_id = %account.merchant_account_id, "magic link not delivered");
+            "FAILED"
+        }
+    };
+    Ok(ProvisionedMerchantAccount {
+        account,
+        magic_link_mail,
+    })
+}
+
+/// Redeems the magic link's code (once) for a merchant bearer.
+pub async fn exchange_code(state: &AppState, code: &str) -> Result<MerchantToken> {
+    let invalid = || {
+        Error::new(
+            ProblemType::OnboardingCodeInvalid,
+            "The onboarding code is unknown, used or expired; ask for a new magic link.",
+        )
+    };
+    if code.is_empty() || code.len() > 128 {
+        return Err(invalid());
+    }
+    let account = state
+        .store
+        .redeem_onboarding_code(&code_hash(code), Utc::now())
+        .await?
+        .ok_or_else(invalid)?;
+    let claims = MerchantClaims {
+        registered: state.tokens.registered(
+            Audience::Merchant,
+            account.merchant_account_id.to_string(),
+            MERCHANT_TOKEN_TTL_SECS,
+        ),
+    };
+    Ok(MerchantToken {
+        access_token: state.tokens.sign(&claims)?,
+        token_type: "Bearer",
+        expires_in: MERCHANT_TOKEN_TTL_SECS,
+        debtor_code: account.debtor_code,
+    })
+}
+
+/// The KYC URL of the bearer's own account; any other debtor code is refused.
+pub async fn status(
+    state: &AppState,
+    merchant: &MerchantUser,
+    debtor_code: &str,
+) -> Result<OnboardingStatus> {
+    let account = state
+        .store
+        .merchant_account(merchant.merchant_account_id)
+        .await?
+        .filter(|a| a.debtor_code == debtor_code)
+        .ok_or_else(|| {
+            Error::new(
+                ProblemType::Forbidden,
+                "This debtorCode does not belong to the merchant account of the token.",
+            )
+        })?;
+    let kyc_url = state.payments.kyc_url(&account.provider_account_id).await?;
+    Ok(OnboardingStatus {
+        debtor_code: account.debtor_code,
+        status: account.status,
+        kyc_url: kyc_url.to_string(),
+    })
+}

@@ -1,0 +1,52 @@
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::StoreResult;
+
+/// A merchant's account at the payment provider, onboarded through a magic link and KYC.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct MerchantAccount {
+    pub merchant_account_id: Uuid,
+    pub merchant_id: Option<Uuid>,
+    /// The account's code at the payment provider (the `debtorCode` of the onboarding call).
+    pub debtor_code: String,
+    pub email: String,
+    pub legal_name: String,
+    #[serde(skip)]
+    pub provider_account_id: String,
+    /// PENDING_KYC until the provider has verified the merchant, then VERIFIED.
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[async_trait::async_trait]
+pub trait MerchantAccountStore {
+    /// Stores the account and its single-use onboarding code together.
+    async fn create_merchant_account(
+        &self,
+        account: &MerchantAccount,
+        code_hash: &[u8],
+        code_expires_at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// Redeems an onboarding code in one conditional update; `None` when unknown, used or expired.
+    async fn redeem_onboarding_code(
+        &self,
+        code_hash: &[u8],
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<MerchantAccount>>;
+    async fn merchant_account(
+        &self,
+        merchant_account_id: Uuid,
+    ) -> StoreResult<Option<MerchantAccount>>;
+    async fn merchant_account_by_provider_id(
+        &self,
+        provider_account_id: &str,
+    ) -> StoreResult<Option<MerchantAccount>>;
+    async fn set_merchant_account_status(
+        &self,
+        merchant_account_id: Uuid,
+        status: &str,
+    ) -> StoreResult<()>;
+}

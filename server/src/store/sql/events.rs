@@ -1,0 +1,175 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+/// Writes `event` to the outbox inside the caller's transaction, with a pending webhook
+/// delivery for each partner that should hear of it, so the event commits or rolls back with
+/// the change it reports.
+#[allow(dead_code)] // used by the checkout and order transactions
+async fn insert_event(
+    tx: &mut sqlx::Transaction<'static, Db>,
+    event: &crate::events::NewEvent,
+) -> sqlx::Result<uuid::Uuid> {
+    let event_id = uuid::Uuid::new_v4();
+    let now = chrono::Utc::now();
+    sqlx::query(
+        "INSERT INTO event (event_id, event_type, source, subject, occurred_at, campaign_id, partner_client_id, data)
+         VALUES ($1, $2, 'boxoffice', $3, $4, $5, $6, $7)",
+    )
+    .bind(event_id)
+    .bind(event.event_type.as_str())
+    .bind(&event.subject)
+    .bind(now)
+    .bind(event.campaign_id)
+    .bind(event.partner_client_id)
+    .bind(sqlx::types::Json(&event.data))
+    .execute(&mut **tx)
+    .await?;
+    // Deliveries get their own ids from the event id and the partner, so both backends can
+    // create them in one INSERT … SELECT without a UUID function in SQL.
+    let recipients: Vec<uuid::Uuid> = sqlx::query_scalar(
+        "SELECT pc.partner_client_id FROM partner_client pc
+         WHERE pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
+           AND (pc.partner_client_id = $1
+                OR ($1 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
+                                           WHERE pcc.partner_client_id = pc.partner_client_id
+                                             AND pcc.campaign_id = $2)))",
+    )
+    .bind(event.partner_client_id)
+    .bind(event.campaign_id)
+    .fetch_all(&mut **tx)
+    .await?;
+    for partner_client_id in recipients {
+        sqlx::query(
+            "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
+                 next_attempt_at, created_at, updated_at)
+             VALUES ($1, $2, $3, 'PENDING', 0, $4, $4, $4)",
+        )
+        .bind(uuid::Uuid::new_v4())
+        .bind(event_id)
+        .bind(partner_client_id)
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(event_id)
+}
+
+#[async_trait::async_trait]
+impl crate::store::EventStore for SqlStore {
+    async fn events_for_client(
+        &self,
+        client_id: &str,
+        after_seq: Option<i64>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::EventRecord>> {
+        Ok(sqlx::query_as(
+            "SELECT e.event_seq, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
+             FROM event e JOIN partner_client pc ON pc.client_id = $1
+             WHERE ($2 IS NULL OR e.event_seq > $2)
+               AND (e.partner_client_id = pc.partner_client_id
+                    OR (e.partner_client_id IS NULL AND EXISTS (
+                        SELECT 1 FROM partner_client_campaign pcc
+                        WHERE pcc.partner_client_id = pc.partner_client_id AND pcc.campaign_id = e.campaign_id)))
+             ORDER BY e.event_seq LIMIT $3",
+        )
+        .bind(client_id)
+        .bind(after_seq)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    async fn claim_due_deliveries(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        lock_until: chrono::DateTime<chrono::Utc>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::DueDelivery>> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let due: Vec<uuid::Uuid> = sqlx::query_scalar(
+            "SELECT webhook_delivery_id FROM webhook_delivery
+             WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+             ORDER BY next_attempt_at LIMIT $2",
+        )
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut claimed = Vec::with_capacity(due.len());
+        for id in due {
+            // The conditional update is the claim: another node that read the same row loses it.
+            let won = sqlx::query(
+                "UPDATE webhook_delivery SET locked_until = $2
+                 WHERE webhook_delivery_id = $1 AND (locked_until IS NULL OR locked_until <= $3)",
+            )
+            .bind(id)
+            .bind(lock_until)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+                == 1;
+            if won {
+                claimed.push(id);
+            }
+        }
+        let mut deliveries = Vec::with_capacity(claimed.len());
+        for id in claimed {
+            let delivery: crate::store::DueDelivery = sqlx::query_as(
+                "SELECT d.webhook_delivery_id, d.attempts, pc.webhook_url, pc.webhook_secret,
+                        e.event_id, e.event_type, e.subject, e.occurred_at, e.data
+                 FROM webhook_delivery d
+                 JOIN partner_client pc ON pc.partner_client_id = d.partner_client_id
+                 JOIN event e ON e.event_id = d.event_id
+                 WHERE d.webhook_delivery_id = $1",
+            )
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+            deliveries.push(delivery);
+        }
+        tx.commit().await?;
+        Ok(deliveries)
+    }
+
+    async fn record_delivery(
+        &self,
+        webhook_delivery_id: uuid::Uuid,
+        outcome: &crate::store::DeliveryOutcome,
+    ) -> crate::store::StoreResult<()> {
+        use crate::store::DeliveryOutcome;
+        let now = chrono::Utc::now();
+        let (status, code, error, next) = match outcome {
+            DeliveryOutcome::Delivered { status } => ("DELIVERED", Some(i32::from(*status)), None, now),
+            DeliveryOutcome::Failed { status, error, retry_at } => (
+                if retry_at.is_some() { "PENDING" } else { "FAILED" },
+                status.map(i32::from),
+                Some(error.clone()),
+                retry_at.unwrap_or(now),
+            ),
+        };
+        sqlx::query(
+            "UPDATE webhook_delivery SET status = $2, attempts = attempts + 1, last_status_code = $3,
+                 last_error = $4, next_attempt_at = $5, locked_until = NULL, updated_at = $6
+             WHERE webhook_delivery_id = $1",
+        )
+        .bind(webhook_delivery_id)
+        .bind(status)
+        .bind(code)
+        .bind(error)
+        .bind(next)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn delivery_attempts(
+        &self,
+        event_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Vec<(String, i32)>> {
+        Ok(sqlx::query_as("SELECT status, attempts FROM webhook_delivery WHERE event_id = $1")
+            .bind(event_id)
+            .fetch_all(&self.pool)
+            .await?)
+    }
+}

@@ -1,0 +1,139 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+/// Stores the success of a claimed request inside the transaction that made it, so the
+/// outcome and the stored response commit together.
+#[allow(dead_code)] // used by the express checkout transaction
+async fn complete_idempotency_key(
+    tx: &mut sqlx::Transaction<'static, Db>,
+    campaign_id: uuid::Uuid,
+    key: uuid::Uuid,
+    status: u16,
+    body: &[u8],
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE idempotency_record SET state = 'DONE', response_status = $3, response_body = $4
+         WHERE campaign_id = $1 AND idempotency_key = $2",
+    )
+    .bind(campaign_id)
+    .bind(key)
+    .bind(i32::from(status))
+    .bind(body)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct IdempotencyRow {
+    request_hash: Vec<u8>,
+    customer_id: Option<uuid::Uuid>,
+    state: String,
+    locked_until: chrono::DateTime<chrono::Utc>,
+    response_status: Option<i32>,
+    response_body: Option<Vec<u8>>,
+    expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[async_trait::async_trait]
+impl crate::store::IdempotencyStore for SqlStore {
+    async fn claim_idempotency_key(
+        &self,
+        r: &crate::store::IdempotentRequest,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<crate::store::IdempotencyClaim> {
+        use crate::store::IdempotencyClaim;
+        // A takeover can lose a race to another takeover; a few rounds settle it.
+        for _ in 0..3 {
+            let inserted = sqlx::query(
+                "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
+                     locked_until, created_at, expires_at)
+                 VALUES ($1, $2, $3, $4, 'IN_FLIGHT', $5, $6, $7)
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(r.campaign_id)
+            .bind(r.key)
+            .bind(&r.request_hash)
+            .bind(r.customer_id)
+            .bind(r.lock_until)
+            .bind(now)
+            .bind(r.expires_at)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+            if inserted == 1 {
+                return Ok(IdempotencyClaim::Claimed);
+            }
+            let Some(row): Option<IdempotencyRow> = sqlx::query_as(
+                "SELECT request_hash, customer_id, state, locked_until, response_status, response_body, expires_at
+                 FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2",
+            )
+            .bind(r.campaign_id)
+            .bind(r.key)
+            .fetch_optional(&self.pool)
+            .await?
+            else {
+                continue; // released between our insert and read: try again
+            };
+            let stale = (row.state == "IN_FLIGHT" && row.locked_until <= now) || row.expires_at <= now;
+            if stale {
+                let taken = sqlx::query(
+                    "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = 'IN_FLIGHT',
+                         locked_until = $5, created_at = $6, expires_at = $7, response_status = NULL, response_body = NULL
+                     WHERE campaign_id = $1 AND idempotency_key = $2
+                       AND ((state = 'IN_FLIGHT' AND locked_until <= $6) OR expires_at <= $6)",
+                )
+                .bind(r.campaign_id)
+                .bind(r.key)
+                .bind(&r.request_hash)
+                .bind(r.customer_id)
+                .bind(r.lock_until)
+                .bind(now)
+                .bind(r.expires_at)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                if taken == 1 {
+                    return Ok(IdempotencyClaim::Claimed);
+                }
+                continue;
+            }
+            if row.request_hash != r.request_hash || row.customer_id != r.customer_id {
+                return Ok(IdempotencyClaim::Reused);
+            }
+            return Ok(match (row.state.as_str(), row.response_status, row.response_body) {
+                ("DONE", Some(status), Some(body)) => IdempotencyClaim::Replay {
+                    status: u16::try_from(status).unwrap_or(200),
+                    body,
+                },
+                _ => IdempotencyClaim::InFlight,
+            });
+        }
+        Ok(IdempotencyClaim::InFlight)
+    }
+
+    async fn release_idempotency_key(
+        &self,
+        campaign_id: uuid::Uuid,
+        key: uuid::Uuid,
+    ) -> crate::store::StoreResult<()> {
+        sqlx::query(
+            "DELETE FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2 AND state = 'IN_FLIGHT'",
+        )
+        .bind(campaign_id)
+        .bind(key)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn purge_idempotency_records(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<u64> {
+        Ok(sqlx::query("DELETE FROM idempotency_record WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&self.pool)
+            .await?
+            .rows_affected())
+    }
+}

@@ -1,0 +1,96 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+#[async_trait::async_trait]
+impl crate::store::MerchantAccountStore for SqlStore {
+    async fn create_merchant_account(
+        &self,
+        a: &crate::store::MerchantAccount,
+        code_hash: &[u8],
+        code_expires_at: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO merchant_account (merchant_account_id, merchant_id, debtor_code, email, legal_name,
+                 provider_account_id, status, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        )
+        .bind(a.merchant_account_id)
+        .bind(a.merchant_id)
+        .bind(&a.debtor_code)
+        .bind(&a.email)
+        .bind(&a.legal_name)
+        .bind(&a.provider_account_id)
+        .bind(&a.status)
+        .bind(a.created_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))?;
+        sqlx::query(
+            "INSERT INTO onboarding_code (onboarding_code_id, merchant_account_id, code_hash, expires_at, created_at)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(uuid::Uuid::new_v4())
+        .bind(a.merchant_account_id)
+        .bind(code_hash)
+        .bind(code_expires_at)
+        .bind(a.created_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn redeem_onboarding_code(
+        &self,
+        code_hash: &[u8],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<Option<crate::store::MerchantAccount>> {
+        let account_id: Option<uuid::Uuid> = sqlx::query_scalar(
+            "UPDATE onboarding_code SET redeemed_at = $2
+             WHERE code_hash = $1 AND redeemed_at IS NULL AND expires_at > $2
+             RETURNING merchant_account_id",
+        )
+        .bind(code_hash)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        match account_id {
+            Some(id) => crate::store::MerchantAccountStore::merchant_account(self, id).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn merchant_account(
+        &self,
+        merchant_account_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Option<crate::store::MerchantAccount>> {
+        Ok(sqlx::query_as("SELECT * FROM merchant_account WHERE merchant_account_id = $1")
+            .bind(merchant_account_id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    async fn merchant_account_by_provider_id(
+        &self,
+        provider_account_id: &str,
+    ) -> crate::store::StoreResult<Option<crate::store::MerchantAccount>> {
+        Ok(sqlx::query_as("SELECT * FROM merchant_account WHERE provider_account_id = $1")
+            .bind(provider_account_id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    async fn set_merchant_account_status(
+        &self,
+        merchant_account_id: uuid::Uuid,
+        status: &str,
+    ) -> crate::store::StoreResult<()> {
+        sqlx::query("UPDATE merchant_account SET status = $2, updated_at = $3 WHERE merchant_account_id = $1")
+            .bind(merchant_account_id)
+            .bind(status)
+            .bind(chrono::Utc::now())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,102 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+#[async_trait::async_trait]
+impl crate::store::SessionStore for SqlStore {
+    async fn create_session(
+        &self,
+        s: &crate::store::NewSession,
+    ) -> crate::store::StoreResult<crate::store::Session> {
+        let now = chrono::Utc::now();
+        sqlx::query_as(
+            "INSERT INTO partner_session (partner_session_id, code_hash, partner_client_id, customer_id,
+                 campaign_id, mode, code_challenge, code_expires_at, redeemed_at, bearer_jti,
+                 integrator_params, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             RETURNING *",
+        )
+        .bind(s.partner_session_id)
+        .bind(&s.code_hash)
+        .bind(s.partner_client_id)
+        .bind(s.customer_id)
+        .bind(s.campaign_id)
+        .bind(&s.mode)
+        .bind(&s.code_challenge)
+        .bind(s.code_expires_at)
+        .bind(s.redeemed_with.map(|_| now))
+        .bind(s.redeemed_with)
+        .bind(sqlx::types::Json(&s.integrator_params))
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "session"))
+    }
+
+    async fn session_by_code(
+        &self,
+        code_hash: &[u8],
+    ) -> crate::store::StoreResult<Option<crate::store::Session>> {
+        Ok(sqlx::query_as("SELECT * FROM partner_session WHERE code_hash = $1")
+            .bind(code_hash)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    async fn session(
+        &self,
+        partner_session_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Option<crate::store::Session>> {
+        Ok(sqlx::query_as("SELECT * FROM partner_session WHERE partner_session_id = $1")
+            .bind(partner_session_id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    async fn redeem_session_code(
+        &self,
+        code_hash: &[u8],
+        client: Option<uuid::Uuid>,
+        jti: uuid::Uuid,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<crate::store::Redemption> {
+        use crate::store::Redemption;
+        // The frame redeems webframe codes only; partners redeem their own non-webframe codes.
+        let redeemed: Option<crate::store::Session> = sqlx::query_as(
+            "UPDATE partner_session SET redeemed_at = $2, bearer_jti = $3
+             WHERE code_hash = $1 AND redeemed_at IS NULL AND code_expires_at > $2
+               AND (($4 IS NULL AND mode = 'webframe') OR (partner_client_id = $4 AND mode <> 'webframe'))
+             RETURNING *",
+        )
+        .bind(code_hash)
+        .bind(now)
+        .bind(jti)
+        .bind(client)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some(session) = redeemed {
+            return Ok(Redemption::Redeemed(session));
+        }
+        let Some(existing) = self.session_by_code(code_hash).await? else {
+            return Ok(Redemption::Invalid);
+        };
+        let redeemer_matches = match client {
+            None => existing.mode == "webframe",
+            Some(id) => existing.partner_client_id == Some(id) && existing.mode != "webframe",
+        };
+        if !redeemer_matches {
+            return Ok(Redemption::Invalid);
+        }
+        if existing.redeemed_at.is_some() {
+            // RFC 6749 §4.1.2: a code used twice may have leaked; its bearer is revoked.
+            sqlx::query(
+                "UPDATE partner_session SET revoked_at = $2
+                 WHERE partner_session_id = $1 AND revoked_at IS NULL",
+            )
+            .bind(existing.partner_session_id)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+            return Ok(Redemption::Replayed);
+        }
+        Ok(Redemption::Expired)
+    }
+}

@@ -1,0 +1,408 @@
+//! Client credentials, sessions, code exchange and PKCE (interface.md §Authentication,
+//! decisions.md §3).
+
+use std::collections::HashSet;
+
+use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
+use reqwest::Method;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::helpers::{spawn_app, spawn_app_with, TestApp, TestClient};
+
+async fn app_with_client() -> (TestApp, TestClient, String) {
+    let app = spawn_app().await;
+    let campaign = app.create_campaign("Summer").await;
+    let client = app.create_client("shop", &[&campaign]).await;
+    (app, client, campaign)
+}
+
+#[tokio::test]
+async fn client_credentials_work_as_form_json_and_basic() {
+    let (app, client, _) = app_with_client().await;
+    let form = app
+        .send(app.request(Method::POST, "/oauth/token").form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", &client.client_id),
+            ("client_secret", &client.secret),
+        ]))
+        .await;
+    let body = form.assert_status(200);
+    assert_eq!(body["token_type"], "Bearer");
+    assert_eq!(body["expires_in"], 900);
+    assert_eq!(form.header("cache-control"), Some("no-store"));
+
+    let json = app
+        .send(app.request(Method::POST, "/oauth/token").json(&json!({
+            "grant_type": "client_credentials", "client_id": client.client_id, "client_secret": client.secret
+        })))
+        .await;
+    json.assert_status(200);
+
+    let basic = app
+        .send(
+            app.request(Method::POST, "/oauth/token")
+                .basic_auth(&client.client_id, Some(&client.secret))
+                .form(&[("grant_type", "client_credentials")]),
+        )
+        .await;
+    basic.assert_status(200);
+}
+
+#[tokio::test]
+async fn client_credential_errors_speak_both_problem_json_and_oauth() {
+    let (app, client, _) = app_with_client().await;
+    let wrong = app
+        .send(app.request(Method::POST, "/oauth/token").form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", &client.client_id),
+            ("client_secret", "wrong"),
+        ]))
+        .await;
+    let problem = wrong.assert_problem(401, "client-authentication-failed");
+    assert_eq!(problem["error"], "invalid_client");
+    assert!(problem["error_description"].is_string());
+
+    let unknown = app
+        .send(app.request(Method::POST, "/oauth/token").form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", "nobody"),
+            ("client_secret", "x"),
+        ]))
+        .await;
+    assert_eq!(
+        unknown.assert_problem(401, "client-authentication-failed")["error"],
+        "invalid_client"
+    );
+
+    let grant = app
+        .send(app.request(Method::POST, "/oauth/token").form(&[
+            ("grant_type", "password"),
+            ("client_id", "a"),
+            ("client_secret", "b"),
+        ]))
+        .await;
+    assert_eq!(
+        grant.assert_problem(400, "unsupported-grant-type")["error"],
+        "unsupported_grant_type"
+    );
+
+    let missing = app
+        .send(
+            app.request(Method::POST, "/oauth/token")
+                .form(&[("client_id", "a"), ("client_secret", "b")]),
+        )
+        .await;
+    assert_eq!(
+        missing.assert_problem(400, "request-validation-failed")["error"],
+        "invalid_request"
+    );
+
+    let both = app
+        .send(
+            app.request(Method::POST, "/oauth/token")
+                .basic_auth(&client.client_id, Some(&client.secret))
+                .form(&[
+                    ("grant_type", "client_credentials"),
+                    ("client_id", client.client_id.as_str()),
+                    ("client_secret", client.secret.as_str()),
+                ]),
+        )
+        .await;
+    assert_eq!(
+        both.assert_problem(400, "request-validation-failed")["error"],
+        "invalid_request"
+    );
+
+    let text = app
+        .send(
+            app.request(Method::POST, "/oauth/token")
+                .header("content-type", "text/plain")
+                .body("grant_type=client_credentials"),
+        )
+        .await;
+    text.assert_problem(415, "unsupported-media-type");
+}
+
+#[tokio::test]
+async fn a_headless_session_code_is_exchanged_once_for_a_public_bearer() {
+    let (app, client, campaign) = app_with_client().await;
+    let backend = app.backend_token(&client).await;
+    let response = app
+        .send(
+            app.request(Method::POST, "/v1/session")
+                .bearer_auth(&backend)
+                .json(&json!({
+                    "integration": "headless",
+                    "user": { "reference": "u-42", "email": "u42@example.com", "locale": "en-GB" },
+                    "campaign_id": campaign,
+                })),
+        )
+        .await;
+    let started = response.assert_status(201);
+    assert_eq!(started["data"]["pkce_required"], false);
+    assert!(started["data"].get("frame_url").is_none());
+    let expires: chrono::DateTime<chrono::Utc> = started["data"]["code_expires_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let ttl = expires - chrono::Utc::now();
+    assert!(ttl > chrono::Duration::seconds(280) && ttl <= chrono::Duration::seconds(300));
+    let code = started["data"]["session_code"].as_str().unwrap();
+    assert!(code.len() >= 43, "256 random bits");
+
+    let exchanged = app.exchange_code(&client, code).await;
+    let token = exchanged.assert_status(200);
+    assert_eq!(exchanged.header("cache-control"), Some("no-store"));
+    assert_eq!(token["data"]["token_type"], "Bearer");
+    assert_eq!(token["data"]["expires_in"], 1800);
+    assert!(token["data"]["expires_at"].is_string());
+    let bearer = token["data"]["access_token"].as_str().unwrap();
+
+    let me = app
+        .send(app.request(Method::GET, "/v2/me").bearer_auth(bearer))
+        .await
+        .assert_status(200);
+    assert_eq!(me["data"]["campaign_id"], campaign.as_str());
+    assert_eq!(me["data"]["mode"], "headless");
+    assert_eq!(me["data"]["client_id"], "shop");
+
+    app.exchange_code(&client, code)
+        .await
+        .assert_problem(400, "session-code-invalid");
+}
+
+#[tokio::test]
+async fn a_replayed_code_revokes_the_bearer_it_produced() {
+    let (app, client, campaign) = app_with_client().await;
+    let backend = app.backend_token(&client).await;
+    let code = app.session_code(&backend, json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": campaign })).await;
+    let bearer = app.exchange_code(&client, &code).await.assert_status(200)["data"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.send(app.request(Method::GET, "/v2/me").bearer_auth(&bearer))
+        .await
+        .assert_status(200);
+    app.exchange_code(&client, &code)
+        .await
+        .assert_problem(400, "session-code-invalid");
+    app.send(app.request(Method::GET, "/v2/me").bearer_auth(&bearer))
+        .await
+        .assert_problem(401, "token-invalid");
+}
+
+#[tokio::test]
+async fn fifty_parallel_redemptions_of_one_code_yield_exactly_one_bearer() {
+    let (app, client, campaign) = app_with_client().await;
+    let backend = app.backend_token(&client).await;
+    let code = app.session_code(&backend, json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": campaign })).await;
+    let attempts = (0..50).map(|_| app.exchange_code(&client, &code));
+    let results = futures::future::join_all(attempts).await;
+    let ok = results.iter().filter(|r| r.status == 200).count();
+    let refused = results.iter().filter(|r| r.status == 400).count();
+    assert_eq!((ok, refused), (1, 49));
+}
+
+#[tokio::test]
+async fn an_expired_code_is_told_apart_from_an_invalid_one() {
+    let app = spawn_app_with(|c| c.session_code_ttl_secs = 1).await;
+    let campaign = app.create_campaign("c").await;
+    let client = app.create_client("shop", &[&campaign]).await;
+    let backend = app.backend_token(&client).await;
+    let code = app
+        .session_code(
+            &backend,
+            json!({ "integration": "headless", "user": { "reference": "u" } }),
+        )
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    let expired = app.exchange_code(&client, &code).await;
+    assert_eq!(
+        expired.assert_problem(400, "session-code-expired")["error"],
+        "invalid_grant"
+    );
+    app.exchange_code(&client, "never-issued")
+        .await
+        .assert_problem(400, "session-code-invalid");
+}
+
+#[tokio::test]
+async fn only_the_creating_client_may_redeem_and_webframe_codes_only_in_the_frame() {
+    let (app, client, campaign) = app_with_client().await;
+    let other = app.create_client("other-shop", &[&campaign]).await;
+    let backend = app.backend_token(&client).await;
+    let code = app
+        .session_code(
+            &backend,
+            json!({ "integration": "headless", "user": { "reference": "u" } }),
+        )
+        .await;
+    app.exchange_code(&other, &code)
+        .await
+        .assert_problem(400, "session-code-invalid");
+    app.exchange_code(&client, &code).await.assert_status(200);
+
+    let started = app
+        .send(app.request(Method::POST, "/v1/session").bearer_auth(&backend).json(&json!({ "integration": "webframe", "user": { "reference": "u" }, "campaign_id": campaign })))
+        .await
+        .assert_status(201);
+    assert_eq!(
+        started["data"]["frame_url"],
+        format!("{}/frame", app.base_url)
+    );
+    let frame_code = started["data"]["session_code"].as_str().unwrap();
+    app.exchange_code(&client, frame_code)
+        .await
+        .assert_problem(400, "session-code-invalid");
+}
+
+#[tokio::test]
+async fn session_campaign_must_exist_and_be_allowed_for_the_client() {
+    let (app, client, _) = app_with_client().await;
+    let foreign = app.create_campaign("Not yours").await;
+    let backend = app.backend_token(&client).await;
+    let start = |body: serde_json::Value| {
+        app.send(
+            app.request(Method::POST, "/v1/session")
+                .bearer_auth(&backend)
+                .json(&body),
+        )
+    };
+    start(
+        json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": foreign }),
+    )
+    .await
+    .assert_problem(403, "forbidden");
+    start(json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": uuid::Uuid::new_v4() }))
+        .await
+        .assert_problem(404, "campaign-not-found");
+    let problem = start(json!({ "integration": "kiosk", "user": { "reference": "" } }))
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(problem["errors"][0]["field"], "integration");
+    let problem = start(json!({ "integration": "headless", "user": { "reference": " ", "email": "nope", "locale": "es-ES" } }))
+        .await
+        .assert_problem(400, "request-validation-failed");
+    let fields: HashSet<_> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        fields,
+        HashSet::from([
+            "user.reference".to_owned(),
+            "user.email".to_owned(),
+            "user.locale".to_owned()
+        ])
+    );
+}
+
+fn pkce_pair() -> (String, String) {
+    let verifier = format!(
+        "verifier-{}-{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+    (verifier, challenge)
+}
+
+#[tokio::test]
+async fn pkce_binds_the_code_to_its_verifier() {
+    let (app, client, _) = app_with_client().await;
+    let backend = app.backend_token(&client).await;
+    let (verifier, challenge) = pkce_pair();
+    let with_challenge = json!({ "integration": "headless", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "S256" });
+    let exchange = |code: String, verifier: Option<String>| {
+        let mut body = json!({ "session_code": code, "client_id": client.client_id, "client_secret": client.secret });
+        if let Some(v) = verifier {
+            body["code_verifier"] = v.into();
+        }
+        app.send(app.request(Method::POST, "/v1/session/token").json(&body))
+    };
+
+    let code = app.session_code(&backend, with_challenge.clone()).await;
+    exchange(code.clone(), Some(pkce_pair().0))
+        .await
+        .assert_problem(400, "pkce-verification-failed");
+    exchange(code.clone(), None)
+        .await
+        .assert_problem(400, "pkce-verification-failed");
+    exchange(code, Some(verifier)).await.assert_status(200);
+
+    let plain = app
+        .session_code(
+            &backend,
+            json!({ "integration": "headless", "user": { "reference": "u" } }),
+        )
+        .await;
+    exchange(plain, Some(pkce_pair().0))
+        .await
+        .assert_problem(400, "pkce-verification-failed");
+
+    let start = |body: serde_json::Value| {
+        app.send(
+            app.request(Method::POST, "/v1/session")
+                .bearer_auth(&backend)
+                .json(&body),
+        )
+    };
+    start(json!({ "integration": "headless", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "plain" }))
+        .await
+        .assert_problem(400, "request-validation-failed");
+    start(json!({ "integration": "webframe", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "S256" }))
+        .await
+        .assert_problem(400, "request-validation-failed");
+}
+
+#[tokio::test]
+async fn the_rfc_6749_twin_exchanges_with_field_code() {
+    let (app, client, _) = app_with_client().await;
+    let backend = app.backend_token(&client).await;
+    let code = app
+        .session_code(
+            &backend,
+            json!({ "integration": "headless", "user": { "reference": "u" } }),
+        )
+        .await;
+    let response = app
+        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("client_id", client.client_id.as_str()),
+            ("client_secret", client.secret.as_str()),
+        ]))
+        .await;
+    let token = response.assert_status(200);
+    assert!(
+        token["access_token"].is_string(),
+        "bare RFC 6749 body: {token}"
+    );
+    assert_eq!(response.header("cache-control"), Some("no-store"));
+    let again = app
+        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
+            ("code", code.as_str()),
+            ("client_id", client.client_id.as_str()),
+            ("client_secret", client.secret.as_str()),
+        ]))
+        .await;
+    assert_eq!(
+        again.assert_problem(400, "session-code-invalid")["error"],
+        "invalid_grant"
+    );
+    let bad_client = app
+        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
+            ("code", code.as_str()),
+            ("client_id", "shop"),
+            ("client_secret", "nope"),
+        ]))
+        .await;
+    assert_eq!(
+        bad_client.assert_problem(401, "client-authentication-failed")["error"],
+        "invalid_client"
+    );
+}

@@ -1,0 +1,262 @@
+//! The store story: the same scenarios through the `Store` trait on whichever backend the run
+//! uses (SQLite, or Postgres with TEST_DATABASE_URL), including the races the database settles.
+
+use std::{collections::HashSet, sync::Arc};
+
+use chrono::{Duration, Utc};
+use server::store::{
+    CampaignInput, CustomerDetails, CustomerKey, IdempotencyClaim, IdempotentRequest, KeyPurpose,
+    NewSession, Redemption, SigningKey, Store,
+};
+use uuid::Uuid;
+
+use crate::helpers::spawn_app;
+
+async fn store() -> (crate::helpers::TestApp, Arc<dyn Store>) {
+    let app = spawn_app().await;
+    let store = app.state.store.clone();
+    (app, store)
+}
+
+#[tokio::test]
+async fn campaigns_round_trip_with_exact_decimals() {
+    let (_app, store) = store().await;
+    let id = Uuid::new_v4();
+    let input = CampaignInput {
+        name: "Story".into(),
+        loyalty_points_per_unit: "1.25".parse().unwrap(),
+    };
+    let created = store.create_campaign(id, &input).await.unwrap();
+    assert_eq!(created.loyalty_points_per_unit, "1.25".parse().unwrap());
+    assert!(
+        store.create_campaign(id, &input).await.is_err(),
+        "duplicate id is a conflict"
+    );
+    assert_eq!(store.campaign(id).await.unwrap().unwrap().name, "Story");
+    assert!(store.campaign(Uuid::new_v4()).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn nodes_starting_together_converge_on_one_key() {
+    let (_app, store) = store().await;
+    let attempts = (0..10).map(|i| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let candidate = SigningKey {
+                signing_key_id: format!("candidate-{i}"),
+                algorithm: "HS256".into(),
+                secret: vec![i as u8; 32],
+                public_key: None,
+                active: true,
+                created_at: Utc::now(),
+            };
+            store
+                .ensure_active_key(KeyPurpose::Cursor, candidate)
+                .await
+                .unwrap()
+                .signing_key_id
+        })
+    });
+    let winners: HashSet<String> = futures::future::join_all(attempts)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(winners.len(), 1, "one active cursor key: {winners:?}");
+}
+
+#[tokio::test]
+async fn customers_are_upserted_by_their_key() {
+    let (app, store) = store().await;
+    let campaign = app.create_campaign("c").await;
+    let client = app.create_client("shop", &[&campaign]).await;
+    let partner = store
+        .partner_client_by_client_id(&client.client_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .client
+        .partner_client_id;
+    let key = || CustomerKey::Partner {
+        partner_client_id: partner,
+        reference: "ref-1",
+    };
+    let first = store
+        .upsert_customer(
+            key(),
+            &CustomerDetails {
+                email: Some("a@b.nl".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let again = store
+        .upsert_customer(key(), &CustomerDetails::default())
+        .await
+        .unwrap();
+    assert_eq!(first, again);
+    let other = store
+        .upsert_customer(
+            CustomerKey::Partner {
+                partner_client_id: partner,
+                reference: "ref-2",
+            },
+            &CustomerDetails::default(),
+        )
+        .await
+        .unwrap();
+    assert_ne!(first, other);
+}
+
+#[tokio::test]
+async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
+    let (app, store) = store().await;
+    let campaign = app.create_campaign("c").await;
+    let client = app.create_client("shop", &[&campaign]).await;
+    let partner = store
+        .partner_client_by_client_id(&client.client_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .client
+        .partner_client_id;
+    let customer = store
+        .upsert_customer(
+            CustomerKey::Partner {
+                partner_client_id: partner,
+                reference: "r",
+            },
+            &CustomerDetails::default(),
+        )
+        .await
+        .unwrap();
+    let hash = vec![7u8; 32];
+    store
+        .create_session(&NewSession {
+            partner_session_id: Uuid::new_v4(),
+            code_hash: hash.clone(),
+            partner_client_id: Some(partner),
+            customer_id: customer,
+            campaign_id: None,
+            mode: "headless".into(),
+            code_challenge: None,
+            code_expires_at: Utc::now() + Duration::minutes(5),
+            redeemed_with: None,
+            integrator_params: Default::default(),
+        })
+        .await
+        .unwrap();
+    let racers = (0..20).map(|_| {
+        let store = store.clone();
+        let hash = hash.clone();
+        tokio::spawn(async move {
+            store
+                .redeem_session_code(&hash, Some(partner), Uuid::new_v4(), Utc::now())
+                .await
+                .unwrap()
+        })
+    });
+    let outcomes = futures::future::join_all(racers).await;
+    let redeemed = outcomes
+        .iter()
+        .filter(|o| matches!(o.as_ref().unwrap(), Redemption::Redeemed(_)))
+        .count();
+    assert_eq!(redeemed, 1);
+    let session = store.session_by_code(&hash).await.unwrap().unwrap();
+    assert!(
+        session.revoked_at.is_some(),
+        "the replays revoked the session"
+    );
+}
+
+fn idempotent(
+    campaign: Uuid,
+    key: Uuid,
+    body: &[u8],
+    now: chrono::DateTime<Utc>,
+) -> IdempotentRequest {
+    IdempotentRequest {
+        campaign_id: campaign,
+        key,
+        request_hash: body.to_vec(),
+        customer_id: None,
+        lock_until: now + Duration::seconds(90),
+        expires_at: now + Duration::hours(24),
+    }
+}
+
+#[tokio::test]
+async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
+    let (_app, store) = store().await;
+    let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
+    let claims = (0..10).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            store
+                .claim_idempotency_key(&idempotent(campaign, key, b"a", now), now)
+                .await
+                .unwrap()
+        })
+    });
+    let outcomes: Vec<_> = futures::future::join_all(claims)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|c| **c == IdempotencyClaim::Claimed)
+            .count(),
+        1
+    );
+    assert!(outcomes
+        .iter()
+        .all(|c| matches!(c, IdempotencyClaim::Claimed | IdempotencyClaim::InFlight)));
+
+    let other_body = store
+        .claim_idempotency_key(&idempotent(campaign, key, b"b", now), now)
+        .await
+        .unwrap();
+    assert_eq!(other_body, IdempotencyClaim::Reused);
+
+    let later = now + Duration::seconds(91);
+    let taken = store
+        .claim_idempotency_key(&idempotent(campaign, key, b"a", later), later)
+        .await
+        .unwrap();
+    assert_eq!(
+        taken,
+        IdempotencyClaim::Claimed,
+        "a crashed request's lock expires"
+    );
+
+    store.release_idempotency_key(campaign, key).await.unwrap();
+    let again = store
+        .claim_idempotency_key(&idempotent(campaign, key, b"c", later), later)
+        .await
+        .unwrap();
+    assert_eq!(
+        again,
+        IdempotencyClaim::Claimed,
+        "a released key is free for any body"
+    );
+
+    let day_later = later + Duration::hours(25);
+    assert_eq!(store.purge_idempotency_records(day_later).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn mail_is_kept_in_the_outbox() {
+    let (_app, store) = store().await;
+    let id = store
+        .record_mail("x@y.nl", "Subject", "Body")
+        .await
+        .unwrap();
+    store.set_mail_status(id, "SENT").await.unwrap();
+    let mails = store.mails_to("x@y.nl", 10).await.unwrap();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].status, "SENT");
+    assert!(mails[0].sent_at.is_some());
+}
