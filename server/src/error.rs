@@ -324,6 +324,9 @@ impl From<crate::store::StoreError> for Error {
                 "unknown_reference",
                 format!("`{what}` refers to a record that does not exist"),
             ),
+            StoreError::InvalidReference { field, message } => {
+                Error::invalid_field(&field, "invalid_reference", message)
+            }
             StoreError::Database(err) => err.into(),
         }
     }

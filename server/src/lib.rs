@@ -25,6 +25,8 @@ pub mod sandbox;
 pub mod secrets;
 pub mod state;
 pub mod store;
+pub mod text;
+pub mod time;
 
 use std::{future::Future, sync::Arc, sync::OnceLock};
 

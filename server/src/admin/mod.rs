@@ -3,10 +3,15 @@
 //! when `BOXOFFICE_ADMIN_TOKEN` is set.
 
 mod auth;
+mod availability;
+mod calendar;
 mod campaigns;
 mod clients;
 mod issuers;
 mod memberships;
+mod merchants;
+mod products;
+mod timeslots;
 mod vouchers;
 mod wallets;
 
@@ -24,4 +29,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(memberships::router())
         .merge(vouchers::router())
         .merge(wallets::router())
+        .merge(merchants::router())
+        .merge(availability::router())
+        .merge(products::router())
+        .merge(calendar::router())
+        .merge(timeslots::router())
 }

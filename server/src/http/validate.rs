@@ -1,6 +1,9 @@
 //! Input checks that collect every invalid field into one `request-validation-failed` problem.
 
+use std::{collections::HashSet, hash::Hash};
+
 use app::wire::FieldError;
+use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
 use crate::error::{Error, Result};
@@ -206,6 +209,70 @@ impl Checks {
         );
     }
 
+    /// A finite number within `min..=max`.
+    pub fn in_range(&mut self, field: &str, value: f64, min: f64, max: f64) {
+        self.check(
+            value.is_finite() && (min..=max).contains(&value),
+            field,
+            "out_of_range",
+            format!("{field} must be between {min} and {max}"),
+        );
+    }
+
+    /// A date range `from..=until` of at most `max_days` days; a failure names `until_field`.
+    pub fn date_range(
+        &mut self,
+        until_field: &str,
+        from: NaiveDate,
+        until: NaiveDate,
+        max_days: i64,
+    ) {
+        if until < from {
+            self.fail(
+                until_field,
+                "before_from",
+                format!("{until_field} must not be before from"),
+            );
+        } else if (until - from).num_days() + 1 > max_days {
+            self.fail(
+                until_field,
+                "range_too_long",
+                format!("from..{until_field} may span at most {max_days} days"),
+            );
+        }
+    }
+
+    /// A time of day written `HH:MM` (24-hour clock), returned when valid.
+    pub fn time_of_day(&mut self, field: &str, value: &str) -> Option<NaiveTime> {
+        let parsed = (value.len() == 5 && value.as_bytes()[2] == b':')
+            .then(|| NaiveTime::parse_from_str(value, "%H:%M").ok())
+            .flatten();
+        if parsed.is_none() {
+            self.fail(
+                field,
+                "time",
+                format!("{field} must be a time of day written HH:MM, such as 09:30"),
+            );
+        }
+        parsed
+    }
+
+    /// Every value that repeats an earlier one fails as `field(index)`.
+    pub fn distinct<T: Eq + Hash>(
+        &mut self,
+        values: impl IntoIterator<Item = T>,
+        field: impl Fn(usize) -> String,
+    ) {
+        let mut seen = HashSet::new();
+        for (i, value) in values.into_iter().enumerate() {
+            if !seen.insert(value) {
+                let name = field(i);
+                let message = format!("{name} repeats an earlier value");
+                self.fail(&name, "duplicate", message);
+            }
+        }
+    }
+
     pub fn finish(self) -> Result<()> {
         if self.errors.is_empty() {
             Ok(())
@@ -283,6 +350,44 @@ mod tests {
         }
     }
 
+    fn failed_fields(checks: Checks) -> Vec<String> {
+        match checks.finish() {
+            Ok(()) => Vec::new(),
+            Err(Error::Problem { errors, .. }) => errors.into_iter().map(|e| e.field).collect(),
+            Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn ranges_dates_times_and_repeats() {
+        let d = |s: &str| s.parse::<NaiveDate>().unwrap();
+        let mut checks = Checks::default();
+        checks.in_range("lat", 90.0, -90.0, 90.0);
+        checks.date_range("until", d("2026-01-01"), d("2026-12-31"), 366);
+        checks.date_range("until", d("2028-01-01"), d("2028-12-31"), 366);
+        assert_eq!(
+            checks.time_of_day("t", "23:59"),
+            NaiveTime::from_hms_opt(23, 59, 0)
+        );
+        checks.distinct([1, 2, 3], |i| format!("x[{i}]"));
+        assert!(failed_fields(checks).is_empty());
+
+        let mut checks = Checks::default();
+        checks.in_range("a", 90.5, -90.0, 90.0);
+        checks.in_range("b", f64::NAN, -90.0, 90.0);
+        checks.date_range("c", d("2026-01-02"), d("2026-01-01"), 366);
+        checks.date_range("d", d("2026-01-01"), d("2027-01-02"), 366);
+        for bad in ["24:00", "9:30", "09:30:00", "0930", "ab:cd"] {
+            assert_eq!(checks.time_of_day("e", bad), None, "{bad}");
+        }
+        checks.distinct(["x", "y", "x"], |i| format!("f[{i}]"));
+        let fields = failed_fields(checks);
+        assert_eq!(
+            fields,
+            ["a", "b", "c", "d", "e", "e", "e", "e", "e", "f[2]"]
+        );
+    }
+
     #[test]
     fn emails() {
         for ok in ["a@b.nl", "first.last+tag@sub.example.com"] {
@@ -310,7 +415,7 @@ mod tests {
         assert_eq!(errors.len(), 2);
     }
 
-    fn failed_fields(checks: Checks) -> Vec<(String, String)> {
+    fn failed_with_codes(checks: Checks) -> Vec<(String, String)> {
         match checks.finish() {
             Ok(()) => Vec::new(),
             Err(Error::Problem { errors, .. }) => {
@@ -326,12 +431,12 @@ mod tests {
         checks.url_template("a", "https://idp.example/{apiKey}/jwks", &["apiKey"]);
         checks.url_template("b", "https://idp.example/jwks?key={apiKey}", &["apiKey"]);
         checks.url_template("c", "https://idp.example/jwks", &["apiKey"]);
-        assert!(failed_fields(checks).is_empty());
+        assert!(failed_with_codes(checks).is_empty());
         let mut checks = Checks::default();
         checks.url_template("typo", "https://idp.example/{apikey}", &["apiKey"]);
         checks.url_template("relative", "/{apiKey}/jwks", &["apiKey"]);
         checks.url_template("scheme", "ftp://idp.example/{apiKey}", &["apiKey"]);
-        let codes = failed_fields(checks);
+        let codes = failed_with_codes(checks);
         assert_eq!(
             codes,
             [
@@ -347,13 +452,13 @@ mod tests {
         let mut checks = Checks::default();
         checks.identifier("a", "demo-partner", 3, 64);
         checks.identifier("b", "pc_0f.A", 3, 64);
-        assert!(failed_fields(checks).is_empty());
+        assert!(failed_with_codes(checks).is_empty());
         let mut checks = Checks::default();
         checks.identifier("space", "a b c", 3, 64);
         checks.identifier("colon", "a:bc", 3, 64);
         checks.identifier("short", "ab", 3, 64);
         checks.identifier("unicode", "café", 3, 64);
-        assert_eq!(failed_fields(checks).len(), 4);
+        assert_eq!(failed_with_codes(checks).len(), 4);
     }
 
     #[test]
@@ -363,7 +468,7 @@ mod tests {
         checks.positive_amount("a", d("0.01"));
         checks.percentage("b", d("100"));
         checks.percentage("c", d("12.50"));
-        assert!(failed_fields(checks).is_empty());
+        assert!(failed_with_codes(checks).is_empty());
         let mut checks = Checks::default();
         checks.positive_amount("zero", d("0"));
         checks.positive_amount("negative", d("-5"));
@@ -371,7 +476,10 @@ mod tests {
         checks.percentage("above", d("100.01"));
         checks.percentage("none", d("0"));
         checks.percentage("fine", d("0.005"));
-        let codes: Vec<String> = failed_fields(checks).into_iter().map(|(_, c)| c).collect();
+        let codes: Vec<String> = failed_with_codes(checks)
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect();
         assert_eq!(
             codes,
             [
@@ -394,7 +502,7 @@ mod tests {
             10,
         );
         assert_eq!(
-            failed_fields(checks),
+            failed_with_codes(checks),
             [("frame_origins[1]".into(), "origin".into())]
         );
     }

@@ -5,6 +5,8 @@
 //! their migrations spell the column types; [`DbDecimal`] hides the one type sqlx maps
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
+mod availability;
+mod calendar;
 mod campaigns;
 mod clients;
 mod customers;
@@ -16,15 +18,20 @@ mod keys;
 mod mail;
 mod memberships;
 mod merchant_accounts;
+mod merchants;
 pub mod postgres;
+mod products;
 mod sessions;
 pub mod sqlite;
+mod timeslots;
 pub mod two_decimals;
 mod vouchers;
 mod wallets;
 
 use std::sync::Arc;
 
+pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore};
+pub use calendar::{days, CalendarDay, CalendarInput, CalendarStore, MAX_CALENDAR_DAYS};
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
@@ -38,7 +45,16 @@ pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::{MailRecord, MailStore};
 pub use memberships::{Membership, MembershipInput, MembershipStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
+pub use merchants::{
+    Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
+    MerchantTranslation,
+};
+pub use products::{
+    LocalizedProduct, Product, ProductFilter, ProductInput, ProductStore, ProductTranslation,
+    INVENTORY_PROVIDER, TICKET, VALIDITY_PERIOD,
+};
 pub use sessions::{NewSession, Redemption, Session, SessionStore};
+pub use timeslots::{NewTimeslot, Timeslot, TimeslotStore};
 pub use vouchers::{
     normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherStore, VoucherUpdate,
 };
@@ -47,12 +63,17 @@ pub use wallets::{Wallet, WalletInput, WalletStore};
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// A unique constraint was violated; the text names what was duplicated.
+    /// The write conflicts with what is stored (a duplicate, or capacity below what is already
+    /// reserved); the text says what.
     #[error("conflict: {0}")]
     Conflict(String),
     /// A foreign key named a record that does not exist; the text names the field.
     #[error("missing reference: {0}")]
     MissingReference(String),
+    /// A reference names a record that exists but may not be used there (a group of another
+    /// merchant); `field` names the input field.
+    #[error("invalid reference {field}: {message}")]
+    InvalidReference { field: String, message: String },
     #[error(transparent)]
     Database(#[from] sqlx::Error),
 }
@@ -86,6 +107,17 @@ impl StoreError {
         }
         StoreError::Database(err)
     }
+
+    /// A CHECK violation as a `Conflict` saying `message`: the backstop behind a conditional
+    /// write, reached when a concurrent change slipped between the condition and the constraint.
+    pub fn check_as_conflict(err: sqlx::Error, message: &str) -> StoreError {
+        match &err {
+            sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::CheckViolation => {
+                StoreError::Conflict(message.to_owned())
+            }
+            _ => StoreError::Database(err),
+        }
+    }
 }
 
 /// Everything the server persists.
@@ -104,6 +136,11 @@ pub trait Store:
     + SessionStore
     + VoucherStore
     + WalletStore
+    + MerchantStore
+    + AvailabilityStore
+    + ProductStore
+    + CalendarStore
+    + TimeslotStore
     + Send
     + Sync
     + 'static

@@ -5,6 +5,8 @@
 use sqlx::postgres::PgPoolOptions;
 
 pub type Db = sqlx::Postgres;
+/// A connection, pooled or inside a transaction (helpers of the included SQL take either).
+type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
     use super::Db;
@@ -55,3 +57,8 @@ include!("sql/references.rs");
 include!("sql/sessions.rs");
 include!("sql/vouchers.rs");
 include!("sql/wallets.rs");
+include!("sql/merchants.rs");
+include!("sql/availability.rs");
+include!("sql/products.rs");
+include!("sql/calendar.rs");
+include!("sql/timeslots.rs");

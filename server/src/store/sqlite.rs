@@ -6,6 +6,8 @@ use std::{str::FromStr, time::Duration};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub type Db = sqlx::Sqlite;
+/// A connection, pooled or inside a transaction (helpers of the included SQL take either).
+type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
     use super::Db;
@@ -62,3 +64,8 @@ include!("sql/references.rs");
 include!("sql/sessions.rs");
 include!("sql/vouchers.rs");
 include!("sql/wallets.rs");
+include!("sql/merchants.rs");
+include!("sql/availability.rs");
+include!("sql/products.rs");
+include!("sql/calendar.rs");
+include!("sql/timeslots.rs");

@@ -114,6 +114,11 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
 }
 
 impl TestApp {
+    /// `sqlite` or `postgres`.
+    pub fn backend(&self) -> &'static str {
+        self.state.store.backend()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
     }

@@ -1,12 +1,15 @@
 //! API tests: each starts the real server on a random port and speaks HTTP to it. They run on
 //! SQLite by default and on Postgres when `TEST_DATABASE_URL` is set (the test command runs both).
 
+mod admin_availability;
 mod admin_campaigns;
+mod admin_catalog;
 mod admin_clients;
 mod admin_issuers;
 mod admin_memberships;
 mod admin_vouchers;
 mod admin_wallets;
+mod catalog_fixtures;
 mod conventions;
 mod credentials;
 mod helpers;

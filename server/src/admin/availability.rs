@@ -1,0 +1,136 @@
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::Admin;
+use crate::{
+    error::{Error, Result},
+    http::{
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiJson, ApiPath, ApiQuery},
+        validate::Checks,
+    },
+    state::AppState,
+    store::{AvailabilityGroup, AvailabilityGroupInput},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_group, list_groups))
+        .routes(routes!(get_group, update_group))
+}
+
+fn validate(input: &AvailabilityGroupInput) -> Result<()> {
+    let mut checks = Checks::default();
+    checks.text("name", &input.name, 1, 200);
+    checks.finish()
+}
+
+/// Filters of the availability group list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct GroupListParams {
+    /// Only the groups of this merchant.
+    merchant_id: Option<Uuid>,
+    /// Items per page, 1 to 100 (default 20).
+    limit: Option<u32>,
+    /// Cursor from the previous page's `meta.pagination.next_token`.
+    next_token: Option<String>,
+}
+
+/// Creates an availability group: capacity shared by products of one merchant.
+#[utoipa::path(post, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
+    request_body = AvailabilityGroupInput,
+    responses((status = 201, body = inline(app::wire::Envelope<AvailabilityGroup>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn create_group(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<AvailabilityGroupInput>,
+) -> Result<Data<AvailabilityGroup>> {
+    validate(&input)?;
+    let group = state
+        .store
+        .create_availability_group(Uuid::new_v4(), &input)
+        .await?;
+    Ok(Data::created(group))
+}
+
+/// Reads an availability group.
+#[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
+    params(("availability_group_id" = Uuid, Path)),
+    responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn get_group(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(group_id): ApiPath<Uuid>,
+) -> Result<Data<AvailabilityGroup>> {
+    let group = state.store.availability_group(group_id).await?;
+    group
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The availability group"))
+}
+
+/// Replaces an availability group's writable fields. Moving it to another merchant is a
+/// conflict while products use it.
+#[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
+    params(("availability_group_id" = Uuid, Path)), request_body = AvailabilityGroupInput,
+    responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 409, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn update_group(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(group_id): ApiPath<Uuid>,
+    ApiJson(input): ApiJson<AvailabilityGroupInput>,
+) -> Result<Data<AvailabilityGroup>> {
+    validate(&input)?;
+    let group = state
+        .store
+        .update_availability_group(group_id, &input)
+        .await?;
+    group
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The availability group"))
+}
+
+/// Lists availability groups in id order, paged by cursor; optionally of one merchant.
+#[utoipa::path(get, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
+    params(GroupListParams),
+    responses((status = 200, body = inline(app::wire::Envelope<Vec<AvailabilityGroup>>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn list_groups(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiQuery(params): ApiQuery<GroupListParams>,
+) -> Result<Page<AvailabilityGroup>> {
+    let filters = format!(
+        "merchant_id={}",
+        params
+            .merchant_id
+            .map(|id| id.to_string())
+            .unwrap_or_default()
+    );
+    let page = PageParams {
+        limit: params.limit,
+        next_token: params.next_token,
+    };
+    paginate(
+        &state.cursors,
+        &page,
+        "admin/availability-groups",
+        &filters,
+        |g: &AvailabilityGroup| g.availability_group_id,
+        |after, limit| {
+            state
+                .store
+                .list_availability_groups(params.merchant_id, after, limit)
+        },
+    )
+    .await
+}

@@ -1,0 +1,157 @@
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::Admin;
+use crate::{
+    error::{Error, Result},
+    http::{
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiJson, ApiPath, ApiQuery},
+        validate::Checks,
+    },
+    state::AppState,
+    store::{Merchant, MerchantInput},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_merchant, list_merchants))
+        .routes(routes!(get_merchant, update_merchant))
+}
+
+fn validate(input: &MerchantInput) -> Result<()> {
+    let mut checks = Checks::default();
+    checks.text("name", &input.name, 1, 200);
+    checks.text("description", &input.description, 0, 5000);
+    checks.text("category", &input.category, 1, 100);
+    checks.text("address.street", &input.address.street, 1, 200);
+    checks.text("address.postal_code", &input.address.postal_code, 1, 20);
+    checks.text("address.city", &input.address.city, 1, 100);
+    checks.country("address.country", &input.address.country);
+    checks.in_range("location.latitude", input.location.latitude, -90.0, 90.0);
+    checks.in_range(
+        "location.longitude",
+        input.location.longitude,
+        -180.0,
+        180.0,
+    );
+    checks.timezone("timezone", &input.timezone);
+    checks.currency("currency", &input.currency);
+    if let Some(url) = &input.image_url {
+        checks.http_url("image_url", url);
+    }
+    if let Some(url) = &input.website {
+        checks.http_url("website", url);
+    }
+    for (i, t) in input.translations.iter().enumerate() {
+        checks.text(&format!("translations[{i}].name"), &t.name, 1, 200);
+        checks.text(
+            &format!("translations[{i}].description"),
+            &t.description,
+            0,
+            5000,
+        );
+    }
+    checks.distinct(input.translations.iter().map(|t| t.locale), |i| {
+        format!("translations[{i}].locale")
+    });
+    checks.finish()
+}
+
+/// Filters of the merchant list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct MerchantListParams {
+    /// Only merchants with a product in this campaign.
+    campaign_id: Option<Uuid>,
+    /// Items per page, 1 to 100 (default 20).
+    limit: Option<u32>,
+    /// Cursor from the previous page's `meta.pagination.next_token`.
+    next_token: Option<String>,
+}
+
+/// Creates a merchant with its translations.
+#[utoipa::path(post, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
+    request_body = MerchantInput,
+    responses((status = 201, body = inline(app::wire::Envelope<Merchant>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn create_merchant(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<MerchantInput>,
+) -> Result<Data<Merchant>> {
+    validate(&input)?;
+    let merchant = state.store.create_merchant(Uuid::new_v4(), &input).await?;
+    Ok(Data::created(merchant))
+}
+
+/// Reads a merchant with all its translations.
+#[utoipa::path(get, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
+    params(("merchant_id" = Uuid, Path)),
+    responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn get_merchant(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(merchant_id): ApiPath<Uuid>,
+) -> Result<Data<Merchant>> {
+    let merchant = state.store.merchant(merchant_id).await?;
+    merchant
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The merchant"))
+}
+
+/// Replaces a merchant's writable fields and its translations.
+#[utoipa::path(put, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
+    params(("merchant_id" = Uuid, Path)), request_body = MerchantInput,
+    responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn update_merchant(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(merchant_id): ApiPath<Uuid>,
+    ApiJson(input): ApiJson<MerchantInput>,
+) -> Result<Data<Merchant>> {
+    validate(&input)?;
+    let merchant = state.store.update_merchant(merchant_id, &input).await?;
+    merchant
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The merchant"))
+}
+
+/// Lists merchants in id order, paged by cursor; optionally those in one campaign.
+#[utoipa::path(get, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
+    params(MerchantListParams),
+    responses((status = 200, body = inline(app::wire::Envelope<Vec<Merchant>>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn list_merchants(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiQuery(params): ApiQuery<MerchantListParams>,
+) -> Result<Page<Merchant>> {
+    let filters = format!(
+        "campaign_id={}",
+        params
+            .campaign_id
+            .map(|id| id.to_string())
+            .unwrap_or_default()
+    );
+    let page = PageParams {
+        limit: params.limit,
+        next_token: params.next_token,
+    };
+    paginate(
+        &state.cursors,
+        &page,
+        "admin/merchants",
+        &filters,
+        |m: &Merchant| m.merchant_id,
+        |after, limit| state.store.list_merchants(params.campaign_id, after, limit),
+    )
+    .await
+}

@@ -1,0 +1,239 @@
+use app::wire::Locale;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::StoreResult;
+
+/// A merchant's postal address.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Address {
+    pub street: String,
+    pub postal_code: String,
+    pub city: String,
+    /// ISO 3166-1 alpha-2 code.
+    #[schema(example = "NL")]
+    pub country: String,
+}
+
+/// A point on the map (WGS 84 degrees).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    #[schema(example = 52.3600)]
+    pub latitude: f64,
+    #[schema(example = 4.8852)]
+    pub longitude: f64,
+}
+
+/// A merchant's name and description in one locale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MerchantTranslation {
+    pub locale: Locale,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// The writable fields of a merchant (create and full update). Translations replace the
+/// stored ones as a whole.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MerchantInput {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[schema(example = "museum")]
+    pub category: String,
+    pub address: Address,
+    pub location: Location,
+    /// IANA time zone; "today", "past" and timeslot times are judged in it.
+    #[schema(example = "Europe/Amsterdam")]
+    pub timezone: String,
+    #[schema(example = "EUR")]
+    pub currency: String,
+    pub image_url: Option<String>,
+    pub website: Option<String>,
+    #[serde(default)]
+    pub translations: Vec<MerchantTranslation>,
+}
+
+impl MerchantInput {
+    /// What search matches against: name, translated names, city and category, folded.
+    pub fn search_text(&self) -> String {
+        let mut parts = vec![self.name.as_str()];
+        parts.extend(self.translations.iter().map(|t| t.name.as_str()));
+        parts.push(&self.address.city);
+        parts.push(&self.category);
+        crate::text::fold(&parts.join(" "))
+    }
+}
+
+/// A merchant, with its translations.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Merchant {
+    pub merchant_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub category: String,
+    #[sqlx(flatten)]
+    pub address: Address,
+    #[sqlx(flatten)]
+    pub location: Location,
+    pub timezone: String,
+    pub currency: String,
+    pub image_url: Option<String>,
+    pub website: Option<String>,
+    #[sqlx(skip)]
+    pub translations: Vec<MerchantTranslation>,
+    /// Name, translated names, city and category, lower-cased without diacritics (read-only).
+    pub search_text: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A merchant's name and description as shown in one locale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalizedMerchant<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+}
+
+impl Merchant {
+    /// The merchant's zone. Zones are validated on every write, so a failure means the row was
+    /// changed behind the API's back.
+    pub fn zone(&self) -> anyhow::Result<chrono_tz::Tz> {
+        self.timezone.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "merchant {} has an unknown time zone {:?}",
+                self.merchant_id,
+                self.timezone
+            )
+        })
+    }
+
+    /// Name and description in `locale`, falling back to nl-NL and then to the merchant's own
+    /// (untranslated) text.
+    pub fn localized(&self, locale: Locale) -> LocalizedMerchant<'_> {
+        let pick = |l: Locale| self.translations.iter().find(|t| t.locale == l);
+        match pick(locale).or_else(|| pick(Locale::NlNl)) {
+            Some(t) => LocalizedMerchant {
+                name: &t.name,
+                description: &t.description,
+            },
+            None => LocalizedMerchant {
+                name: &self.name,
+                description: &self.description,
+            },
+        }
+    }
+}
+
+#[async_trait::async_trait]
+pub trait MerchantStore {
+    /// Creates a merchant and its translations in one transaction.
+    async fn create_merchant(
+        &self,
+        merchant_id: Uuid,
+        input: &MerchantInput,
+    ) -> StoreResult<Merchant>;
+    async fn merchant(&self, merchant_id: Uuid) -> StoreResult<Option<Merchant>>;
+    /// Replaces the writable fields and the translations in one transaction; `None` when no
+    /// such merchant exists.
+    async fn update_merchant(
+        &self,
+        merchant_id: Uuid,
+        input: &MerchantInput,
+    ) -> StoreResult<Option<Merchant>>;
+    /// Merchants in id order after `after`; with `campaign_id`, only those with a product in
+    /// that campaign.
+    async fn list_merchants(
+        &self,
+        campaign_id: Option<Uuid>,
+        after: Option<Uuid>,
+        limit: u32,
+    ) -> StoreResult<Vec<Merchant>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merchant(translations: Vec<MerchantTranslation>) -> Merchant {
+        Merchant {
+            merchant_id: Uuid::nil(),
+            name: "Base".into(),
+            description: "base".into(),
+            category: "zoo".into(),
+            address: Address {
+                street: "s".into(),
+                postal_code: "1".into(),
+                city: "c".into(),
+                country: "NL".into(),
+            },
+            location: Location {
+                latitude: 0.0,
+                longitude: 0.0,
+            },
+            timezone: "Europe/Amsterdam".into(),
+            currency: "EUR".into(),
+            image_url: None,
+            website: None,
+            translations,
+            search_text: String::new(),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    fn translation(locale: Locale, name: &str) -> MerchantTranslation {
+        MerchantTranslation {
+            locale,
+            name: name.into(),
+            description: format!("{name} text"),
+        }
+    }
+
+    #[test]
+    fn localized_text_falls_back_to_dutch_then_to_the_base_text() {
+        let m = merchant(vec![
+            translation(Locale::NlNl, "Dierentuin"),
+            translation(Locale::EnGb, "Zoo"),
+        ]);
+        assert_eq!(m.localized(Locale::EnGb).name, "Zoo");
+        assert_eq!(m.localized(Locale::EnGb).description, "Zoo text");
+        assert_eq!(m.localized(Locale::DeDe).name, "Dierentuin");
+        let untranslated = merchant(vec![translation(Locale::FrFr, "Zoo FR")]);
+        assert_eq!(untranslated.localized(Locale::DeDe).name, "Base");
+        assert_eq!(untranslated.localized(Locale::FrFr).name, "Zoo FR");
+    }
+
+    #[test]
+    fn search_text_folds_names_city_and_category() {
+        let input = MerchantInput {
+            name: "Café Zoë".into(),
+            description: "not searched".into(),
+            category: "Dierentuin".into(),
+            address: Address {
+                street: "Straße 1".into(),
+                postal_code: "1000".into(),
+                city: "Köln".into(),
+                country: "DE".into(),
+            },
+            location: Location {
+                latitude: 0.0,
+                longitude: 0.0,
+            },
+            timezone: "Europe/Berlin".into(),
+            currency: "EUR".into(),
+            image_url: None,
+            website: None,
+            translations: vec![translation(Locale::FrFr, "Zoo Élysée")],
+        };
+        assert_eq!(input.search_text(), "cafe zoe zoo elysee koln dierentuin");
+    }
+}

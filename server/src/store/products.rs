@@ -1,0 +1,177 @@
+use app::wire::Locale;
+use chrono::{DateTime, NaiveDate, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::StoreResult;
+
+/// The product type whose products carry an age group.
+pub const TICKET: &str = "TICKET";
+/// The ticket validity type under which `ticket_validity_date` is the last valid day.
+pub const VALIDITY_PERIOD: &str = "VALIDITY_PERIOD";
+/// The fulfillment provider over our own availability groups.
+pub const INVENTORY_PROVIDER: &str = "inventory";
+
+/// A product's title and conditions in one locale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProductTranslation {
+    pub locale: Locale,
+    pub title: String,
+    #[serde(default)]
+    pub conditions: String,
+}
+
+fn inventory() -> String {
+    INVENTORY_PROVIDER.to_owned()
+}
+
+/// The writable fields of a product (create and full update). Translations and campaign
+/// membership replace the stored ones as a whole.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProductInput {
+    pub merchant_id: Uuid,
+    /// The capacity the product draws on; a group of the same merchant. When absent, a create
+    /// makes a dedicated group for the product and an update keeps the current group (or makes
+    /// a dedicated one when the product moves to another merchant).
+    pub availability_group_id: Option<Uuid>,
+    pub title: String,
+    #[schema(example = "TICKET")]
+    pub product_type: String,
+    #[serde(default)]
+    pub physical_product: bool,
+    /// Upstream catalog identifier; the key for commission settlement.
+    pub sku: String,
+    /// Only for product_type TICKET (e.g. adult, child).
+    pub age_group: Option<String>,
+    #[schema(value_type = String, example = "12.50")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub unit_price: Decimal,
+    #[schema(value_type = String, example = "15.00")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub list_price: Decimal,
+    #[schema(value_type = String, example = "0.50")]
+    #[serde(with = "rust_decimal::serde::str", default)]
+    pub booking_costs: Decimal,
+    #[schema(value_type = String, example = "2.00")]
+    #[serde(with = "rust_decimal::serde::str", default)]
+    pub visit_guarantee_cost: Decimal,
+    #[serde(default)]
+    pub no_date: bool,
+    #[serde(default)]
+    pub requires_timeslot: bool,
+    #[serde(default)]
+    pub conditions: String,
+    /// VALIDITY_PERIOD or null.
+    pub ticket_validity_type: Option<String>,
+    /// Last valid day, inclusive; required exactly when ticket_validity_type is VALIDITY_PERIOD.
+    pub ticket_validity_date: Option<NaiveDate>,
+    /// Fulfillment provider (default `inventory`).
+    #[serde(default = "inventory")]
+    pub provider: String,
+    /// The campaigns that list this product.
+    #[serde(default)]
+    pub campaign_ids: Vec<Uuid>,
+    #[serde(default)]
+    pub translations: Vec<ProductTranslation>,
+}
+
+/// A product, with its translations and campaign membership.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Product {
+    pub product_id: Uuid,
+    pub merchant_id: Uuid,
+    pub availability_group_id: Uuid,
+    pub title: String,
+    pub product_type: String,
+    pub physical_product: bool,
+    pub sku: String,
+    pub age_group: Option<String>,
+    #[sqlx(try_from = "super::DbDecimal")]
+    #[schema(value_type = String, example = "12.5")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub unit_price: Decimal,
+    #[sqlx(try_from = "super::DbDecimal")]
+    #[schema(value_type = String, example = "15")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub list_price: Decimal,
+    #[sqlx(try_from = "super::DbDecimal")]
+    #[schema(value_type = String, example = "0.5")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub booking_costs: Decimal,
+    #[sqlx(try_from = "super::DbDecimal")]
+    #[schema(value_type = String, example = "2")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub visit_guarantee_cost: Decimal,
+    pub no_date: bool,
+    pub requires_timeslot: bool,
+    pub conditions: String,
+    pub ticket_validity_type: Option<String>,
+    pub ticket_validity_date: Option<NaiveDate>,
+    pub provider: String,
+    /// In id order.
+    #[sqlx(skip)]
+    pub campaign_ids: Vec<Uuid>,
+    #[sqlx(skip)]
+    pub translations: Vec<ProductTranslation>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A product's title and conditions as shown in one locale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalizedProduct<'a> {
+    pub title: &'a str,
+    pub conditions: &'a str,
+}
+
+impl Product {
+    /// Title and conditions in `locale`, falling back to nl-NL and then to the product's own
+    /// (untranslated) text.
+    pub fn localized(&self, locale: Locale) -> LocalizedProduct<'_> {
+        let pick = |l: Locale| self.translations.iter().find(|t| t.locale == l);
+        match pick(locale).or_else(|| pick(Locale::NlNl)) {
+            Some(t) => LocalizedProduct {
+                title: &t.title,
+                conditions: &t.conditions,
+            },
+            None => LocalizedProduct {
+                title: &self.title,
+                conditions: &self.conditions,
+            },
+        }
+    }
+}
+
+/// Which products a listing returns; `None` matches all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProductFilter {
+    pub merchant_id: Option<Uuid>,
+    pub campaign_id: Option<Uuid>,
+}
+
+#[async_trait::async_trait]
+pub trait ProductStore {
+    /// Creates a product with its translations and campaign membership, and its dedicated
+    /// availability group when none is named, in one transaction. Unknown references fail as
+    /// `MissingReference` naming the field (`merchant_id`, `availability_group_id`,
+    /// `campaign_ids[i]`); a group of another merchant as `InvalidReference`.
+    async fn create_product(&self, product_id: Uuid, input: &ProductInput) -> StoreResult<Product>;
+    async fn product(&self, product_id: Uuid) -> StoreResult<Option<Product>>;
+    /// Replaces the writable fields, translations and campaign membership in one transaction;
+    /// `None` when no such product exists. Fails as `create_product` does.
+    async fn update_product(
+        &self,
+        product_id: Uuid,
+        input: &ProductInput,
+    ) -> StoreResult<Option<Product>>;
+    /// Products in id order after `after` that match `filter`.
+    async fn list_products(
+        &self,
+        filter: ProductFilter,
+        after: Option<Uuid>,
+        limit: u32,
+    ) -> StoreResult<Vec<Product>>;
+}

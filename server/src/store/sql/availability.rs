@@ -1,0 +1,99 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+#[async_trait::async_trait]
+impl crate::store::AvailabilityStore for SqlStore {
+    async fn create_availability_group(
+        &self,
+        availability_group_id: uuid::Uuid,
+        input: &crate::store::AvailabilityGroupInput,
+    ) -> crate::store::StoreResult<crate::store::AvailabilityGroup> {
+        sqlx::query_as(
+            "INSERT INTO availability_group (availability_group_id, merchant_id, name, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $4)
+             RETURNING *",
+        )
+        .bind(availability_group_id)
+        .bind(input.merchant_id)
+        .bind(&input.name)
+        .bind(chrono::Utc::now())
+        .fetch_one(&self.pool)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))
+    }
+
+    async fn availability_group(
+        &self,
+        availability_group_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Option<crate::store::AvailabilityGroup>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM availability_group WHERE availability_group_id = $1",
+        )
+        .bind(availability_group_id)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    async fn update_availability_group(
+        &self,
+        availability_group_id: uuid::Uuid,
+        input: &crate::store::AvailabilityGroupInput,
+    ) -> crate::store::StoreResult<Option<crate::store::AvailabilityGroup>> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let current: Option<uuid::Uuid> = sqlx::query_scalar(
+            "SELECT merchant_id FROM availability_group WHERE availability_group_id = $1",
+        )
+        .bind(availability_group_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(current_merchant) = current else {
+            return Ok(None);
+        };
+        if current_merchant != input.merchant_id {
+            let used: Option<uuid::Uuid> = sqlx::query_scalar(
+                "SELECT product_id FROM product WHERE availability_group_id = $1 LIMIT 1",
+            )
+            .bind(availability_group_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(product_id) = used {
+                return Err(crate::store::StoreError::Conflict(format!(
+                    "the group is used by product {product_id} of merchant {current_merchant}; \
+                     it cannot move to another merchant"
+                )));
+            }
+        }
+        let group = sqlx::query_as(
+            "UPDATE availability_group SET merchant_id = $2, name = $3, updated_at = $4
+             WHERE availability_group_id = $1
+             RETURNING *",
+        )
+        .bind(availability_group_id)
+        .bind(input.merchant_id)
+        .bind(&input.name)
+        .bind(chrono::Utc::now())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))?;
+        tx.commit().await?;
+        Ok(group)
+    }
+
+    async fn list_availability_groups(
+        &self,
+        merchant_id: Option<uuid::Uuid>,
+        after: Option<uuid::Uuid>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::AvailabilityGroup>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM availability_group
+             WHERE ($1 IS NULL OR availability_group_id > $1)
+               AND ($2 IS NULL OR merchant_id = $2)
+             ORDER BY availability_group_id LIMIT $3",
+        )
+        .bind(after)
+        .bind(merchant_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

@@ -1,0 +1,105 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+#[async_trait::async_trait]
+impl crate::store::CalendarStore for SqlStore {
+    async fn write_calendar(
+        &self,
+        product_id: uuid::Uuid,
+        input: &crate::store::CalendarInput,
+    ) -> crate::store::StoreResult<Option<u32>> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let group_id: Option<uuid::Uuid> = sqlx::query_scalar(
+            "SELECT availability_group_id FROM product WHERE product_id = $1",
+        )
+        .bind(product_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(group_id) = group_id else {
+            return Ok(None);
+        };
+        let days: Vec<chrono::NaiveDate> = crate::store::days(input.from, input.until).collect();
+
+        // The update applies only where the new capacity still holds what is reserved; a day
+        // it skips is not counted, so fewer rows than days means a conflict.
+        let mut capacity = sqlx::QueryBuilder::<Db>::new(
+            "INSERT INTO availability_day (availability_group_id, day, capacity) ",
+        );
+        capacity.push_values(&days, |mut row, day| {
+            row.push_bind(group_id)
+                .push_bind(*day)
+                .push_bind(input.capacity);
+        });
+        capacity.push(
+            " ON CONFLICT (availability_group_id, day) DO UPDATE SET capacity = excluded.capacity
+              WHERE excluded.capacity IS NULL OR availability_day.reserved <= excluded.capacity",
+        );
+        let conflict = "capacity is below what is already reserved on a day of the range";
+        let written = capacity
+            .build()
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| crate::store::StoreError::check_as_conflict(e, conflict))?
+            .rows_affected();
+        if written < days.len() as u64 {
+            let first: Option<(chrono::NaiveDate, i32)> = sqlx::query_as(
+                "SELECT day, reserved FROM availability_day
+                 WHERE availability_group_id = $1 AND day BETWEEN $2 AND $3 AND reserved > $4
+                 ORDER BY day LIMIT 1",
+            )
+            .bind(group_id)
+            .bind(input.from)
+            .bind(input.until)
+            .bind(input.capacity)
+            .fetch_optional(&mut *tx)
+            .await?;
+            return Err(crate::store::StoreError::Conflict(match first {
+                Some((day, reserved)) => format!(
+                    "capacity {} is below the {reserved} places already reserved on {day}; nothing was changed",
+                    input.capacity.unwrap_or_default()
+                ),
+                None => conflict.to_owned(),
+            }));
+        }
+
+        let mut prices = sqlx::QueryBuilder::<Db>::new(
+            "INSERT INTO calendar_price (product_id, day, price, list_price) ",
+        );
+        prices.push_values(&days, |mut row, day| {
+            row.push_bind(product_id)
+                .push_bind(*day)
+                .push_bind(crate::store::DbDecimal(input.price))
+                .push_bind(crate::store::DbDecimal(input.list_price));
+        });
+        prices.push(
+            " ON CONFLICT (product_id, day) DO UPDATE
+              SET price = excluded.price, list_price = excluded.list_price",
+        );
+        prices.build().execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(Some(days.len() as u32))
+    }
+
+    async fn calendar(
+        &self,
+        product_id: uuid::Uuid,
+        from: chrono::NaiveDate,
+        until: chrono::NaiveDate,
+    ) -> crate::store::StoreResult<Vec<crate::store::CalendarDay>> {
+        Ok(sqlx::query_as(
+            "SELECT calendar_price.day, calendar_price.price, calendar_price.list_price,
+                    availability_day.capacity, COALESCE(availability_day.reserved, 0) AS reserved
+             FROM calendar_price
+             JOIN product ON product.product_id = calendar_price.product_id
+             LEFT JOIN availability_day
+               ON availability_day.availability_group_id = product.availability_group_id
+              AND availability_day.day = calendar_price.day
+             WHERE calendar_price.product_id = $1 AND calendar_price.day BETWEEN $2 AND $3
+             ORDER BY calendar_price.day",
+        )
+        .bind(product_id)
+        .bind(from)
+        .bind(until)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

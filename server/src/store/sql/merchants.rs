@@ -1,0 +1,205 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+impl SqlStore {
+    /// Translations of the given merchants, keyed by merchant.
+    async fn merchant_translations_of(
+        conn: &mut Conn,
+        merchant_ids: &[uuid::Uuid],
+    ) -> sqlx::Result<
+        std::collections::HashMap<uuid::Uuid, Vec<crate::store::MerchantTranslation>>,
+    > {
+        let mut by_merchant = std::collections::HashMap::<_, Vec<_>>::new();
+        if merchant_ids.is_empty() {
+            return Ok(by_merchant);
+        }
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT merchant_id, locale, name, description FROM merchant_translation
+             WHERE merchant_id IN (",
+        );
+        let mut ids = query.separated(", ");
+        for id in merchant_ids {
+            ids.push_bind(*id);
+        }
+        query.push(") ORDER BY merchant_id, locale");
+        let rows: Vec<(uuid::Uuid, String, String, String)> =
+            query.build_query_as().fetch_all(&mut *conn).await?;
+        for (merchant_id, locale, name, description) in rows {
+            by_merchant
+                .entry(merchant_id)
+                .or_default()
+                .push(crate::store::MerchantTranslation {
+                    locale: locale.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))?,
+                    name,
+                    description,
+                });
+        }
+        Ok(by_merchant)
+    }
+
+    /// Attaches each merchant's translations.
+    async fn with_merchant_translations(
+        conn: &mut Conn,
+        mut merchants: Vec<crate::store::Merchant>,
+    ) -> sqlx::Result<Vec<crate::store::Merchant>> {
+        let ids: Vec<_> = merchants.iter().map(|m| m.merchant_id).collect();
+        let mut translations = Self::merchant_translations_of(conn, &ids).await?;
+        for merchant in &mut merchants {
+            merchant.translations = translations
+                .remove(&merchant.merchant_id)
+                .unwrap_or_default();
+        }
+        Ok(merchants)
+    }
+
+    async fn replace_merchant_translations(
+        conn: &mut Conn,
+        merchant_id: uuid::Uuid,
+        translations: &[crate::store::MerchantTranslation],
+    ) -> crate::store::StoreResult<()> {
+        sqlx::query("DELETE FROM merchant_translation WHERE merchant_id = $1")
+            .bind(merchant_id)
+            .execute(&mut *conn)
+            .await?;
+        for (i, t) in translations.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO merchant_translation (merchant_id, locale, name, description)
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(merchant_id)
+            .bind(t.locale.tag())
+            .bind(&t.name)
+            .bind(&t.description)
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| crate::store::StoreError::classify(e, &format!("translations[{i}].locale")))?;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::store::MerchantStore for SqlStore {
+    async fn create_merchant(
+        &self,
+        merchant_id: uuid::Uuid,
+        input: &crate::store::MerchantInput,
+    ) -> crate::store::StoreResult<crate::store::Merchant> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut merchant: crate::store::Merchant = sqlx::query_as(
+            "INSERT INTO merchant (merchant_id, name, description, category, street, postal_code,
+                 city, country, latitude, longitude, timezone, currency, image_url, website,
+                 search_text, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+             RETURNING *",
+        )
+        .bind(merchant_id)
+        .bind(&input.name)
+        .bind(&input.description)
+        .bind(&input.category)
+        .bind(&input.address.street)
+        .bind(&input.address.postal_code)
+        .bind(&input.address.city)
+        .bind(&input.address.country)
+        .bind(input.location.latitude)
+        .bind(input.location.longitude)
+        .bind(&input.timezone)
+        .bind(&input.currency)
+        .bind(&input.image_url)
+        .bind(&input.website)
+        .bind(input.search_text())
+        .bind(chrono::Utc::now())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "merchant"))?;
+        Self::replace_merchant_translations(&mut tx, merchant_id, &input.translations).await?;
+        merchant.translations = input.translations.clone();
+        merchant.translations.sort_by_key(|t| t.locale.tag());
+        tx.commit().await?;
+        Ok(merchant)
+    }
+
+    async fn merchant(
+        &self,
+        merchant_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Option<crate::store::Merchant>> {
+        let mut conn = self.pool.acquire().await?;
+        let merchant: Option<crate::store::Merchant> =
+            sqlx::query_as("SELECT * FROM merchant WHERE merchant_id = $1")
+                .bind(merchant_id)
+                .fetch_optional(&mut *conn)
+                .await?;
+        let Some(merchant) = merchant else {
+            return Ok(None);
+        };
+        Ok(Self::with_merchant_translations(&mut conn, vec![merchant])
+            .await?
+            .pop())
+    }
+
+    async fn update_merchant(
+        &self,
+        merchant_id: uuid::Uuid,
+        input: &crate::store::MerchantInput,
+    ) -> crate::store::StoreResult<Option<crate::store::Merchant>> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let merchant: Option<crate::store::Merchant> = sqlx::query_as(
+            "UPDATE merchant SET name = $2, description = $3, category = $4, street = $5,
+                 postal_code = $6, city = $7, country = $8, latitude = $9, longitude = $10,
+                 timezone = $11, currency = $12, image_url = $13, website = $14,
+                 search_text = $15, updated_at = $16
+             WHERE merchant_id = $1
+             RETURNING *",
+        )
+        .bind(merchant_id)
+        .bind(&input.name)
+        .bind(&input.description)
+        .bind(&input.category)
+        .bind(&input.address.street)
+        .bind(&input.address.postal_code)
+        .bind(&input.address.city)
+        .bind(&input.address.country)
+        .bind(input.location.latitude)
+        .bind(input.location.longitude)
+        .bind(&input.timezone)
+        .bind(&input.currency)
+        .bind(&input.image_url)
+        .bind(&input.website)
+        .bind(input.search_text())
+        .bind(chrono::Utc::now())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(mut merchant) = merchant else {
+            return Ok(None);
+        };
+        Self::replace_merchant_translations(&mut tx, merchant_id, &input.translations).await?;
+        merchant.translations = input.translations.clone();
+        merchant.translations.sort_by_key(|t| t.locale.tag());
+        tx.commit().await?;
+        Ok(Some(merchant))
+    }
+
+    async fn list_merchants(
+        &self,
+        campaign_id: Option<uuid::Uuid>,
+        after: Option<uuid::Uuid>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::Merchant>> {
+        let mut conn = self.pool.acquire().await?;
+        let merchants = sqlx::query_as(
+            "SELECT * FROM merchant
+             WHERE ($1 IS NULL OR merchant_id > $1)
+               AND ($2 IS NULL OR EXISTS (
+                   SELECT 1 FROM product
+                   JOIN campaign_product ON campaign_product.product_id = product.product_id
+                   WHERE product.merchant_id = merchant.merchant_id
+                     AND campaign_product.campaign_id = $2))
+             ORDER BY merchant_id LIMIT $3",
+        )
+        .bind(after)
+        .bind(campaign_id)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(Self::with_merchant_translations(&mut conn, merchants).await?)
+    }
+}

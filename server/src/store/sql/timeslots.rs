@@ -1,0 +1,91 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+/// Rows per INSERT, well inside both backends' limits on bound parameters.
+const TIMESLOT_ROWS_PER_STATEMENT: usize = 500;
+
+#[async_trait::async_trait]
+impl crate::store::TimeslotStore for SqlStore {
+    async fn write_timeslots(
+        &self,
+        availability_group_id: uuid::Uuid,
+        slots: &[crate::store::NewTimeslot],
+        capacity: Option<i32>,
+    ) -> crate::store::StoreResult<u64> {
+        let conflict = "capacity is below what is already reserved on a timeslot";
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut written = 0;
+        for chunk in slots.chunks(TIMESLOT_ROWS_PER_STATEMENT) {
+            let mut query = sqlx::QueryBuilder::<Db>::new(
+                "INSERT INTO timeslot (timeslot_id, availability_group_id, day, start_time, end_time, capacity) ",
+            );
+            query.push_values(chunk, |mut row, slot| {
+                row.push_bind(uuid::Uuid::new_v4())
+                    .push_bind(availability_group_id)
+                    .push_bind(slot.day)
+                    .push_bind(slot.start_time)
+                    .push_bind(slot.end_time)
+                    .push_bind(capacity);
+            });
+            // As for calendar days: a slot whose reservations the new capacity would not hold is
+            // skipped by the condition, and the shortfall in rows affected reveals it.
+            query.push(
+                " ON CONFLICT (availability_group_id, start_time) DO UPDATE
+                  SET day = excluded.day, end_time = excluded.end_time, capacity = excluded.capacity
+                  WHERE excluded.capacity IS NULL OR timeslot.reserved <= excluded.capacity",
+            );
+            let affected = query
+                .build()
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| crate::store::StoreError::check_as_conflict(e, conflict))?
+                .rows_affected();
+            if affected < chunk.len() as u64 {
+                let starts: std::collections::HashSet<_> =
+                    chunk.iter().map(|s| s.start_time).collect();
+                let (first, last) = (chunk[0].day, chunk[chunk.len() - 1].day);
+                let over: Vec<(chrono::DateTime<chrono::Utc>, i32)> = sqlx::query_as(
+                    "SELECT start_time, reserved FROM timeslot
+                     WHERE availability_group_id = $1 AND day BETWEEN $2 AND $3 AND reserved > $4
+                     ORDER BY start_time",
+                )
+                .bind(availability_group_id)
+                .bind(first.min(last))
+                .bind(first.max(last))
+                .bind(capacity)
+                .fetch_all(&mut *tx)
+                .await?;
+                return Err(crate::store::StoreError::Conflict(
+                    match over.into_iter().find(|(start, _)| starts.contains(start)) {
+                        Some((start, reserved)) => format!(
+                            "capacity {} is below the {reserved} places already reserved on the timeslot starting {}; nothing was changed",
+                            capacity.unwrap_or_default(),
+                            start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                        ),
+                        None => conflict.to_owned(),
+                    },
+                ));
+            }
+            written += affected;
+        }
+        tx.commit().await?;
+        Ok(written)
+    }
+
+    async fn timeslots(
+        &self,
+        availability_group_id: uuid::Uuid,
+        from: chrono::NaiveDate,
+        until: chrono::NaiveDate,
+    ) -> crate::store::StoreResult<Vec<crate::store::Timeslot>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM timeslot
+             WHERE availability_group_id = $1 AND day BETWEEN $2 AND $3
+             ORDER BY start_time",
+        )
+        .bind(availability_group_id)
+        .bind(from)
+        .bind(until)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}
