@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod checkout;
 pub mod config;
 pub mod credentials;
+pub mod demo;
 pub mod error;
 pub mod events;
 pub mod frame;

@@ -11,7 +11,7 @@ mod issuers;
 mod memberships;
 mod merchants;
 mod products;
-mod timeslots;
+pub(crate) mod timeslots;
 mod vouchers;
 mod wallets;
 

@@ -12,6 +12,7 @@ mod admin_wallets;
 mod catalog_fixtures;
 mod conventions;
 mod credentials;
+mod demo;
 mod helpers;
 mod identity_exchange;
 mod onboarding;
