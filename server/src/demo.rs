@@ -13,9 +13,12 @@ use uuid::{uuid, Uuid};
 
 use crate::{
     admin::timeslots::expand,
-    auth::codes::code_hash,
+    secrets,
     state::AppState,
-    store::{CalendarInput, CampaignInput, ClientSeed, MerchantInput, ProductInput, StoreError},
+    store::{
+        CalendarInput, CampaignInput, ClientSecrets, MerchantInput, PartnerClientInput,
+        ProductInput, StoreError,
+    },
     time::local_date,
 };
 
@@ -103,17 +106,20 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "http://localhost:*".to_owned(),
         "http://127.0.0.1:*".to_owned(),
     ];
+    let demo_client = PartnerClientInput {
+        name: "Demo partner".into(),
+        client_id: None,
+        campaign_ids: vec![DEMO_CAMPAIGN, SECOND_CAMPAIGN],
+        frame_origins: origins.clone(),
+        return_origins: origins,
+        webhook_url: None,
+    };
+    let demo_secrets = ClientSecrets {
+        secret_hash: secrets::hash_secret(state.config.demo_client_secret.expose_secret()),
+        webhook_secret: secrets::new_webhook_secret(),
+    };
     store
-        .upsert_client(&ClientSeed {
-            client_id: DEMO_CLIENT_ID.into(),
-            name: "Demo partner".into(),
-            secret_hash: code_hash(state.config.demo_client_secret.expose_secret()),
-            campaign_ids: vec![DEMO_CAMPAIGN, SECOND_CAMPAIGN],
-            frame_origins: origins.clone(),
-            return_origins: origins,
-            webhook_url: None,
-            webhook_secret: None,
-        })
+        .upsert_partner_client(DEMO_CLIENT_ID, &demo_client, &demo_secrets)
         .await?;
 
     let museum = merchant(state, uuid!("d3e0e7c1-0000-4000-8000-000000000001"), json!({

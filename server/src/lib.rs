@@ -23,6 +23,7 @@ pub mod mail;
 pub mod onboarding;
 pub mod providers;
 pub mod sandbox;
+pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod text;

@@ -158,6 +158,42 @@ impl TestApp {
         self.send(self.admin(Method::PUT, path).json(body)).await
     }
 
+    pub async fn admin_delete(&self, path: &str) -> TestResponse {
+        self.send(self.admin(Method::DELETE, path)).await
+    }
+
+    /// Creates a partner client through the operator API and returns its `data`.
+    pub async fn admin_create_client(&self, body: &Value) -> Value {
+        self.admin_post("/admin/v1/clients", body)
+            .await
+            .assert_status(201)["data"]
+            .clone()
+    }
+
+    /// A customer known to a fresh partner client as `reference`, made through the store
+    /// (customers have no operator API; sessions create them).
+    pub async fn create_customer(&self, reference: &str) -> uuid::Uuid {
+        let client = self
+            .admin_create_client(&serde_json::json!({ "name": format!("client of {reference}") }))
+            .await;
+        let partner_client_id = client["partner_client_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        self.state
+            .store
+            .upsert_customer(
+                server::store::CustomerKey::Partner {
+                    partner_client_id,
+                    reference,
+                },
+                &Default::default(),
+            )
+            .await
+            .expect("customer upserted")
+    }
+
     /// Creates a campaign through the operator API and returns its id.
     pub async fn create_campaign(&self, name: &str) -> String {
         let response = self
@@ -191,6 +227,30 @@ impl TestApp {
             }
         }
     }
+}
+
+/// The `field` of every error in a validation problem.
+pub fn error_fields(problem: &Value) -> std::collections::BTreeSet<String> {
+    problem["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The `code` the validation problem gives `field`.
+#[track_caller]
+pub fn error_code(problem: &Value, field: &str) -> String {
+    problem["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .find(|e| e["field"] == field)
+        .unwrap_or_else(|| panic!("no error for {field}: {problem}"))["code"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// A throwaway Postgres database for one test.
@@ -255,18 +315,21 @@ impl TestApp {
     /// Creates a partner client allowed on `campaign_ids`.
     pub async fn create_client(&self, client_id: &str, campaign_ids: &[&str]) -> TestClient {
         let secret = format!("{client_id}-secret-{}", uuid::Uuid::new_v4().simple());
+        let input = server::store::PartnerClientInput {
+            name: client_id.to_owned(),
+            client_id: None,
+            campaign_ids: campaign_ids.iter().map(|c| c.parse().unwrap()).collect(),
+            frame_origins: vec!["http://localhost:*".to_owned()],
+            return_origins: vec!["http://localhost:*".to_owned()],
+            webhook_url: None,
+        };
+        let secrets = server::store::ClientSecrets {
+            secret_hash: server::secrets::hash_secret(&secret),
+            webhook_secret: server::secrets::new_webhook_secret(),
+        };
         self.state
             .store
-            .upsert_client(&server::store::ClientSeed {
-                client_id: client_id.to_owned(),
-                name: client_id.to_owned(),
-                secret_hash: server::auth::codes::code_hash(&secret),
-                campaign_ids: campaign_ids.iter().map(|c| c.parse().unwrap()).collect(),
-                frame_origins: vec!["http://localhost:*".to_owned()],
-                return_origins: vec!["http://localhost:*".to_owned()],
-                webhook_url: None,
-                webhook_secret: None,
-            })
+            .upsert_partner_client(client_id, &input, &secrets)
             .await
             .expect("client created");
         TestClient {

@@ -4,6 +4,11 @@
 mod admin_availability;
 mod admin_campaigns;
 mod admin_catalog;
+mod admin_clients;
+mod admin_issuers;
+mod admin_memberships;
+mod admin_vouchers;
+mod admin_wallets;
 mod catalog_fixtures;
 mod conventions;
 mod credentials;
