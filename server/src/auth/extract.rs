@@ -26,7 +26,7 @@ fn rejection(reason: TokenRejection) -> Error {
     }
 }
 
-fn required<'a>(parts: &'a Parts) -> Result<&'a str, Error> {
+fn required(parts: &Parts) -> Result<&str, Error> {
     bearer_token(&parts.headers).ok_or_else(|| {
         Error::new(
             ProblemType::TokenInvalid,
