@@ -17,7 +17,7 @@ use crate::{
     state::AppState,
     store::{
         CalendarInput, CampaignInput, ClientSecrets, MerchantInput, PartnerClientInput,
-        ProductInput, StoreError,
+        ProductInput, StoreError, VoucherInput,
     },
     time::local_date,
 };
@@ -249,6 +249,19 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "translations": [{ "locale": "en-GB", "title": "Summer festival" }]
     })).await?;
     calendar(state, park, festival.0, |_| ("35.00", "35.00"), Some(0)).await?;
+
+    for (code, kind, value, merchant, max) in [
+        ("WELKOM10", "PERCENTAGE", "10.00", None, None),
+        ("VIJFEURO", "AMOUNT", "5.00", None, None),
+        ("DIERENPARK", "PERCENTAGE", "25.00", Some(zoo), None),
+        ("EENMALIG", "AMOUNT", "7.50", None, Some(1)),
+    ] {
+        let input: VoucherInput = serde_json::from_value(json!({
+            "campaign_id": DEMO_CAMPAIGN, "code": code, "kind": kind, "value": value,
+            "merchant_id": merchant, "max_redemptions": max,
+        }))?;
+        store.create_voucher(Uuid::new_v4(), &input).await?;
+    }
 
     let lights_entry = product(state, lights, &[SECOND_CAMPAIGN], json!({
         "title": "Lichtroute", "product_type": "TICKET", "sku": "LIGHTS-ROUTE", "age_group": "adult",

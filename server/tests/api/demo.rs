@@ -83,6 +83,22 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
         "a merchant outside the demo campaign"
     );
 
+    let vouchers = app
+        .admin_collect(
+            &format!("/admin/v1/vouchers?campaign_id={DEMO_CAMPAIGN}"),
+            100,
+        )
+        .await;
+    let kinds: HashSet<&str> = vouchers
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        HashSet::from(["PERCENTAGE", "AMOUNT"]),
+        "vouchers of both kinds"
+    );
+
     let demo_client = TestClient {
         client_id: summary.client_id.clone(),
         secret: summary.client_secret.clone(),
