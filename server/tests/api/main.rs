@@ -3,4 +3,5 @@
 
 mod admin_campaigns;
 mod conventions;
+mod frame;
 mod helpers;
