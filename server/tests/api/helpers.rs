@@ -1,4 +1,7 @@
 //! `spawn_app`: the real server on a random port over a fresh database, and request helpers.
+//!
+//! Helpers are shared by every test module and some wait for the modules that will use them.
+#![allow(dead_code)]
 
 use reqwest::{header::HeaderMap, Method, StatusCode};
 use serde_json::Value;

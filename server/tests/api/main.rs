@@ -13,6 +13,7 @@ mod catalog_fixtures;
 mod conventions;
 mod credentials;
 mod demo;
+mod frame;
 mod helpers;
 mod identity_exchange;
 mod onboarding;
