@@ -9,6 +9,11 @@ pub enum Text {
     LanguageLabel,
     SessionMissing,
     SessionMissingHelp,
+    SessionStarting,
+    SessionActive,
+    SessionActiveHelp,
+    SessionExpired,
+    SessionExpiredHelp,
 }
 
 /// The text in `locale`.
@@ -32,6 +37,28 @@ pub fn t(locale: Locale, text: Text) -> &'static str {
         (SessionMissingHelp, EnGb) => "Open this page from your partner's website.",
         (SessionMissingHelp, DeDe) => "Öffnen Sie diese Seite über die Website Ihres Partners.",
         (SessionMissingHelp, FrFr) => "Ouvrez cette page depuis le site de votre partenaire.",
+        (SessionStarting, NlNl) => "Sessie wordt gestart…",
+        (SessionStarting, EnGb) => "Starting your session…",
+        (SessionStarting, DeDe) => "Sitzung wird gestartet…",
+        (SessionStarting, FrFr) => "Démarrage de la session…",
+        (SessionActive, NlNl) => "U bent aangemeld",
+        (SessionActive, EnGb) => "You are signed in",
+        (SessionActive, DeDe) => "Sie sind angemeldet",
+        (SessionActive, FrFr) => "Vous êtes connecté",
+        (SessionActiveHelp, NlNl) => "Uw sessie is actief.",
+        (SessionActiveHelp, EnGb) => "Your session is active.",
+        (SessionActiveHelp, DeDe) => "Ihre Sitzung ist aktiv.",
+        (SessionActiveHelp, FrFr) => "Votre session est active.",
+        (SessionExpired, NlNl) => "Sessie verlopen",
+        (SessionExpired, EnGb) => "Session expired",
+        (SessionExpired, DeDe) => "Sitzung abgelaufen",
+        (SessionExpired, FrFr) => "Session expirée",
+        (SessionExpiredHelp, NlNl) => "Open de pagina opnieuw vanaf de website van uw partner.",
+        (SessionExpiredHelp, EnGb) => "Open the page again from your partner's website.",
+        (SessionExpiredHelp, DeDe) => {
+            "Öffnen Sie die Seite erneut über die Website Ihres Partners."
+        }
+        (SessionExpiredHelp, FrFr) => "Rouvrez la page depuis le site de votre partenaire.",
     }
 }
 

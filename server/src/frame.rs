@@ -6,14 +6,18 @@
 //! runs the server from the workspace root with that variable set; a plain run of the binary
 //! must start in the workspace root too (or set `LEPTOS_SITE_ROOT`).
 
-use std::path::Path;
+use std::{path::Path, sync::Arc};
 
-use axum::Router;
+use app::frame::session::FrameBackend;
+use axum::{middleware, Router};
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::state::AppState;
+use crate::{
+    frame_session::{security_headers, ServerFrameBackend},
+    state::AppState,
+};
 
 /// Files of `public/` that the frame's pages link to, served from the site root.
 const PUBLIC_FILES: &[&str] = &["favicon.svg"];
@@ -22,6 +26,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     let options = state.leptos.clone();
     let routes = generate_route_list(app::App);
     let context_state = state.clone();
+    let backend: Arc<dyn FrameBackend> = Arc::new(ServerFrameBackend(state.clone()));
     let site_root = Path::new(&*options.site_root).to_owned();
     let pkg = options.site_pkg_dir.trim_matches('/').to_owned();
     let pkg_dir = site_root.join(&pkg);
@@ -34,14 +39,21 @@ pub fn router(state: &AppState) -> Router<AppState> {
         );
     }
 
-    let mut router = Router::new()
+    let pages = Router::new()
         .leptos_routes_with_context(
             state,
             routes,
-            move || provide_context(context_state.clone()),
+            move || {
+                provide_context(context_state.clone());
+                provide_context(backend.clone());
+            },
             move || app::shell(options.clone()),
         )
-        .nest_service(&format!("/{pkg}"), ServeDir::new(pkg_dir));
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            security_headers,
+        ));
+    let mut router = pages.nest_service(&format!("/{pkg}"), ServeDir::new(pkg_dir));
     for file in PUBLIC_FILES {
         router = router.route_service(&format!("/{file}"), ServeFile::new(site_root.join(file)));
     }

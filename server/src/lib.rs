@@ -17,6 +17,7 @@ pub mod demo;
 pub mod error;
 pub mod events;
 pub mod frame;
+pub mod frame_session;
 pub mod http;
 pub mod keys;
 pub mod mail;

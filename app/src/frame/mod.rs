@@ -2,6 +2,7 @@
 
 mod language;
 mod layout;
+pub mod session;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Html, Link, MetaTags, Stylesheet, Title};
@@ -13,6 +14,7 @@ use leptos_router::{
 use crate::i18n::{t, Text};
 use language::{use_locale, LanguageSwitcher};
 use layout::FrameLayout;
+use session::{start_session, use_session, SessionState};
 
 /// The HTML document every frame page is rendered into on the server. `<html lang>` is set by
 /// [`App`], so it follows the frame's language.
@@ -39,6 +41,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     language::provide_locale();
+    session::provide_session();
     let locale = use_locale();
 
     view! {
@@ -54,18 +57,37 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The frame's landing screen.
+/// The frame's landing screen: starts the session from the code in the URL.
 #[component]
 fn FrameHome() -> impl IntoView {
     let locale = use_locale();
+    let session = use_session();
+    start_session();
+    let status = move || {
+        let (title, help) = match session.get() {
+            SessionState::Pending => (Text::SessionStarting, None),
+            SessionState::Active(_) => (Text::SessionActive, Some(Text::SessionActiveHelp)),
+            SessionState::Expired => (Text::SessionExpired, Some(Text::SessionExpiredHelp)),
+            SessionState::Missing => (Text::SessionMissing, Some(Text::SessionMissingHelp)),
+        };
+        let state = match session.get() {
+            SessionState::Pending => "pending",
+            SessionState::Active(_) => "active",
+            SessionState::Expired => "expired",
+            SessionState::Missing => "missing",
+        };
+        view! {
+            <section class="notice" role="status" data-testid="session" data-state=state>
+                <h2>{t(locale.get(), title)}</h2>
+                {help.map(|h| view! { <p>{t(locale.get(), h)}</p> })}
+            </section>
+        }
+    };
     view! {
         <FrameLayout>
             <h1 data-testid="welcome">{move || t(locale.get(), Text::Welcome)}</h1>
             <LanguageSwitcher/>
-            <section class="notice" role="status">
-                <h2>{move || t(locale.get(), Text::SessionMissing)}</h2>
-                <p>{move || t(locale.get(), Text::SessionMissingHelp)}</p>
-            </section>
+            {status}
         </FrameLayout>
     }
 }

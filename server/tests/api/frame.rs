@@ -30,3 +30,104 @@ async fn a_missing_bundle_file_is_a_not_found_problem() {
 
     response.assert_problem(404, "not-found");
 }
+
+mod session {
+    use reqwest::Method;
+    use serde_json::{json, Value};
+
+    use crate::helpers::{spawn_app, spawn_app_with, TestApp, TestClient};
+
+    async fn webframe_code(app: &TestApp, client: &TestClient, campaign: &str) -> String {
+        let backend = app.backend_token(client).await;
+        app.session_code(&backend, json!({ "integration": "webframe", "user": { "reference": "f-1" }, "campaign_id": campaign }))
+            .await
+    }
+
+    /// Calls the frame's server function as the WASM app does.
+    async fn exchange(app: &TestApp, code: &str) -> Value {
+        let response = app
+            .send(
+                app.request(Method::POST, "/frame/api/session")
+                    .form(&[("code", code)]),
+            )
+            .await;
+        assert_eq!(response.status.as_u16(), 200, "{}", response.text);
+        response.json()
+    }
+
+    #[tokio::test]
+    async fn the_frame_exchanges_a_webframe_code_once() {
+        let app = spawn_app().await;
+        let campaign = app.create_campaign("c").await;
+        let client = app.create_client("shop", &[&campaign]).await;
+        let code = webframe_code(&app, &client, &campaign).await;
+
+        let ready = exchange(&app, &code).await;
+        let session = &ready["Ready"];
+        assert_eq!(session["client_id"], "shop");
+        assert_eq!(session["campaign_id"], campaign.as_str());
+        assert_eq!(session["frame_origins"], json!(["http://localhost:*"]));
+        let bearer = session["access_token"].as_str().unwrap();
+        let me = app
+            .send(app.request(Method::GET, "/v2/me").bearer_auth(bearer))
+            .await
+            .assert_status(200);
+        assert_eq!(me["data"]["mode"], "webframe");
+
+        assert_eq!(exchange(&app, &code).await, json!("Invalid"), "single use");
+    }
+
+    #[tokio::test]
+    async fn the_frame_refuses_headless_codes_and_reports_expired_ones() {
+        let app = spawn_app_with(|c| c.session_code_ttl_secs = 1).await;
+        let campaign = app.create_campaign("c").await;
+        let client = app.create_client("shop", &[&campaign]).await;
+        let backend = app.backend_token(&client).await;
+        let headless = app
+            .session_code(
+                &backend,
+                json!({ "integration": "headless", "user": { "reference": "h" } }),
+            )
+            .await;
+        assert_eq!(exchange(&app, &headless).await, json!("Invalid"));
+        app.exchange_code(&client, &headless)
+            .await
+            .assert_status(200);
+
+        let code = webframe_code(&app, &client, &campaign).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+        let expired = exchange(&app, &code).await;
+        assert_eq!(
+            expired["Expired"]["frame_origins"],
+            json!(["http://localhost:*"])
+        );
+    }
+
+    #[tokio::test]
+    async fn the_frame_may_be_framed_only_by_its_partner() {
+        let app = spawn_app().await;
+        let campaign = app.create_campaign("c").await;
+        let client = app.create_client("shop", &[&campaign]).await;
+        let code = webframe_code(&app, &client, &campaign).await;
+
+        let page = app.get(&format!("/frame?session_code={code}")).await;
+        assert_eq!(
+            page.header("content-security-policy"),
+            Some("frame-ancestors http://localhost:*")
+        );
+        assert_eq!(page.header("cache-control"), Some("no-store"));
+        assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+
+        let after_exchange = app.get("/frame?client_id=shop").await;
+        assert_eq!(
+            after_exchange.header("content-security-policy"),
+            Some("frame-ancestors http://localhost:*")
+        );
+
+        let anonymous = app.get("/frame").await;
+        assert_eq!(
+            anonymous.header("content-security-policy"),
+            Some("frame-ancestors 'none'")
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! The server's side of the hosted frame: its code exchange (through the same credential
+//! logic as the headless exchange) and the headers that keep it framed only by its partner.
+
+use std::{future::Future, pin::Pin};
+
+use app::frame::session::{FrameBackend, FrameExchange, FrameSession};
+use axum::{
+    extract::{Request, State},
+    http::{header, HeaderValue},
+    middleware::Next,
+    response::Response,
+};
+
+use crate::{
+    auth::codes::code_hash,
+    credentials::sessions,
+    error::{Error, ProblemType},
+    state::AppState,
+};
+
+/// Implements the frame's server functions over the application state.
+pub struct ServerFrameBackend(pub AppState);
+
+impl FrameBackend for ServerFrameBackend {
+    fn exchange_code(
+        &self,
+        code: String,
+    ) -> Pin<Box<dyn Future<Output = Result<FrameExchange, String>> + Send>> {
+        let state = self.0.clone();
+        Box::pin(async move {
+            exchange(&state, &code).await.map_err(|err| {
+                tracing::error!(error = ?err, "frame code exchange failed");
+                "The session could not be started.".to_owned()
+            })
+        })
+    }
+}
+
+async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> {
+    match sessions::exchange_for_frame(state, code).await {
+        Ok((token, session)) => {
+            let client = match session.partner_client_id {
+                Some(id) => state.store.partner_client(id).await?,
+                None => None,
+            };
+            Ok(FrameExchange::Ready(FrameSession {
+                access_token: token.access_token,
+                expires_at: token.expires_at,
+                client_id: client
+                    .as_ref()
+                    .map(|c| c.client_id.clone())
+                    .unwrap_or_default(),
+                campaign_id: session.campaign_id,
+                frame_origins: client.map(|c| c.frame_origins).unwrap_or_default(),
+            }))
+        }
+        Err(err) if err.kind() == ProblemType::SessionCodeExpired => Ok(FrameExchange::Expired {
+            frame_origins: origins_of_code(state, code).await?,
+        }),
+        Err(err) if err.kind() == ProblemType::SessionCodeInvalid => Ok(FrameExchange::Invalid),
+        Err(err) => Err(err),
+    }
+}
+
+/// The frame origins of the partner whose session a code belongs to.
+async fn origins_of_code(state: &AppState, code: &str) -> Result<Vec<String>, Error> {
+    let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
+        return Ok(Vec::new());
+    };
+    let Some(client_id) = session.partner_client_id else {
+        return Ok(Vec::new());
+    };
+    Ok(state
+        .store
+        .partner_client(client_id)
+        .await?
+        .map(|c| c.frame_origins)
+        .unwrap_or_default())
+}
+
+/// Headers of every frame page: never cached or referred, and framed only by the origins the
+/// partner registered (found from the session code, or after the exchange from `client_id`);
+/// without either, by nobody.
+pub async fn security_headers(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let query = request.uri().query().unwrap_or_default().to_owned();
+    let mut response = next.run(request).await;
+    let origins = frame_ancestors(&state, &query).await.unwrap_or_default();
+    let ancestors = if origins.is_empty() {
+        "'none'".to_owned()
+    } else {
+        origins.join(" ")
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&format!("frame-ancestors {ancestors}")) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, value);
+    }
+    response
+}
+
+async fn frame_ancestors(state: &AppState, query: &str) -> Result<Vec<String>, Error> {
+    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+        match key.as_ref() {
+            "session_code" => return origins_of_code(state, &value).await,
+            "client_id" => {
+                return Ok(state
+                    .store
+                    .partner_client_by_client_id(&value)
+                    .await?
+                    .map(|c| c.client.frame_origins)
+                    .unwrap_or_default())
+            }
+            _ => {}
+        }
+    }
+    Ok(Vec::new())
+}
