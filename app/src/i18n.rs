@@ -14,6 +14,12 @@ pub enum Text {
     SessionActiveHelp,
     SessionExpired,
     SessionExpiredHelp,
+    OnboardingTitle,
+    OnboardingWorking,
+    OnboardingFailed,
+    OnboardingDebtorCode,
+    OnboardingStatus,
+    OnboardingContinue,
 }
 
 /// The text in `locale`.
@@ -59,6 +65,34 @@ pub fn t(locale: Locale, text: Text) -> &'static str {
             "Öffnen Sie die Seite erneut über die Website Ihres Partners."
         }
         (SessionExpiredHelp, FrFr) => "Rouvrez la page depuis le site de votre partenaire.",
+        (OnboardingTitle, NlNl) => "Uw handelaarsaccount instellen",
+        (OnboardingTitle, EnGb) => "Set up your merchant account",
+        (OnboardingTitle, DeDe) => "Ihr Händlerkonto einrichten",
+        (OnboardingTitle, FrFr) => "Configurer votre compte marchand",
+        (OnboardingWorking, NlNl) => "Uw link wordt gecontroleerd…",
+        (OnboardingWorking, EnGb) => "Checking your link…",
+        (OnboardingWorking, DeDe) => "Ihr Link wird geprüft…",
+        (OnboardingWorking, FrFr) => "Vérification de votre lien…",
+        (OnboardingFailed, NlNl) => "Deze link is al gebruikt of verlopen. Vraag een nieuwe aan.",
+        (OnboardingFailed, EnGb) => "This link was already used or has expired. Ask for a new one.",
+        (OnboardingFailed, DeDe) => {
+            "Dieser Link wurde bereits verwendet oder ist abgelaufen. Fordern Sie einen neuen an."
+        }
+        (OnboardingFailed, FrFr) => {
+            "Ce lien a déjà été utilisé ou a expiré. Demandez-en un nouveau."
+        }
+        (OnboardingDebtorCode, NlNl) => "Debiteurcode",
+        (OnboardingDebtorCode, EnGb) => "Debtor code",
+        (OnboardingDebtorCode, DeDe) => "Debitorennummer",
+        (OnboardingDebtorCode, FrFr) => "Code débiteur",
+        (OnboardingStatus, NlNl) => "Status",
+        (OnboardingStatus, EnGb) => "Status",
+        (OnboardingStatus, DeDe) => "Status",
+        (OnboardingStatus, FrFr) => "Statut",
+        (OnboardingContinue, NlNl) => "Verder naar verificatie",
+        (OnboardingContinue, EnGb) => "Continue to verification",
+        (OnboardingContinue, DeDe) => "Weiter zur Verifizierung",
+        (OnboardingContinue, FrFr) => "Continuer vers la vérification",
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod language;
 mod layout;
+mod onboarding;
 pub mod session;
 
 use leptos::prelude::*;
@@ -52,6 +53,7 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=|| view! { <p>"404"</p> }>
                 <Route path=path!("/frame") view=FrameHome/>
+                <Route path=path!("/:stage/merchant/onboarding") view=onboarding::MerchantOnboarding/>
             </Routes>
         </Router>
     }

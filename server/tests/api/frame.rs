@@ -131,3 +131,23 @@ mod session {
         );
     }
 }
+
+#[tokio::test]
+async fn the_magic_link_page_is_server_rendered_for_the_merchant() {
+    let app = spawn_app().await;
+    let response = app.get("/prod/merchant/onboarding?code=abc").await;
+    assert_eq!(response.status.as_u16(), 200, "{}", response.text);
+    assert!(
+        response.text.contains("Uw handelaarsaccount instellen"),
+        "{}",
+        response.text
+    );
+    assert!(response.text.contains("mod.hydrate()"));
+    let english = app
+        .send(
+            app.request(reqwest::Method::GET, "/prod/merchant/onboarding?code=abc")
+                .header("accept-language", "en"),
+        )
+        .await;
+    assert_eq!(english.status.as_u16(), 200);
+}

@@ -1,0 +1,125 @@
+//! The merchant's magic-link page: `/{stage}/merchant/onboarding?code=…` redeems the code once
+//! through the merchant-accounts API, takes it out of the address bar, and sends the merchant
+//! on to the payment provider's KYC.
+
+use leptos::prelude::*;
+use serde::Deserialize;
+
+use super::{language::use_locale, layout::FrameLayout};
+use crate::i18n::{t, Text};
+
+/// The account the magic link was for, once its code is redeemed.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct OnboardingStatus {
+    pub debtor_code: String,
+    pub status: String,
+    pub kyc_url: String,
+}
+
+/// The server renders only `Working`; the browser moves on from there.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+enum Step {
+    Working,
+    Ready(OnboardingStatus),
+    Failed,
+}
+
+#[component]
+pub fn MerchantOnboarding() -> impl IntoView {
+    let locale = use_locale();
+    let step = RwSignal::new(Step::Working);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if step.get_untracked() != Step::Working {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            step.set(browser::redeem().await.map_or(Step::Failed, Step::Ready));
+        });
+    });
+    let body = move || {
+        match step.get() {
+        Step::Working => view! { <p>{t(locale.get(), Text::OnboardingWorking)}</p> }.into_any(),
+        Step::Failed => view! {
+            <p data-testid="onboarding-failed">{t(locale.get(), Text::OnboardingFailed)}</p>
+        }
+        .into_any(),
+        Step::Ready(status) => view! {
+            <dl data-testid="onboarding">
+                <dt>{t(locale.get(), Text::OnboardingDebtorCode)}</dt>
+                <dd>{status.debtor_code.clone()}</dd>
+                <dt>{t(locale.get(), Text::OnboardingStatus)}</dt>
+                <dd>{status.status.clone()}</dd>
+            </dl>
+            <a class="button" href=status.kyc_url.clone()>{t(locale.get(), Text::OnboardingContinue)}</a>
+        }
+        .into_any(),
+    }
+    };
+    view! {
+        <FrameLayout>
+            <h1>{move || t(locale.get(), Text::OnboardingTitle)}</h1>
+            <section role="status">{body}</section>
+        </FrameLayout>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use gloo_net::http::Request;
+    use serde::Deserialize;
+
+    use super::OnboardingStatus;
+
+    #[derive(Deserialize)]
+    struct Token {
+        access_token: String,
+        debtor_code: String,
+    }
+
+    #[derive(Deserialize)]
+    struct Envelope {
+        data: OnboardingStatus,
+    }
+
+    /// Redeems the code of the address and reads the account's KYC URL. The stage is the
+    /// first path segment, as the magic link was made.
+    pub async fn redeem() -> Option<OnboardingStatus> {
+        let window = web_sys::window()?;
+        let location = window.location();
+        let path = location.pathname().ok()?;
+        let stage = path.trim_start_matches('/').split('/').next()?.to_owned();
+        let search = location.search().ok()?;
+        let code = web_sys::UrlSearchParams::new_with_str(&search)
+            .ok()?
+            .get("code")?;
+        // The code works once: it leaves the address bar (and the history) at once.
+        if let Ok(history) = window.history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
+        }
+        let token: Token = Request::post(&format!("/{stage}/merchant-accounts/session/token"))
+            .json(&serde_json::json!({ "code": code }))
+            .ok()?
+            .send()
+            .await
+            .ok()
+            .filter(|r| r.ok())?
+            .json()
+            .await
+            .ok()?;
+        let status: Envelope = Request::get(&format!(
+            "/{stage}/merchant-accounts/onboarding?debtorCode={}",
+            String::from(js_sys::encode_uri_component(&token.debtor_code))
+        ))
+        .header("Authorization", &format!("Bearer {}", token.access_token))
+        .send()
+        .await
+        .ok()
+        .filter(|r| r.ok())?
+        .json()
+        .await
+        .ok()?;
+        Some(status.data)
+    }
+}
