@@ -61,6 +61,55 @@ pub enum ProblemType {
 }
 
 impl ProblemType {
+    /// Every problem type, for the documentation check.
+    pub const ALL: [ProblemType; 45] = [
+        ProblemType::RequestValidationFailed,
+        ProblemType::IdempotencyKeyMissing,
+        ProblemType::UnsupportedMediaType,
+        ProblemType::PayloadTooLarge,
+        ProblemType::NextTokenInvalid,
+        ProblemType::NextTokenMismatch,
+        ProblemType::TokenInvalid,
+        ProblemType::TokenExpired,
+        ProblemType::Forbidden,
+        ProblemType::NotFound,
+        ProblemType::MethodNotAllowed,
+        ProblemType::CampaignNotFound,
+        ProblemType::MerchantNotFound,
+        ProblemType::ProductNotFound,
+        ProblemType::Conflict,
+        ProblemType::RateLimited,
+        ProblemType::RequestTimeout,
+        ProblemType::ServiceUnavailable,
+        ProblemType::InternalError,
+        ProblemType::ProductInternalError,
+        ProblemType::ClientAuthenticationFailed,
+        ProblemType::UnsupportedGrantType,
+        ProblemType::SessionCodeExpired,
+        ProblemType::SessionCodeInvalid,
+        ProblemType::PkceVerificationFailed,
+        ProblemType::IdentityTokenRejected,
+        ProblemType::IdentityProviderUnavailable,
+        ProblemType::OnboardingCodeInvalid,
+        ProblemType::CheckoutBasketEmpty,
+        ProblemType::CheckoutBasketLineInvalid,
+        ProblemType::CheckoutBasketSpansMerchants,
+        ProblemType::CheckoutBasketSpansProviders,
+        ProblemType::CheckoutDateInPast,
+        ProblemType::CheckoutTimeslotRequired,
+        ProblemType::CheckoutShippingAddressRequired,
+        ProblemType::CheckoutFulfillmentRequestRejected,
+        ProblemType::CheckoutProductNotPriceable,
+        ProblemType::CheckoutProductNotFulfillable,
+        ProblemType::CheckoutBillingDetailRejected,
+        ProblemType::CheckoutOrderFailed,
+        ProblemType::CheckoutOrderEmptyRedirect,
+        ProblemType::CheckoutFulfillmentReservationFailed,
+        ProblemType::IdempotencyKeyInUse,
+        ProblemType::IdempotencyKeyReused,
+        ProblemType::CheckoutNotFound,
+    ];
+
     /// The short name, as the part of `type` after `urn:boxoffice:error:`.
     pub fn name(self) -> &'static str {
         use ProblemType::*;
@@ -397,6 +446,20 @@ impl From<crate::store::StoreError> for Error {
                 Error::invalid_field(&field, "invalid_reference", message)
             }
             StoreError::Database(err) => err.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProblemType;
+
+    #[test]
+    fn every_problem_type_is_documented_for_partners() {
+        let docs = include_str!("../../docs/api.md");
+        for kind in ProblemType::ALL {
+            let row = format!("| `{}` | {} |", kind.name(), kind.status().as_u16());
+            assert!(docs.contains(&row), "docs/api.md lacks the row {row}");
         }
     }
 }

@@ -9,9 +9,6 @@ pub type Db = sqlx::Sqlite;
 /// A connection, pooled or inside a transaction (helpers of the included SQL take either).
 type Conn = <Db as sqlx::Database>::Connection;
 
-// No store in this branch reads before it writes yet; the first one (checkout, stock) calls
-// `begin_write`, and this allowance can go then.
-#[allow(dead_code)]
 mod dialect {
     use super::Db;
 
