@@ -16,6 +16,9 @@ use serde::Deserialize;
 
 /// How long a failed lookup for an unknown kid blocks another fetch for the same issuer and apiKey.
 const REFETCH_INTERVAL: Duration = Duration::from_secs(60);
+/// How long fetched keys are trusted before they are fetched again, so a key the provider
+/// withdrew stops verifying.
+const KEY_TTL: Duration = Duration::from_secs(3600);
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 const LEEWAY_SECS: u64 = 30;
 
@@ -64,7 +67,7 @@ type CacheKey = (String, String);
 /// Verifies identity tokens; holds the key cache, so keep one per process.
 pub struct IdentityVerifier {
     http: reqwest::Client,
-    keys: Mutex<HashMap<(CacheKey, String), (Algorithm, DecodingKey)>>,
+    keys: Mutex<HashMap<(CacheKey, String), (Algorithm, DecodingKey, Instant)>>,
     last_fetch: Mutex<HashMap<CacheKey, Instant>>,
 }
 
@@ -184,7 +187,8 @@ impl IdentityVerifier {
             .lock()
             .expect("key cache lock")
             .get(&(cache_key.clone(), kid.to_owned()))
-            .cloned()
+            .filter(|(_, _, fetched)| fetched.elapsed() < KEY_TTL)
+            .map(|(alg, key, _)| (*alg, key.clone()))
     }
 
     /// Fetches the issuer's JWKS unless it was fetched within the refetch interval.
@@ -218,6 +222,9 @@ impl IdentityVerifier {
             .await
             .map_err(|_| IdentityError::ProviderUnavailable)?;
         let mut keys = self.keys.lock().expect("key cache lock");
+        // The fetched set replaces what this issuer and apiKey had: withdrawn keys go.
+        keys.retain(|(owner, _), _| owner != cache_key);
+        let fetched = Instant::now();
         for jwk in &set.keys {
             let (Some(kid), Ok(key)) = (jwk.common.key_id.clone(), DecodingKey::from_jwk(jwk))
             else {
@@ -232,7 +239,7 @@ impl IdentityVerifier {
                 }
                 _ => continue,
             };
-            keys.insert((cache_key.clone(), kid), (alg, key));
+            keys.insert((cache_key.clone(), kid), (alg, key, fetched));
         }
         Ok(())
     }
