@@ -64,10 +64,17 @@ struct IdentityClaims {
 
 type CacheKey = (String, String);
 
+/// A provider key as fetched, with when it was fetched.
+struct CachedKey {
+    alg: Algorithm,
+    key: DecodingKey,
+    fetched: Instant,
+}
+
 /// Verifies identity tokens; holds the key cache, so keep one per process.
 pub struct IdentityVerifier {
     http: reqwest::Client,
-    keys: Mutex<HashMap<(CacheKey, String), (Algorithm, DecodingKey, Instant)>>,
+    keys: Mutex<HashMap<(CacheKey, String), CachedKey>>,
     last_fetch: Mutex<HashMap<CacheKey, Instant>>,
 }
 
@@ -187,8 +194,8 @@ impl IdentityVerifier {
             .lock()
             .expect("key cache lock")
             .get(&(cache_key.clone(), kid.to_owned()))
-            .filter(|(_, _, fetched)| fetched.elapsed() < KEY_TTL)
-            .map(|(alg, key, _)| (*alg, key.clone()))
+            .filter(|cached| cached.fetched.elapsed() < KEY_TTL)
+            .map(|cached| (cached.alg, cached.key.clone()))
     }
 
     /// Fetches the issuer's JWKS unless it was fetched within the refetch interval.
@@ -239,7 +246,7 @@ impl IdentityVerifier {
                 }
                 _ => continue,
             };
-            keys.insert((cache_key.clone(), kid), (alg, key, fetched));
+            keys.insert((cache_key.clone(), kid), CachedKey { alg, key, fetched });
         }
         Ok(())
     }
