@@ -4,12 +4,15 @@
 mod admin_availability;
 mod admin_campaigns;
 mod admin_catalog;
+#[macro_use]
 mod catalog_fixtures;
+mod catalog_products;
 mod conventions;
 mod credentials;
 mod helpers;
 mod identity_exchange;
 mod onboarding;
+mod partner_fixtures;
 mod smtp_server;
 mod store_story;
 mod token_attacks;
