@@ -59,7 +59,7 @@ impl Locale {
                 Some((range, q))
             })
             .collect();
-        ranges.sort_by(|a, b| b.1.cmp(&a.1));
+        ranges.sort_by_key(|r| std::cmp::Reverse(r.1));
         for (range, q) in ranges {
             if q == 0 {
                 continue;

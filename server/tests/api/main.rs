@@ -6,7 +6,11 @@ mod admin_campaigns;
 mod admin_catalog;
 #[macro_use]
 mod catalog_fixtures;
+mod catalog_access;
+mod catalog_availability;
+mod catalog_merchants;
 mod catalog_products;
+mod catalog_search;
 mod conventions;
 mod credentials;
 mod helpers;
