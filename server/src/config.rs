@@ -29,7 +29,7 @@ pub struct Config {
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<SecretString>,
 
-    /// Directory for the embedded SQLite database and locally generated keys.
+    /// Directory of the embedded SQLite database (which also keeps the generated keys).
     #[arg(long, env = "BOXOFFICE_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
 
@@ -46,7 +46,7 @@ pub struct Config {
     pub admin_token: Option<SecretString>,
 
     /// Seed demo data into an empty database (`0` turns it off).
-    #[arg(long, env = "BOXOFFICE_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, env = "BOXOFFICE_DEMO", default_value = "1", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub demo: bool,
 
     /// Client secret of the demo partner client `demo-partner`.
@@ -124,7 +124,7 @@ pub struct Config {
     pub log: String,
 
     /// Log as JSON lines instead of text.
-    #[arg(long, env = "BOXOFFICE_LOG_JSON", default_value_t = false, action = clap::ArgAction::Set)]
+    #[arg(long, env = "BOXOFFICE_LOG_JSON", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub log_json: bool,
 }
 
@@ -141,5 +141,34 @@ impl Config {
     /// A configuration with every default, as the tests and tools start from.
     pub fn defaults() -> Self {
         Self::parse_from(["server"])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_hides_secrets() {
+        let config = Config::parse_from([
+            "server",
+            "--admin-token",
+            "admin-secret-value",
+            "--database-url",
+            "postgres://user:db-password@host/db",
+            "--demo-client-secret",
+            "demo-secret-value",
+        ]);
+        let debug = format!("{config:?}");
+        for secret in ["admin-secret-value", "db-password", "demo-secret-value"] {
+            assert!(!debug.contains(secret), "{secret} leaked: {debug}");
+        }
+    }
+
+    #[test]
+    fn the_demo_switch_takes_0_and_1() {
+        assert!(!Config::parse_from(["server", "--demo", "0"]).demo);
+        assert!(Config::parse_from(["server", "--demo", "1"]).demo);
+        assert!(!Config::parse_from(["server", "--demo", "false"]).demo);
     }
 }

@@ -1,24 +1,49 @@
 //! Serves the hosted webframe: server-rendered Leptos pages, their server functions, and the
 //! compiled WASM, JS and CSS under `/pkg`.
+//!
+//! The site (what `cargo leptos build` writes: `pkg/` and the files of `public/`) is read from
+//! `LEPTOS_SITE_ROOT`, default `target/site` relative to the working directory. cargo-leptos
+//! runs the server from the workspace root with that variable set; a plain run of the binary
+//! must start in the workspace root too (or set `LEPTOS_SITE_ROOT`).
+
+use std::path::Path;
 
 use axum::Router;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
-use tower_http::services::ServeDir;
+use tower_http::services::{ServeDir, ServeFile};
 
 use crate::state::AppState;
+
+/// Files of `public/` that the frame's pages link to, served from the site root.
+const PUBLIC_FILES: &[&str] = &["favicon.svg"];
 
 pub fn router(state: &AppState) -> Router<AppState> {
     let options = state.leptos.clone();
     let routes = generate_route_list(app::App);
     let context_state = state.clone();
-    let pkg_dir = format!("{}/{}", options.site_root, options.site_pkg_dir);
-    Router::new()
+    let site_root = Path::new(&*options.site_root).to_owned();
+    let pkg = options.site_pkg_dir.trim_matches('/').to_owned();
+    let pkg_dir = site_root.join(&pkg);
+    let script = pkg_dir.join(format!("{}.js", options.output_name));
+    if !script.is_file() {
+        tracing::warn!(
+            path = %script.display(),
+            "the frame's WASM bundle is missing, so /frame will not hydrate: build with \
+             `cargo leptos build` and start the server in the workspace root (or set LEPTOS_SITE_ROOT)"
+        );
+    }
+
+    let mut router = Router::new()
         .leptos_routes_with_context(
             state,
             routes,
             move || provide_context(context_state.clone()),
             move || app::shell(options.clone()),
         )
-        .nest_service("/pkg", ServeDir::new(pkg_dir))
+        .nest_service(&format!("/{pkg}"), ServeDir::new(pkg_dir));
+    for file in PUBLIC_FILES {
+        router = router.route_service(&format!("/{file}"), ServeFile::new(site_root.join(file)));
+    }
+    router
 }

@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod checkout;
 pub mod config;
 pub mod credentials;
+pub mod demo;
 pub mod error;
 pub mod events;
 pub mod frame;
@@ -22,6 +23,7 @@ pub mod mail;
 pub mod onboarding;
 pub mod providers;
 pub mod sandbox;
+pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod text;
@@ -114,8 +116,9 @@ pub fn openapi(state: AppState) -> utoipa::openapi::OpenApi {
     http::router(state).1
 }
 
-/// Leptos settings: cargo-leptos passes `LEPTOS_*` at build and run time; plain `cargo` runs
-/// (tests, tools) get the same defaults the workspace metadata names.
+/// Leptos settings: cargo-leptos passes `LEPTOS_*` at build and run time; a plain run of the
+/// binary gets the defaults the workspace metadata names (`LEPTOS_OUTPUT_NAME` is compiled in
+/// by `.cargo/config.toml`, the site root is `target/site` under the working directory).
 fn leptos_options(config: &Config) -> leptos::config::LeptosOptions {
     let from_cargo_leptos = option_env!("LEPTOS_OUTPUT_NAME").is_some()
         || std::env::var_os("LEPTOS_OUTPUT_NAME").is_some();

@@ -4,7 +4,7 @@ mod language;
 mod layout;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, Html, Link, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path,
@@ -14,11 +14,12 @@ use crate::i18n::{t, Text};
 use language::{use_locale, LanguageSwitcher};
 use layout::FrameLayout;
 
-/// The HTML document every frame page is rendered into on the server.
+/// The HTML document every frame page is rendered into on the server. `<html lang>` is set by
+/// [`App`], so it follows the frame's language.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
         <!DOCTYPE html>
-        <html lang="nl">
+        <html>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -38,9 +39,12 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     language::provide_locale();
+    let locale = use_locale();
 
     view! {
+        <Html {..} lang=move || locale.get().tag()/>
         <Stylesheet id="boxoffice" href="/pkg/boxoffice.css"/>
+        <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>
         <Title text="Boxoffice"/>
         <Router>
             <Routes fallback=|| view! { <p>"404"</p> }>

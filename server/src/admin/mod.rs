@@ -1,14 +1,19 @@
 //! The operator API under `/admin/v1`: configuration of campaigns, merchants, products,
-//! availability, vouchers, partner clients and identity issuers. On only when
-//! `BOXOFFICE_ADMIN_TOKEN` is set.
+//! availability, vouchers, partner clients, identity issuers, memberships and wallets. On only
+//! when `BOXOFFICE_ADMIN_TOKEN` is set.
 
 mod auth;
 mod availability;
 mod calendar;
 mod campaigns;
+mod clients;
+mod issuers;
+mod memberships;
 mod merchants;
 mod products;
-mod timeslots;
+pub(crate) mod timeslots;
+mod vouchers;
+mod wallets;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -19,6 +24,11 @@ pub use auth::Admin;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(campaigns::router())
+        .merge(clients::router())
+        .merge(issuers::router())
+        .merge(memberships::router())
+        .merge(vouchers::router())
+        .merge(wallets::router())
         .merge(merchants::router())
         .merge(availability::router())
         .merge(products::router())

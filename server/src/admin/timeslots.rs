@@ -135,7 +135,7 @@ fn validate(input: &TimeslotsInput) -> Result<Vec<(NaiveTime, NaiveTime)>> {
 /// Every window on every day as instants in `zone`. A window whose start or end does not exist
 /// locally that day (clocks going forward) is skipped and reported; a time that occurs twice
 /// (clocks going back) takes its earlier instant.
-fn expand(
+pub(crate) fn expand(
     zone: Tz,
     from: NaiveDate,
     until: NaiveDate,

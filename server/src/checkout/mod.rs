@@ -1,3 +1,5 @@
 //! Checkout: basket, reservation, confirmation, express checkout, and their pricing.
 
+pub mod basket;
 pub mod pricing;
+pub mod visit;

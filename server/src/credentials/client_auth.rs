@@ -1,8 +1,9 @@
 //! Partner client authentication (client credentials) and backend bearers.
 
 use crate::{
-    auth::{codes::code_hash, tokens::BackendClaims, Audience},
+    auth::{tokens::BackendClaims, Audience},
     error::{Error, ProblemType, Result},
+    secrets,
     state::AppState,
     store::PartnerClient,
 };
@@ -15,15 +16,14 @@ pub async fn authenticate(
     client_id: &str,
     client_secret: &str,
 ) -> Result<PartnerClient> {
-    let client = state.store.client_by_client_id(client_id).await?;
-    // Hash even for an unknown client so timing does not tell which ids exist.
-    let presented = code_hash(client_secret);
-    let matches = client.as_ref().is_some_and(|c| {
-        use subtle::ConstantTimeEq;
-        bool::from(c.secret_hash.ct_eq(&presented))
-    });
+    let client = state.store.partner_client_by_client_id(client_id).await?;
+    // Hashes even for an unknown client so timing does not tell which ids exist.
+    let matches = secrets::verify_client_secret(
+        client_secret,
+        client.as_ref().map(|c| c.secret_hash.as_slice()),
+    );
     match client {
-        Some(client) if matches => Ok(client),
+        Some(client) if matches => Ok(client.client),
         _ => Err(Error::new(
             ProblemType::ClientAuthenticationFailed,
             "The client_id and client_secret do not match a partner client.",

@@ -48,7 +48,7 @@ pub async fn exchange(
         .map_err(|_| rejected("it is not a JWT with an issuer"))?;
     let issuer = state
         .store
-        .identity_issuer(&issuer_name)
+        .identity_issuer_by_issuer(&issuer_name)
         .await?
         .ok_or_else(|| rejected("its issuer is not allowed"))?;
     let trusted = TrustedIssuer {

@@ -138,8 +138,9 @@ pub async fn start(
     validate(&request)?;
     let client = state
         .store
-        .client_by_client_id(client_id)
+        .partner_client_by_client_id(client_id)
         .await?
+        .map(|c| c.client)
         .ok_or_else(|| {
             Error::new(
                 ProblemType::TokenInvalid,
@@ -330,7 +331,8 @@ pub async fn public_token(state: &AppState, session: &Session, jti: Uuid) -> Res
 async fn client_id_of(state: &AppState, partner_client_id: Uuid) -> Result<String> {
     state
         .store
-        .client_id_of(partner_client_id)
+        .partner_client(partner_client_id)
         .await?
+        .map(|c| c.client_id)
         .ok_or_else(|| anyhow::anyhow!("session names a client that does not exist").into())
 }

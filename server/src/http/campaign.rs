@@ -100,13 +100,8 @@ impl FromRequestParts<AppState> for SessionCampaign {
         };
         let campaign = existing(state, id).await?;
         // Identity sessions have no partner client; the campaign they were minted in is theirs.
-        if !user.claims.client_id.is_empty() {
-            let allowed = state
-                .store
-                .client_by_client_id(&user.claims.client_id)
-                .await?
-                .is_some_and(|client| client.campaign_ids.contains(&id));
-            if !allowed {
+        if let Some(client) = user.partner_client_id {
+            if !state.store.client_may_use_campaign(client, id).await? {
                 return Err(Error::new(
                     ProblemType::Forbidden,
                     format!("This partner client may not use campaign {id}."),

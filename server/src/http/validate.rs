@@ -55,13 +55,12 @@ impl Checks {
 
     /// An absolute http(s) URL.
     pub fn http_url(&mut self, field: &str, value: &str) {
-        match url::Url::parse(value) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
-            _ => self.fail(
+        if !is_http_url(value) {
+            self.fail(
                 field,
                 "url",
                 format!("{field} must be an absolute http(s) URL"),
-            ),
+            );
         }
     }
 
@@ -74,6 +73,95 @@ impl Checks {
                 format!(
                     "{field} must be an origin such as https://shop.example or http://localhost:*"
                 ),
+            );
+        }
+    }
+
+    /// A list of origins, each named by its index (`frame_origins[2]`), at most `max` of them.
+    pub fn origins(&mut self, field: &str, values: &[String], max: usize) {
+        if values.len() > max {
+            self.fail(
+                field,
+                "too_many",
+                format!("{field} may hold at most {max} origins"),
+            );
+        }
+        for (i, value) in values.iter().enumerate() {
+            self.origin(&format!("{field}[{i}]"), value);
+        }
+    }
+
+    /// A URL template: every `{name}` is one of `placeholders`, and the text with each
+    /// placeholder replaced by a sample value is an absolute http(s) URL.
+    pub fn url_template(&mut self, field: &str, value: &str, placeholders: &[&str]) {
+        let mut filled = value.to_owned();
+        for name in placeholders {
+            filled = filled.replace(&format!("{{{name}}}"), "sample-value");
+        }
+        if filled.contains(['{', '}']) {
+            let known: Vec<String> = placeholders.iter().map(|p| format!("{{{p}}}")).collect();
+            self.fail(
+                field,
+                "placeholder",
+                format!(
+                    "{field} may contain only the placeholders {}",
+                    known.join(", ")
+                ),
+            );
+        } else if !is_http_url(&filled) {
+            self.fail(
+                field,
+                "url",
+                format!(
+                    "{field} must be an absolute http(s) URL once its placeholders are filled in"
+                ),
+            );
+        }
+    }
+
+    /// A machine identifier: `min..=max` ASCII letters, digits, `.`, `_` or `-`, the characters
+    /// that travel unescaped in URLs, form bodies and HTTP Basic credentials.
+    pub fn identifier(&mut self, field: &str, value: &str, min: usize, max: usize) {
+        let ok = (min..=max).contains(&value.len())
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        self.check(
+            ok,
+            field,
+            "identifier",
+            format!("{field} must be {min} to {max} letters, digits, '.', '_' or '-'"),
+        );
+    }
+
+    /// An amount that must be above zero, with at most two decimals.
+    pub fn positive_amount(&mut self, field: &str, value: Decimal) {
+        if value <= Decimal::ZERO {
+            self.fail(field, "not_positive", format!("{field} must be above zero"));
+        } else {
+            self.two_decimals(field, value);
+        }
+    }
+
+    /// A percentage above 0 and at most 100, with at most two decimals.
+    pub fn percentage(&mut self, field: &str, value: Decimal) {
+        if value <= Decimal::ZERO || value > Decimal::ONE_HUNDRED {
+            self.fail(
+                field,
+                "out_of_range",
+                format!("{field} must be above 0 and at most 100"),
+            );
+        } else {
+            self.two_decimals(field, value);
+        }
+    }
+
+    fn two_decimals(&mut self, field: &str, value: Decimal) {
+        if value.normalize().scale() > 2 {
+            self.fail(
+                field,
+                "precision",
+                format!("{field} must have at most two decimals"),
             );
         }
     }
@@ -192,6 +280,11 @@ impl Checks {
             Err(Error::validation(self.errors))
         }
     }
+}
+
+/// Whether `value` is an absolute http(s) URL with a host.
+pub fn is_http_url(value: &str) -> bool {
+    matches!(url::Url::parse(value), Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some())
 }
 
 /// Whether `value` looks like an e-mail address; delivery is the real test, this catches typos.
@@ -320,5 +413,97 @@ mod tests {
             panic!()
         };
         assert_eq!(errors.len(), 2);
+    }
+
+    fn failed_with_codes(checks: Checks) -> Vec<(String, String)> {
+        match checks.finish() {
+            Ok(()) => Vec::new(),
+            Err(Error::Problem { errors, .. }) => {
+                errors.into_iter().map(|e| (e.field, e.code)).collect()
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn url_templates() {
+        let mut checks = Checks::default();
+        checks.url_template("a", "https://idp.example/{apiKey}/jwks", &["apiKey"]);
+        checks.url_template("b", "https://idp.example/jwks?key={apiKey}", &["apiKey"]);
+        checks.url_template("c", "https://idp.example/jwks", &["apiKey"]);
+        assert!(failed_with_codes(checks).is_empty());
+        let mut checks = Checks::default();
+        checks.url_template("typo", "https://idp.example/{apikey}", &["apiKey"]);
+        checks.url_template("relative", "/{apiKey}/jwks", &["apiKey"]);
+        checks.url_template("scheme", "ftp://idp.example/{apiKey}", &["apiKey"]);
+        let codes = failed_with_codes(checks);
+        assert_eq!(
+            codes,
+            [
+                ("typo".into(), "placeholder".into()),
+                ("relative".into(), "url".into()),
+                ("scheme".into(), "url".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn identifiers() {
+        let mut checks = Checks::default();
+        checks.identifier("a", "demo-partner", 3, 64);
+        checks.identifier("b", "pc_0f.A", 3, 64);
+        assert!(failed_with_codes(checks).is_empty());
+        let mut checks = Checks::default();
+        checks.identifier("space", "a b c", 3, 64);
+        checks.identifier("colon", "a:bc", 3, 64);
+        checks.identifier("short", "ab", 3, 64);
+        checks.identifier("unicode", "café", 3, 64);
+        assert_eq!(failed_with_codes(checks).len(), 4);
+    }
+
+    #[test]
+    fn positive_amounts_and_percentages() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        let mut checks = Checks::default();
+        checks.positive_amount("a", d("0.01"));
+        checks.percentage("b", d("100"));
+        checks.percentage("c", d("12.50"));
+        assert!(failed_with_codes(checks).is_empty());
+        let mut checks = Checks::default();
+        checks.positive_amount("zero", d("0"));
+        checks.positive_amount("negative", d("-5"));
+        checks.positive_amount("cents", d("1.001"));
+        checks.percentage("above", d("100.01"));
+        checks.percentage("none", d("0"));
+        checks.percentage("fine", d("0.005"));
+        let codes: Vec<String> = failed_with_codes(checks)
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "not_positive",
+                "not_positive",
+                "precision",
+                "out_of_range",
+                "out_of_range",
+                "precision"
+            ]
+        );
+    }
+
+    #[test]
+    fn origin_lists_name_the_index() {
+        let mut checks = Checks::default();
+        checks.origins(
+            "frame_origins",
+            &["https://ok.example".into(), "https://x/path".into()],
+            10,
+        );
+        assert_eq!(
+            failed_with_codes(checks),
+            [("frame_origins[1]".into(), "origin".into())]
+        );
     }
 }

@@ -9,11 +9,14 @@ mod availability;
 mod calendar;
 mod campaigns;
 mod clients;
+mod customers;
 mod db_decimal;
 mod events;
 mod idempotency;
+mod issuers;
 mod keys;
 mod mail;
+mod memberships;
 mod merchant_accounts;
 mod merchants;
 pub mod postgres;
@@ -21,6 +24,9 @@ mod products;
 mod sessions;
 pub mod sqlite;
 mod timeslots;
+pub mod two_decimals;
+mod vouchers;
+mod wallets;
 
 use std::sync::Arc;
 
@@ -30,14 +36,16 @@ pub use calendar::{
 };
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use clients::{
-    ClientSeed, ClientStore, CustomerDetails, CustomerKey, CustomerStore, IdentityIssuer,
-    IssuerStore, PartnerClient,
+    ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
 };
+pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
+pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::{MailRecord, MailStore};
+pub use memberships::{Membership, MembershipInput, MembershipStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
 pub use merchants::{
     Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
@@ -49,6 +57,10 @@ pub use products::{
 };
 pub use sessions::{NewSession, Redemption, Session, SessionStore};
 pub use timeslots::{NewTimeslot, Timeslot, TimeslotStore};
+pub use vouchers::{
+    normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherStore, VoucherUpdate,
+};
+pub use wallets::{Wallet, WalletInput, WalletStore};
 
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +99,17 @@ impl StoreError {
         StoreError::Database(err)
     }
 
+    /// Classifies the failure of a delete: a foreign key still pointing at the record means
+    /// it is in use, a conflict with the current state rather than bad input.
+    pub fn classify_delete(err: sqlx::Error, what: &str) -> StoreError {
+        if let sqlx::Error::Database(db) = &err {
+            if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation {
+                return StoreError::Conflict(format!("{what} is still in use"));
+            }
+        }
+        StoreError::Database(err)
+    }
+
     /// A CHECK violation as a `Conflict` saying `message`: the backstop behind a conditional
     /// write, reached when a concurrent change slipped between the condition and the constraint.
     pub fn check_as_conflict(err: sqlx::Error, message: &str) -> StoreError {
@@ -110,8 +133,11 @@ pub trait Store:
     + IssuerStore
     + KeyStore
     + MailStore
+    + MembershipStore
     + MerchantAccountStore
     + SessionStore
+    + VoucherStore
+    + WalletStore
     + MerchantStore
     + AvailabilityStore
     + ProductStore

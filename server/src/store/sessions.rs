@@ -43,7 +43,7 @@ pub struct NewSession {
 #[derive(Debug, Clone)]
 pub enum Redemption {
     /// This call redeemed it; the bearer with `jti` is the only one it will ever produce.
-    Redeemed(Session),
+    Redeemed(Box<Session>),
     /// Unknown code, another client's, or the wrong mode.
     Invalid,
     /// Known and unused, but past its expiry.

@@ -113,7 +113,7 @@ async fn search_matches_names_without_case_or_diacritics_best_first() {
         .get(&app, "/v2/merchants/search?q=zoo")
         .await
         .assert_status(200);
-    assert_eq!(ids(&body), [c.artis.clone()]);
+    assert_eq!(ids(&body), [c.artis.as_str()]);
     let body = p
         .get(&app, "/v2/merchants/search?q=zo")
         .await
@@ -126,7 +126,7 @@ async fn search_matches_names_without_case_or_diacritics_best_first() {
         .get(&app, "/v2/merchants/search?q=museum")
         .await
         .assert_status(200);
-    assert_eq!(ids(&body), [c.rijks.clone()], "inside Rijksmuseum");
+    assert_eq!(ids(&body), [c.rijks.as_str()], "inside Rijksmuseum");
     assert!(body["data"][0].get("distance_km").is_none());
     // Search matches names only; city, category and products are broadsearch's.
     let body = p
@@ -167,7 +167,7 @@ async fn a_geo_search_orders_by_distance_and_reports_it() {
         )
         .await
         .assert_status(200);
-    assert_eq!(ids(&near), [c.artis.clone()], "text and radius both apply");
+    assert_eq!(ids(&near), [c.artis.as_str()], "text and radius both apply");
     let category = p
         .get(
             &app,
@@ -329,7 +329,7 @@ async fn the_index_follows_catalog_writes_at_once() {
         .get(&app, "/v2/merchants/search?q=tropen")
         .await
         .assert_status(200);
-    assert_eq!(ids(&after), [id.clone()]);
+    assert_eq!(ids(&after), [id.as_str()]);
 
     let mut body = merchant_body("Wereldmuseum", "Europe/Amsterdam");
     body["translations"] = json!([{ "locale": "en-GB", "name": "World Museum" }]);

@@ -1,4 +1,7 @@
 //! `spawn_app`: the real server on a random port over a fresh database, and request helpers.
+//!
+//! Helpers are shared by every test module and some wait for the modules that will use them.
+#![allow(dead_code)]
 
 use reqwest::{header::HeaderMap, Method, StatusCode};
 use serde_json::Value;
@@ -163,6 +166,42 @@ impl TestApp {
         self.send(self.admin(Method::PUT, path).json(body)).await
     }
 
+    pub async fn admin_delete(&self, path: &str) -> TestResponse {
+        self.send(self.admin(Method::DELETE, path)).await
+    }
+
+    /// Creates a partner client through the operator API and returns its `data`.
+    pub async fn admin_create_client(&self, body: &Value) -> Value {
+        self.admin_post("/admin/v1/clients", body)
+            .await
+            .assert_status(201)["data"]
+            .clone()
+    }
+
+    /// A customer known to a fresh partner client as `reference`, made through the store
+    /// (customers have no operator API; sessions create them).
+    pub async fn create_customer(&self, reference: &str) -> uuid::Uuid {
+        let client = self
+            .admin_create_client(&serde_json::json!({ "name": format!("client of {reference}") }))
+            .await;
+        let partner_client_id = client["partner_client_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        self.state
+            .store
+            .upsert_customer(
+                server::store::CustomerKey::Partner {
+                    partner_client_id,
+                    reference,
+                },
+                &Default::default(),
+            )
+            .await
+            .expect("customer upserted")
+    }
+
     /// Creates a campaign through the operator API and returns its id.
     pub async fn create_campaign(&self, name: &str) -> String {
         let response = self
@@ -198,6 +237,30 @@ impl TestApp {
     }
 }
 
+/// The `field` of every error in a validation problem.
+pub fn error_fields(problem: &Value) -> std::collections::BTreeSet<String> {
+    problem["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The `code` the validation problem gives `field`.
+#[track_caller]
+pub fn error_code(problem: &Value, field: &str) -> String {
+    problem["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .find(|e| e["field"] == field)
+        .unwrap_or_else(|| panic!("no error for {field}: {problem}"))["code"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// A throwaway Postgres database for one test.
 struct PostgresDb {
     admin_url: String,
@@ -208,31 +271,130 @@ struct PostgresDb {
 impl PostgresDb {
     async fn create(admin_url: &str) -> Self {
         use sqlx::Connection;
-        let name = format!("boxoffice_test_{}", uuid::Uuid::new_v4().simple());
+        let template = migrated_template(admin_url).await;
+        // The creation time in the name lets a later run sweep databases a crash left behind.
+        let name = format!(
+            "boxoffice_test_{}_{}",
+            chrono::Utc::now().timestamp(),
+            uuid::Uuid::new_v4().simple()
+        );
         let mut conn = sqlx::PgConnection::connect(admin_url)
             .await
             .expect("connect to TEST_DATABASE_URL");
-        sqlx::query(&format!("CREATE DATABASE {name}"))
+        sqlx::query(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
             .execute(&mut conn)
             .await
             .expect("create test database");
-        let mut url = url::Url::parse(admin_url).expect("TEST_DATABASE_URL is a URL");
-        url.set_path(&name);
         Self {
             admin_url: admin_url.to_owned(),
-            url: url.to_string(),
+            url: database_url(admin_url, &name),
             name,
         }
     }
+}
+
+/// Drops test databases over an hour old: left by runs that were killed, never in use by a
+/// run still going.
+async fn sweep_stale_databases(conn: &mut sqlx::PgConnection) {
+    let names: Vec<String> =
+        sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 'boxoffice_test_%'")
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap_or_default();
+    let hour_ago = chrono::Utc::now().timestamp() - 3600;
+    for name in names {
+        let created = name.split('_').nth(2).and_then(|t| t.parse::<i64>().ok());
+        if created.is_none_or(|t| t < hour_ago) {
+            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut *conn)
+                .await;
+        }
+    }
+}
+
+fn database_url(admin_url: &str, name: &str) -> String {
+    let mut url = url::Url::parse(admin_url).expect("TEST_DATABASE_URL is a URL");
+    url.set_path(name);
+    url.to_string()
+}
+
+/// A database with every migration applied, made once per set of migrations: copying it is
+/// much faster than migrating a fresh database for each test. Its name carries a hash of the
+/// migrations, so a changed migration makes a new template.
+async fn migrated_template(admin_url: &str) -> String {
+    static TEMPLATE: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            use sha2::{Digest, Sha256};
+            use sqlx::Connection;
+            let mut hasher = Sha256::new();
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/postgres");
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            for file in files {
+                hasher.update(std::fs::read(file).unwrap());
+            }
+            let digest = hasher.finalize();
+            let name = format!(
+                "boxoffice_tmpl_{}",
+                digest
+                    .iter()
+                    .take(6)
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            );
+            let mut conn = sqlx::PgConnection::connect(admin_url)
+                .await
+                .expect("connect to TEST_DATABASE_URL");
+            sweep_stale_databases(&mut conn).await;
+            let exists: Option<i32> =
+                sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+                    .bind(&name)
+                    .fetch_optional(&mut conn)
+                    .await
+                    .unwrap();
+            if exists.is_none() {
+                // Built under a temporary name and renamed, so a half-made template is never used.
+                let building = format!("{name}_{}", uuid::Uuid::new_v4().simple());
+                sqlx::query(&format!("CREATE DATABASE {building}"))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+                let pool = sqlx::PgPool::connect(&database_url(admin_url, &building))
+                    .await
+                    .unwrap();
+                sqlx::migrate!("migrations/postgres")
+                    .run(&pool)
+                    .await
+                    .expect("migrate the template");
+                pool.close().await;
+                let renamed = sqlx::query(&format!("ALTER DATABASE {building} RENAME TO {name}"))
+                    .execute(&mut conn)
+                    .await;
+                if renamed.is_err() {
+                    // Another run made it meanwhile.
+                    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {building}"))
+                        .execute(&mut conn)
+                        .await;
+                }
+            }
+            name
+        })
+        .await
+        .clone()
 }
 
 impl Drop for PostgresDb {
     fn drop(&mut self) {
         let admin_url = self.admin_url.clone();
         let name = self.name.clone();
-        // Drop runs inside the test's runtime, which cannot be blocked on; a small thread with
-        // its own runtime removes the database (FORCE closes the server's pool connections).
-        let _ = std::thread::spawn(move || {
+        // Dropping takes most of a second; it runs on its own thread (with its own runtime,
+        // as Drop cannot await) so the test does not wait. FORCE closes the server's pool.
+        // Should the process end first, the next run sweeps the database.
+        std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -245,8 +407,7 @@ impl Drop for PostgresDb {
                         .await;
                 }
             });
-        })
-        .join();
+        });
     }
 }
 
@@ -260,18 +421,21 @@ impl TestApp {
     /// Creates a partner client allowed on `campaign_ids`.
     pub async fn create_client(&self, client_id: &str, campaign_ids: &[&str]) -> TestClient {
         let secret = format!("{client_id}-secret-{}", uuid::Uuid::new_v4().simple());
+        let input = server::store::PartnerClientInput {
+            name: client_id.to_owned(),
+            client_id: None,
+            campaign_ids: campaign_ids.iter().map(|c| c.parse().unwrap()).collect(),
+            frame_origins: vec!["http://localhost:*".to_owned()],
+            return_origins: vec!["http://localhost:*".to_owned()],
+            webhook_url: None,
+        };
+        let secrets = server::store::ClientSecrets {
+            secret_hash: server::secrets::hash_secret(&secret),
+            webhook_secret: server::secrets::new_webhook_secret(),
+        };
         self.state
             .store
-            .upsert_client(&server::store::ClientSeed {
-                client_id: client_id.to_owned(),
-                name: client_id.to_owned(),
-                secret_hash: server::auth::codes::code_hash(&secret),
-                campaign_ids: campaign_ids.iter().map(|c| c.parse().unwrap()).collect(),
-                frame_origins: vec!["http://localhost:*".to_owned()],
-                return_origins: vec!["http://localhost:*".to_owned()],
-                webhook_url: None,
-                webhook_secret: None,
-            })
+            .upsert_partner_client(client_id, &input, &secrets)
             .await
             .expect("client created");
         TestClient {

@@ -87,13 +87,21 @@ async fn exchange(app: &TestApp, campaign: Option<&str>, body: Value) -> TestRes
     app.send(request).await
 }
 
+fn trusted(jwks_url_template: String) -> server::store::IdentityIssuerInput {
+    server::store::IdentityIssuerInput {
+        issuer: ISSUER.to_owned(),
+        jwks_url_template,
+        audience: None,
+    }
+}
+
 async fn setup(keys: Value) -> (TestApp, String, JwksServer) {
     let app = spawn_app().await;
     let campaign = app.create_campaign("Retail").await;
     let server = jwks_server(keys).await;
     app.state
         .store
-        .create_identity_issuer(ISSUER, &server.url_template, None)
+        .create_identity_issuer(uuid::Uuid::new_v4(), &trusted(server.url_template.clone()))
         .await
         .unwrap();
     (app, campaign, server)
@@ -222,9 +230,8 @@ async fn an_unreachable_provider_is_a_bad_gateway() {
     app.state
         .store
         .create_identity_issuer(
-            ISSUER,
-            &format!("http://{address}/keys?apiKey={{apiKey}}"),
-            None,
+            uuid::Uuid::new_v4(),
+            &trusted(format!("http://{address}/keys?apiKey={{apiKey}}")),
         )
         .await
         .unwrap();

@@ -4,6 +4,11 @@
 mod admin_availability;
 mod admin_campaigns;
 mod admin_catalog;
+mod admin_clients;
+mod admin_issuers;
+mod admin_memberships;
+mod admin_vouchers;
+mod admin_wallets;
 #[macro_use]
 mod catalog_fixtures;
 mod catalog_access;
@@ -13,6 +18,8 @@ mod catalog_products;
 mod catalog_search;
 mod conventions;
 mod credentials;
+mod demo;
+mod frame;
 mod helpers;
 mod identity_exchange;
 mod onboarding;

@@ -71,10 +71,11 @@ async fn customers_are_upserted_by_their_key() {
     let campaign = app.create_campaign("c").await;
     let client = app.create_client("shop", &[&campaign]).await;
     let partner = store
-        .client_by_client_id(&client.client_id)
+        .partner_client_by_client_id(&client.client_id)
         .await
         .unwrap()
         .unwrap()
+        .client
         .partner_client_id;
     let key = || CustomerKey::Partner {
         partner_client_id: partner,
@@ -114,10 +115,11 @@ async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
     let campaign = app.create_campaign("c").await;
     let client = app.create_client("shop", &[&campaign]).await;
     let partner = store
-        .client_by_client_id(&client.client_id)
+        .partner_client_by_client_id(&client.client_id)
         .await
         .unwrap()
         .unwrap()
+        .client
         .partner_client_id;
     let customer = store
         .upsert_customer(

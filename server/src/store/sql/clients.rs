@@ -1,159 +1,258 @@
 // Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
 
+/// A client joined to its campaigns, one row per campaign (one with no campaign when it has
+/// none), ordered so `fold_client_rows` can fold them.
+const PARTNER_CLIENT_ROWS: &str = "SELECT pc.*, pcc.campaign_id AS allowed_campaign_id
+     FROM partner_client pc
+     LEFT JOIN partner_client_campaign pcc ON pcc.partner_client_id = pc.partner_client_id";
+
+async fn partner_client_rows<K>(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    filter: &str,
+    key: K,
+) -> crate::store::StoreResult<Option<crate::store::PartnerClientSecrets>>
+where
+    K: for<'q> sqlx::Encode<'q, Db> + sqlx::Type<Db> + Send + 'static,
+{
+    let rows: Vec<crate::store::clients::PartnerClientRow> = sqlx::query_as(&format!(
+        "{PARTNER_CLIENT_ROWS} WHERE {filter} ORDER BY pcc.campaign_id"
+    ))
+    .bind(key)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(crate::store::clients::fold_client_rows(rows).pop())
+}
+
+/// Replaces a client's campaigns with `campaign_ids`, each checked to exist.
+async fn replace_client_campaigns(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    partner_client_id: uuid::Uuid,
+    campaign_ids: &[uuid::Uuid],
+) -> crate::store::StoreResult<()> {
+    sqlx::query("DELETE FROM partner_client_campaign WHERE partner_client_id = $1")
+        .bind(partner_client_id)
+        .execute(&mut *conn)
+        .await?;
+    for (i, campaign_id) in campaign_ids.iter().enumerate() {
+        let field = format!("campaign_ids[{i}]");
+        require_row(conn, "campaign", *campaign_id, &field).await?;
+        sqlx::query(
+            "INSERT INTO partner_client_campaign (partner_client_id, campaign_id) VALUES ($1, $2)",
+        )
+        .bind(partner_client_id)
+        .bind(campaign_id)
+        .execute(&mut *conn)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, &field))?;
+    }
+    Ok(())
+}
+
 #[async_trait::async_trait]
 impl crate::store::ClientStore for SqlStore {
-    async fn client_by_client_id(
-        &self,
-        client_id: &str,
-    ) -> crate::store::StoreResult<Option<crate::store::PartnerClient>> {
-        let client: Option<crate::store::PartnerClient> = sqlx::query_as(
-            "SELECT partner_client_id, client_id, name, secret_hash, frame_origins, return_origins, created_at
-             FROM partner_client WHERE client_id = $1",
-        )
-        .bind(client_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(mut client) = client else {
-            return Ok(None);
-        };
-        client.campaign_ids = sqlx::query_scalar(
-            "SELECT campaign_id FROM partner_client_campaign WHERE partner_client_id = $1 ORDER BY campaign_id",
-        )
-        .bind(client.partner_client_id)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(Some(client))
-    }
-
-    async fn client_id_of(
+    async fn create_partner_client(
         &self,
         partner_client_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<String>> {
-        Ok(sqlx::query_scalar("SELECT client_id FROM partner_client WHERE partner_client_id = $1")
-            .bind(partner_client_id)
-            .fetch_optional(&self.pool)
-            .await?)
-    }
-
-    async fn upsert_client(&self, seed: &crate::store::ClientSeed) -> crate::store::StoreResult<uuid::Uuid> {
+        client_id: &str,
+        input: &crate::store::PartnerClientInput,
+        secrets: &crate::store::ClientSecrets,
+    ) -> crate::store::StoreResult<crate::store::PartnerClient> {
         let now = chrono::Utc::now();
         let mut tx = dialect::begin_write(&self.pool).await?;
-        let id: uuid::Uuid = sqlx::query_scalar(
+        sqlx::query(
+            "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
+                 return_origins, webhook_url, webhook_secret, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+        )
+        .bind(partner_client_id)
+        .bind(client_id)
+        .bind(&input.name)
+        .bind(&secrets.secret_hash)
+        .bind(sqlx::types::Json(&input.frame_origins))
+        .bind(sqlx::types::Json(&input.return_origins))
+        .bind(&input.webhook_url)
+        .bind(&secrets.webhook_secret)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "A partner client with this client_id"))?;
+        replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
+        let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
+            .await?
+            .expect("the client was just inserted");
+        tx.commit().await?;
+        Ok(client.client)
+    }
+
+    async fn upsert_partner_client(
+        &self,
+        client_id: &str,
+        input: &crate::store::PartnerClientInput,
+        secrets: &crate::store::ClientSecrets,
+    ) -> crate::store::StoreResult<crate::store::PartnerClient> {
+        let now = chrono::Utc::now();
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let (partner_client_id,): (uuid::Uuid,) = sqlx::query_as(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
                  return_origins, webhook_url, webhook_secret, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-             ON CONFLICT (client_id) DO UPDATE SET name = excluded.name, secret_hash = excluded.secret_hash,
-                 frame_origins = excluded.frame_origins, return_origins = excluded.return_origins,
-                 webhook_url = excluded.webhook_url, webhook_secret = excluded.webhook_secret,
+             ON CONFLICT (client_id) DO UPDATE SET
+                 name = excluded.name,
+                 secret_hash = excluded.secret_hash,
+                 frame_origins = excluded.frame_origins,
+                 return_origins = excluded.return_origins,
+                 webhook_url = excluded.webhook_url,
+                 webhook_secret = COALESCE(partner_client.webhook_secret, excluded.webhook_secret),
                  updated_at = excluded.updated_at
              RETURNING partner_client_id",
         )
         .bind(uuid::Uuid::new_v4())
-        .bind(&seed.client_id)
-        .bind(&seed.name)
-        .bind(&seed.secret_hash)
-        .bind(sqlx::types::Json(&seed.frame_origins))
-        .bind(sqlx::types::Json(&seed.return_origins))
-        .bind(&seed.webhook_url)
-        .bind(&seed.webhook_secret)
+        .bind(client_id)
+        .bind(&input.name)
+        .bind(&secrets.secret_hash)
+        .bind(sqlx::types::Json(&input.frame_origins))
+        .bind(sqlx::types::Json(&input.return_origins))
+        .bind(&input.webhook_url)
+        .bind(&secrets.webhook_secret)
         .bind(now)
         .fetch_one(&mut *tx)
         .await?;
-        sqlx::query("DELETE FROM partner_client_campaign WHERE partner_client_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        for campaign_id in &seed.campaign_ids {
-            sqlx::query("INSERT INTO partner_client_campaign (partner_client_id, campaign_id) VALUES ($1, $2)")
-                .bind(id)
-                .bind(campaign_id)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| crate::store::StoreError::classify(e, "campaign_ids"))?;
-        }
+        replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
+        let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
+            .await?
+            .expect("the client was just written");
         tx.commit().await?;
-        Ok(id)
+        Ok(client.client)
     }
-}
 
-#[async_trait::async_trait]
-impl crate::store::CustomerStore for SqlStore {
-    async fn upsert_customer(
+    async fn partner_client(
         &self,
-        key: crate::store::CustomerKey<'_>,
-        details: &crate::store::CustomerDetails,
-    ) -> crate::store::StoreResult<uuid::Uuid> {
-        let (partner, reference, issuer, external, conflict) = match key {
-            crate::store::CustomerKey::Partner { partner_client_id, reference } => {
-                (Some(partner_client_id), Some(reference), None, None, "(partner_client_id, reference)")
-            }
-            crate::store::CustomerKey::Identity { identity_issuer_id, accountuid } => {
-                (None, None, Some(identity_issuer_id), Some(accountuid), "(identity_issuer_id, external_id)")
-            }
-        };
-        let now = chrono::Utc::now();
-        let sql = format!(
-            "INSERT INTO customer (customer_id, partner_client_id, reference, identity_issuer_id, external_id,
-                 email, first_name, last_name, locale, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-             ON CONFLICT {conflict} DO UPDATE SET
-                 email = COALESCE(excluded.email, customer.email),
-                 first_name = COALESCE(excluded.first_name, customer.first_name),
-                 last_name = COALESCE(excluded.last_name, customer.last_name),
-                 locale = COALESCE(excluded.locale, customer.locale),
-                 updated_at = excluded.updated_at
-             RETURNING customer_id"
-        );
-        Ok(sqlx::query_scalar(&sql)
-            .bind(uuid::Uuid::new_v4())
-            .bind(partner)
-            .bind(reference)
-            .bind(issuer)
-            .bind(external)
-            .bind(&details.email)
-            .bind(&details.first_name)
-            .bind(&details.last_name)
-            .bind(&details.locale)
-            .bind(now)
-            .fetch_one(&self.pool)
-            .await?)
+        partner_client_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Option<crate::store::PartnerClient>> {
+        let mut conn = self.pool.acquire().await?;
+        let client =
+            partner_client_rows(&mut conn, "pc.partner_client_id = $1", partner_client_id).await?;
+        Ok(client.map(|c| c.client))
     }
-}
 
-#[async_trait::async_trait]
-impl crate::store::IssuerStore for SqlStore {
-    async fn identity_issuer(
+    async fn partner_client_by_client_id(
         &self,
-        issuer: &str,
-    ) -> crate::store::StoreResult<Option<crate::store::IdentityIssuer>> {
-        Ok(sqlx::query_as(
-            "SELECT identity_issuer_id, issuer, jwks_url_template, audience FROM identity_issuer WHERE issuer = $1",
+        client_id: &str,
+    ) -> crate::store::StoreResult<Option<crate::store::PartnerClientSecrets>> {
+        let mut conn = self.pool.acquire().await?;
+        partner_client_rows(&mut conn, "pc.client_id = $1", client_id.to_owned()).await
+    }
+
+    async fn update_partner_client(
+        &self,
+        partner_client_id: uuid::Uuid,
+        input: &crate::store::PartnerClientInput,
+    ) -> crate::store::StoreResult<Option<crate::store::PartnerClient>> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        let updated = sqlx::query(
+            "UPDATE partner_client SET name = $2, frame_origins = $3, return_origins = $4,
+                 webhook_url = $5, updated_at = $6
+             WHERE partner_client_id = $1",
         )
-        .bind(issuer)
+        .bind(partner_client_id)
+        .bind(&input.name)
+        .bind(sqlx::types::Json(&input.frame_origins))
+        .bind(sqlx::types::Json(&input.return_origins))
+        .bind(&input.webhook_url)
+        .bind(chrono::Utc::now())
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() == 0 {
+            return Ok(None);
+        }
+        replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
+        let client =
+            partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id).await?;
+        tx.commit().await?;
+        Ok(client.map(|c| c.client))
+    }
+
+    async fn list_partner_clients(
+        &self,
+        after: Option<uuid::Uuid>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::PartnerClient>> {
+        let rows: Vec<crate::store::clients::PartnerClientRow> = sqlx::query_as(
+            "SELECT pc.*, pcc.campaign_id AS allowed_campaign_id
+             FROM (SELECT * FROM partner_client
+                   WHERE ($1 IS NULL OR partner_client_id > $1)
+                   ORDER BY partner_client_id LIMIT $2) pc
+             LEFT JOIN partner_client_campaign pcc ON pcc.partner_client_id = pc.partner_client_id
+             ORDER BY pc.partner_client_id, pcc.campaign_id",
+        )
+        .bind(after)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(crate::store::clients::fold_client_rows(rows)
+            .into_iter()
+            .map(|c| c.client)
+            .collect())
+    }
+
+    async fn set_client_secret_hash(
+        &self,
+        partner_client_id: uuid::Uuid,
+        secret_hash: &[u8],
+    ) -> crate::store::StoreResult<Option<String>> {
+        Ok(sqlx::query_scalar(
+            "UPDATE partner_client SET secret_hash = $2, updated_at = $3
+             WHERE partner_client_id = $1
+             RETURNING client_id",
+        )
+        .bind(partner_client_id)
+        .bind(secret_hash)
+        .bind(chrono::Utc::now())
         .fetch_optional(&self.pool)
         .await?)
     }
 
-    async fn create_identity_issuer(
+    async fn set_webhook_secret(
         &self,
-        issuer: &str,
-        jwks_url_template: &str,
-        audience: Option<&str>,
-    ) -> crate::store::StoreResult<uuid::Uuid> {
-        let id = uuid::Uuid::new_v4();
-        let now = chrono::Utc::now();
-        sqlx::query(
-            "INSERT INTO identity_issuer (identity_issuer_id, issuer, jwks_url_template, audience, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $5)",
+        partner_client_id: uuid::Uuid,
+        webhook_secret: &str,
+    ) -> crate::store::StoreResult<Option<String>> {
+        Ok(sqlx::query_scalar(
+            "UPDATE partner_client SET webhook_secret = $2, updated_at = $3
+             WHERE partner_client_id = $1
+             RETURNING client_id",
         )
-        .bind(id)
-        .bind(issuer)
-        .bind(jwks_url_template)
-        .bind(audience)
-        .bind(now)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| crate::store::StoreError::classify(e, "issuer"))?;
-        Ok(id)
+        .bind(partner_client_id)
+        .bind(webhook_secret)
+        .bind(chrono::Utc::now())
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    async fn delete_partner_client(
+        &self,
+        partner_client_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<bool> {
+        let deleted = sqlx::query("DELETE FROM partner_client WHERE partner_client_id = $1")
+            .bind(partner_client_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| crate::store::StoreError::classify_delete(e, "The partner client"))?;
+        Ok(deleted.rows_affected() > 0)
+    }
+
+    async fn client_may_use_campaign(
+        &self,
+        partner_client_id: uuid::Uuid,
+        campaign_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<bool> {
+        let found: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM partner_client_campaign WHERE partner_client_id = $1 AND campaign_id = $2",
+        )
+        .bind(partner_client_id)
+        .bind(campaign_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
     }
 }

@@ -73,7 +73,7 @@ impl crate::store::SessionStore for SqlStore {
         .fetch_optional(&self.pool)
         .await?;
         if let Some(session) = redeemed {
-            return Ok(Redemption::Redeemed(session));
+            return Ok(Redemption::Redeemed(Box::new(session)));
         }
         let Some(existing) = self.session_by_code(code_hash).await? else {
             return Ok(Redemption::Invalid);

@@ -1,0 +1,34 @@
+# Sourced by .ci/serve and .ci/test: the workspace root, the tool paths and the target dir.
+# shellcheck shell=bash
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+TOOLS_DIR="${BOXOFFICE_TOOLS_DIR:-$HOME/.cache/boxoffice-tools}"
+# npm's binaryen 132 first: Debian's wasm-opt (108) builds a WASM that fails to hydrate.
+export PATH="$TOOLS_DIR/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+# Playwright must never try to download a browser; Debian's Chromium is used.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+# CI clones afresh each run, so its build cache lives outside the clone; local runs keep
+# ./target unless CARGO_TARGET_DIR is already set.
+if [ -z "${CARGO_TARGET_DIR:-}" ] && [ "${CI:-}" = true ]; then
+  export CARGO_TARGET_DIR="$HOME/.cache/boxoffice-target"
+fi
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+
+log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+
+# Fails unless the wasm-opt on PATH is npm's binaryen 132.
+check_wasm_opt() {
+  local version
+  version="$(wasm-opt --version 2>/dev/null || true)"
+  case "$version" in
+    *"version 132"*) ;;
+    *)
+      log "wasm-opt on PATH is '${version:-missing}' ($(command -v wasm-opt || echo none)); expected binaryen 132 from $TOOLS_DIR (run .ci/install-tools)"
+      return 1
+      ;;
+  esac
+}

@@ -1,0 +1,134 @@
+use axum::{extract::State, http::StatusCode};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::Admin;
+use crate::{
+    error::{Error, Result},
+    http::{
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiJson, ApiPath, ApiQuery},
+        validate::Checks,
+    },
+    state::AppState,
+    store::{IdentityIssuer, IdentityIssuerInput},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_issuer, list_issuers))
+        .routes(routes!(get_issuer, update_issuer, delete_issuer))
+}
+
+fn normalize_and_validate(input: &mut IdentityIssuerInput) -> Result<()> {
+    input.normalize();
+    let mut checks = Checks::default();
+    checks.text("issuer", &input.issuer, 1, 500);
+    checks.url_template("jwks_url_template", &input.jwks_url_template, &["apiKey"]);
+    if let Some(audience) = &input.audience {
+        checks.text("audience", audience, 1, 500);
+    }
+    checks.finish()
+}
+
+/// Puts an identity provider on the allow-list of the identity bearer exchange.
+#[utoipa::path(post, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
+    request_body = IdentityIssuerInput,
+    responses((status = 201, body = inline(app::wire::Envelope<IdentityIssuer>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn create_issuer(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiJson(mut input): ApiJson<IdentityIssuerInput>,
+) -> Result<Data<IdentityIssuer>> {
+    normalize_and_validate(&mut input)?;
+    let issuer = state
+        .store
+        .create_identity_issuer(Uuid::new_v4(), &input)
+        .await?;
+    Ok(Data::created(issuer))
+}
+
+/// Reads an identity issuer.
+#[utoipa::path(get, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
+    params(("identity_issuer_id" = Uuid, Path)),
+    responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn get_issuer(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(identity_issuer_id): ApiPath<Uuid>,
+) -> Result<Data<IdentityIssuer>> {
+    let issuer = state.store.identity_issuer(identity_issuer_id).await?;
+    issuer
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The identity issuer"))
+}
+
+/// Replaces an identity issuer's fields.
+#[utoipa::path(put, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
+    params(("identity_issuer_id" = Uuid, Path)), request_body = IdentityIssuerInput,
+    responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn update_issuer(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(identity_issuer_id): ApiPath<Uuid>,
+    ApiJson(mut input): ApiJson<IdentityIssuerInput>,
+) -> Result<Data<IdentityIssuer>> {
+    normalize_and_validate(&mut input)?;
+    let issuer = state
+        .store
+        .update_identity_issuer(identity_issuer_id, &input)
+        .await?;
+    issuer
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The identity issuer"))
+}
+
+/// Takes an identity provider off the allow-list, unless customers came from it.
+#[utoipa::path(delete, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
+    params(("identity_issuer_id" = Uuid, Path)),
+    responses((status = 204, description = "Deleted"),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "Customers came from this issuer", body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn delete_issuer(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath(identity_issuer_id): ApiPath<Uuid>,
+) -> Result<StatusCode> {
+    if state
+        .store
+        .delete_identity_issuer(identity_issuer_id)
+        .await?
+    {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(Error::not_found("The identity issuer"))
+    }
+}
+
+/// Lists identity issuers in id order, paged by cursor.
+#[utoipa::path(get, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
+    params(PageParams),
+    responses((status = 200, body = inline(app::wire::Envelope<Vec<IdentityIssuer>>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn list_issuers(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiQuery(params): ApiQuery<PageParams>,
+) -> Result<Page<IdentityIssuer>> {
+    paginate(
+        &state.cursors,
+        &params,
+        "admin/identity-issuers",
+        "",
+        |i: &IdentityIssuer| i.identity_issuer_id,
+        |after, limit| state.store.list_identity_issuers(after, limit),
+    )
+    .await
+}

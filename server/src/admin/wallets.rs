@@ -1,0 +1,70 @@
+use axum::extract::State;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::Admin;
+use crate::{
+    error::{Error, Result},
+    http::{
+        envelope::Data,
+        extract::{ApiJson, ApiPath},
+        validate::Checks,
+    },
+    state::AppState,
+    store::{StoreError, Wallet, WalletInput},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(get_wallet, put_wallet))
+}
+
+/// Sets a customer's wallet balance in a campaign, creating the wallet when it has none.
+#[utoipa::path(put, path = "/admin/v1/wallets/{customer_id}/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+    params(("customer_id" = Uuid, Path), ("campaign_id" = Uuid, Path)), request_body = WalletInput,
+    responses((status = 200, description = "Updated", body = inline(app::wire::Envelope<Wallet>)),
+              (status = 201, description = "Created", body = inline(app::wire::Envelope<Wallet>)),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              (status = 404, description = "No such customer or campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn put_wallet(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath((customer_id, campaign_id)): ApiPath<(Uuid, Uuid)>,
+    ApiJson(input): ApiJson<WalletInput>,
+) -> Result<Data<Wallet>> {
+    let mut checks = Checks::default();
+    checks.non_negative_amount("balance", input.balance);
+    checks.currency("currency", &input.currency);
+    checks.finish()?;
+    match state
+        .store
+        .put_wallet(customer_id, campaign_id, &input)
+        .await
+    {
+        Ok((wallet, true)) => Ok(Data::created(wallet)),
+        Ok((wallet, false)) => Ok(Data::ok(wallet)),
+        // The path names the wallet, so a missing owner is a missing resource, not bad input.
+        Err(StoreError::MissingReference(field)) if field == "customer_id" => {
+            Err(Error::not_found("The customer"))
+        }
+        Err(StoreError::MissingReference(field)) if field == "campaign_id" => {
+            Err(Error::not_found("The campaign"))
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Reads a customer's wallet in a campaign.
+#[utoipa::path(get, path = "/admin/v1/wallets/{customer_id}/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+    params(("customer_id" = Uuid, Path), ("campaign_id" = Uuid, Path)),
+    responses((status = 200, body = inline(app::wire::Envelope<Wallet>)),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn get_wallet(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiPath((customer_id, campaign_id)): ApiPath<(Uuid, Uuid)>,
+) -> Result<Data<Wallet>> {
+    let wallet = state.store.wallet(customer_id, campaign_id).await?;
+    wallet
+        .map(Data::ok)
+        .ok_or_else(|| Error::not_found("The wallet"))
+}

@@ -1,0 +1,99 @@
+//! The basket: lines of products and quantities, checked before anything is looked up.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::error::{Error, ProblemType, Result};
+
+/// Limits of decisions.md §2.
+pub const MAX_LINES: usize = 20;
+pub const MAX_QUANTITY: u32 = 50;
+
+/// One line of a basket.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BasketLine {
+    pub product_id: Uuid,
+    pub quantity: u32,
+}
+
+/// 400 `checkout-basket-empty` for no lines; 400 `checkout-basket-line-invalid` naming the
+/// line for too many lines, a quantity outside 1..=50, or a product repeated.
+pub fn check(lines: &[BasketLine]) -> Result<()> {
+    if lines.is_empty() {
+        return Err(Error::new(
+            ProblemType::CheckoutBasketEmpty,
+            "The basket has no lines.",
+        ));
+    }
+    let invalid = |field: String, message: String| {
+        let mut error = Error::new(ProblemType::CheckoutBasketLineInvalid, message.clone());
+        if let Error::Problem { errors, .. } = &mut error {
+            errors.push(app::wire::FieldError::new(field, "invalid", message));
+        }
+        error
+    };
+    if lines.len() > MAX_LINES {
+        return Err(invalid(
+            "lines".into(),
+            format!("A basket holds at most {MAX_LINES} lines."),
+        ));
+    }
+    let mut seen = HashSet::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !(1..=MAX_QUANTITY).contains(&line.quantity) {
+            return Err(invalid(
+                format!("lines[{i}].quantity"),
+                format!("lines[{i}].quantity must be between 1 and {MAX_QUANTITY}."),
+            ));
+        }
+        if !seen.insert(line.product_id) {
+            return Err(invalid(
+                format!("lines[{i}].product_id"),
+                format!("lines[{i}] repeats a product; put its quantity on one line."),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: u128, quantity: u32) -> BasketLine {
+        BasketLine {
+            product_id: Uuid::from_u128(n),
+            quantity,
+        }
+    }
+
+    fn kind(result: Result<()>) -> Option<ProblemType> {
+        result.err().map(|e| e.kind())
+    }
+
+    #[test]
+    fn basket_rules() {
+        assert_eq!(kind(check(&[])), Some(ProblemType::CheckoutBasketEmpty));
+        assert_eq!(kind(check(&[line(1, 1), line(2, 50)])), None);
+        assert_eq!(
+            kind(check(&[line(1, 0)])),
+            Some(ProblemType::CheckoutBasketLineInvalid)
+        );
+        assert_eq!(
+            kind(check(&[line(1, 51)])),
+            Some(ProblemType::CheckoutBasketLineInvalid)
+        );
+        assert_eq!(
+            kind(check(&[line(1, 1), line(1, 2)])),
+            Some(ProblemType::CheckoutBasketLineInvalid)
+        );
+        let many: Vec<_> = (0..21).map(|n| line(n, 1)).collect();
+        assert_eq!(
+            kind(check(&many)),
+            Some(ProblemType::CheckoutBasketLineInvalid)
+        );
+    }
+}

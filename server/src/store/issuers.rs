@@ -1,0 +1,75 @@
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::StoreResult;
+
+/// An identity provider whose tokens the identity bearer exchange accepts (the allow-list).
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct IdentityIssuer {
+    pub identity_issuer_id: Uuid,
+    /// The exact `iss` claim of the provider's tokens.
+    #[schema(example = "https://id.retailer.example")]
+    pub issuer: String,
+    /// Where the provider's keys are; `{apiKey}` is replaced by the token's `apiKey` claim.
+    #[schema(example = "https://id.retailer.example/{apiKey}/.well-known/jwks.json")]
+    pub jwks_url_template: String,
+    /// When set, tokens must carry this `aud`.
+    pub audience: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The writable fields of an identity issuer (create and full update).
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityIssuerInput {
+    pub issuer: String,
+    pub jwks_url_template: String,
+    #[serde(default)]
+    pub audience: Option<String>,
+}
+
+impl IdentityIssuerInput {
+    /// Trims the fields; an empty audience means none. `issuer` is compared byte for byte
+    /// with the `iss` claim, so nothing else about it is changed.
+    pub fn normalize(&mut self) {
+        self.issuer = self.issuer.trim().to_owned();
+        self.jwks_url_template = self.jwks_url_template.trim().to_owned();
+        if let Some(audience) = &mut self.audience {
+            *audience = audience.trim().to_owned();
+        }
+        if self.audience.as_deref() == Some("") {
+            self.audience = None;
+        }
+    }
+}
+
+#[async_trait::async_trait]
+pub trait IssuerStore {
+    /// Creates an issuer; a taken `issuer` is a conflict.
+    async fn create_identity_issuer(
+        &self,
+        identity_issuer_id: Uuid,
+        input: &IdentityIssuerInput,
+    ) -> StoreResult<IdentityIssuer>;
+    async fn identity_issuer(
+        &self,
+        identity_issuer_id: Uuid,
+    ) -> StoreResult<Option<IdentityIssuer>>;
+    /// The allow-listed issuer a token's `iss` claim names.
+    async fn identity_issuer_by_issuer(&self, issuer: &str) -> StoreResult<Option<IdentityIssuer>>;
+    async fn update_identity_issuer(
+        &self,
+        identity_issuer_id: Uuid,
+        input: &IdentityIssuerInput,
+    ) -> StoreResult<Option<IdentityIssuer>>;
+    /// Deletes an issuer no customer came from (`false`: no such issuer); otherwise a conflict.
+    async fn delete_identity_issuer(&self, identity_issuer_id: Uuid) -> StoreResult<bool>;
+    /// Issuers in id order, after `after`.
+    async fn list_identity_issuers(
+        &self,
+        after: Option<Uuid>,
+        limit: u32,
+    ) -> StoreResult<Vec<IdentityIssuer>>;
+}

@@ -1,0 +1,150 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+/// Checks what a voucher refers to, naming the field that fails.
+async fn require_voucher_references(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    input: &crate::store::VoucherInput,
+) -> crate::store::StoreResult<()> {
+    require_row(conn, "campaign", input.campaign_id, "campaign_id").await?;
+    if let Some(merchant_id) = input.merchant_id {
+        require_row(conn, "merchant", merchant_id, "merchant_id").await?;
+    }
+    Ok(())
+}
+
+#[async_trait::async_trait]
+impl crate::store::VoucherStore for SqlStore {
+    async fn create_voucher(
+        &self,
+        voucher_id: uuid::Uuid,
+        input: &crate::store::VoucherInput,
+    ) -> crate::store::StoreResult<crate::store::Voucher> {
+        let now = chrono::Utc::now();
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        require_voucher_references(&mut tx, input).await?;
+        let voucher = sqlx::query_as(
+            "INSERT INTO voucher (voucher_id, campaign_id, code, kind, value, merchant_id,
+                 max_redemptions, valid_from, valid_until, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+             RETURNING *",
+        )
+        .bind(voucher_id)
+        .bind(input.campaign_id)
+        .bind(&input.code)
+        .bind(input.kind.as_str())
+        .bind(crate::store::DbDecimal(input.value))
+        .bind(input.merchant_id)
+        .bind(input.max_redemptions)
+        .bind(input.valid_from)
+        .bind(input.valid_until)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "A voucher with this code in this campaign"))?;
+        tx.commit().await?;
+        Ok(voucher)
+    }
+
+    async fn voucher(
+        &self,
+        voucher_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<Option<crate::store::Voucher>> {
+        Ok(sqlx::query_as("SELECT * FROM voucher WHERE voucher_id = $1")
+            .bind(voucher_id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    async fn update_voucher(
+        &self,
+        voucher_id: uuid::Uuid,
+        input: &crate::store::VoucherInput,
+    ) -> crate::store::StoreResult<crate::store::VoucherUpdate> {
+        let mut tx = dialect::begin_write(&self.pool).await?;
+        require_voucher_references(&mut tx, input).await?;
+        // The redemption limit may not drop below what checkouts already hold; the condition
+        // is in the UPDATE itself so a concurrent redemption cannot slip between check and write.
+        let voucher: Option<crate::store::Voucher> = sqlx::query_as(
+            "UPDATE voucher SET campaign_id = $2, code = $3, kind = $4, value = $5, merchant_id = $6,
+                 max_redemptions = $7, valid_from = $8, valid_until = $9, updated_at = $10
+             WHERE voucher_id = $1 AND ($7 IS NULL OR redeemed <= $7)
+             RETURNING *",
+        )
+        .bind(voucher_id)
+        .bind(input.campaign_id)
+        .bind(&input.code)
+        .bind(input.kind.as_str())
+        .bind(crate::store::DbDecimal(input.value))
+        .bind(input.merchant_id)
+        .bind(input.max_redemptions)
+        .bind(input.valid_from)
+        .bind(input.valid_until)
+        .bind(chrono::Utc::now())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| crate::store::StoreError::classify(e, "A voucher with this code in this campaign"))?;
+        let outcome = match voucher {
+            Some(voucher) => crate::store::VoucherUpdate::Updated(voucher),
+            None => {
+                let redeemed: Option<i32> =
+                    sqlx::query_scalar("SELECT redeemed FROM voucher WHERE voucher_id = $1")
+                        .bind(voucher_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                match redeemed {
+                    Some(redeemed) => crate::store::VoucherUpdate::BelowRedeemed(redeemed),
+                    None => crate::store::VoucherUpdate::NotFound,
+                }
+            }
+        };
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    async fn delete_voucher(&self, voucher_id: uuid::Uuid) -> crate::store::StoreResult<bool> {
+        let deleted = sqlx::query("DELETE FROM voucher WHERE voucher_id = $1")
+            .bind(voucher_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| crate::store::StoreError::classify_delete(e, "The voucher"))?;
+        Ok(deleted.rows_affected() > 0)
+    }
+
+    async fn list_vouchers(
+        &self,
+        campaign_id: Option<uuid::Uuid>,
+        after: Option<uuid::Uuid>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::Voucher>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM voucher
+             WHERE ($1 IS NULL OR campaign_id = $1) AND ($2 IS NULL OR voucher_id > $2)
+             ORDER BY voucher_id LIMIT $3",
+        )
+        .bind(campaign_id)
+        .bind(after)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    async fn valid_voucher(
+        &self,
+        campaign_id: uuid::Uuid,
+        code: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<Option<crate::store::Voucher>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM voucher
+             WHERE campaign_id = $1 AND code = $2
+               AND (valid_from IS NULL OR valid_from <= $3)
+               AND (valid_until IS NULL OR valid_until > $3)
+               AND (max_redemptions IS NULL OR redeemed < max_redemptions)",
+        )
+        .bind(campaign_id)
+        .bind(crate::store::vouchers::normalize_voucher_code(code))
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+}

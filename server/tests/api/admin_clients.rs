@@ -1,0 +1,432 @@
+//! Operator API for partner clients: secrets shown once and stored hashed, origins validated,
+//! allowed campaigns replaced as a whole.
+
+use serde_json::{json, Value};
+use server::{
+    secrets,
+    store::{ClientSecrets, PartnerClientInput},
+};
+
+use crate::helpers::{error_code, error_fields, spawn_app, TestApp};
+
+fn id(value: &Value) -> String {
+    value["partner_client_id"].as_str().unwrap().to_owned()
+}
+
+async fn stored(app: &TestApp, client_id: &str) -> server::store::PartnerClientSecrets {
+    app.state
+        .store
+        .partner_client_by_client_id(client_id)
+        .await
+        .unwrap()
+        .expect("client stored")
+}
+
+#[tokio::test]
+async fn a_client_is_created_read_updated_listed_and_deleted() {
+    let app = spawn_app().await;
+    let c1 = app.create_campaign("one").await;
+    let c2 = app.create_campaign("two").await;
+    let response = app
+        .admin_post(
+            "/admin/v1/clients",
+            &json!({
+                "name": "Shop",
+                "campaign_ids": [c1],
+                "frame_origins": ["https://Shop.example", "http://localhost:*", "https://shop.example"],
+                "return_origins": ["https://shop.example:8443"],
+                "webhook_url": "https://shop.example/hooks"
+            }),
+        )
+        .await;
+    assert_eq!(response.header("cache-control"), Some("no-store"));
+    let created = response.assert_status(201)["data"].clone();
+    let client_id = created["client_id"].as_str().unwrap();
+    assert!(client_id.starts_with("pc_"), "{client_id}");
+    assert_eq!(created["campaign_ids"], json!([c1]));
+    assert_eq!(
+        created["frame_origins"],
+        json!(["https://shop.example", "http://localhost:*"]),
+        "lower-cased, repeats dropped"
+    );
+    assert_eq!(
+        created["return_origins"],
+        json!(["https://shop.example:8443"])
+    );
+    assert_eq!(created["webhook_url"], "https://shop.example/hooks");
+    let secret = created["client_secret"].as_str().unwrap();
+    assert_eq!(secret.len(), 43);
+    assert!(created["webhook_secret"]
+        .as_str()
+        .unwrap()
+        .starts_with("whsec_"));
+
+    let path = format!("/admin/v1/clients/{}", id(&created));
+    let read = app.admin_get(&path).await;
+    let body = read.assert_status(200);
+    assert_eq!(body["data"]["name"], "Shop");
+    assert_eq!(body["data"]["client_id"], client_id);
+    for hidden in ["client_secret", "webhook_secret", "secret_hash"] {
+        assert!(body["data"].get(hidden).is_none(), "{hidden} in a read");
+    }
+    assert!(!read.text.contains(secret));
+
+    let updated = app
+        .admin_put(
+            &path,
+            &json!({ "name": "Shop 2", "client_id": client_id, "campaign_ids": [c2, c1] }),
+        )
+        .await
+        .assert_status(200);
+    let mut campaigns = vec![c1.clone(), c2.clone()];
+    campaigns.sort();
+    assert_eq!(updated["data"]["campaign_ids"], json!(campaigns));
+    assert_eq!(updated["data"]["name"], "Shop 2");
+    assert_eq!(updated["data"]["frame_origins"], json!([]));
+    assert_eq!(updated["data"]["webhook_url"], Value::Null);
+
+    let listed = app.admin_get("/admin/v1/clients").await;
+    let body = listed.assert_status(200);
+    assert_eq!(body["data"][0]["client_id"], client_id);
+    assert_eq!(body["data"][0]["campaign_ids"], json!(campaigns));
+    assert!(body["data"][0].get("client_secret").is_none());
+    assert!(!listed.text.contains(secret));
+
+    assert_eq!(app.admin_delete(&path).await.status, 204);
+    app.admin_get(&path).await.assert_problem(404, "not-found");
+    app.admin_delete(&path)
+        .await
+        .assert_problem(404, "not-found");
+}
+
+#[tokio::test]
+async fn the_secret_is_stored_as_its_hash_and_verifies_through_the_store() {
+    let app = spawn_app().await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
+    let client_id = created["client_id"].as_str().unwrap();
+    let secret = created["client_secret"].as_str().unwrap();
+    let webhook_secret = created["webhook_secret"].as_str().unwrap();
+
+    let record = stored(&app, client_id).await;
+    assert_ne!(
+        record.secret_hash,
+        secret.as_bytes(),
+        "not the secret itself"
+    );
+    assert_eq!(record.secret_hash, secrets::hash_secret(secret));
+    assert!(secrets::verify_secret(secret, &record.secret_hash));
+    assert!(!secrets::verify_secret(
+        &secrets::new_client_secret(),
+        &record.secret_hash
+    ));
+    assert_eq!(record.webhook_secret.as_deref(), Some(webhook_secret));
+    let debug = format!("{record:?}");
+    assert!(debug.contains(client_id));
+    assert!(
+        !debug.contains(webhook_secret),
+        "Debug hides secrets: {debug}"
+    );
+
+    assert!(app
+        .state
+        .store
+        .partner_client_by_client_id("pc_unknown")
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn rotating_a_secret_shows_a_new_one_and_the_old_one_stops_verifying() {
+    let app = spawn_app().await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
+    let client_id = created["client_id"].as_str().unwrap();
+    let old = created["client_secret"].as_str().unwrap();
+    let path = format!("/admin/v1/clients/{}", id(&created));
+
+    let response = app.admin_post(&format!("{path}/secret"), &json!({})).await;
+    assert_eq!(response.header("cache-control"), Some("no-store"));
+    let rotated = response.assert_status(200)["data"].clone();
+    assert_eq!(rotated["client_id"], client_id);
+    let new = rotated["client_secret"].as_str().unwrap();
+    assert_ne!(new, old);
+    let record = stored(&app, client_id).await;
+    assert!(secrets::verify_secret(new, &record.secret_hash));
+    assert!(!secrets::verify_secret(old, &record.secret_hash));
+    let read = app.admin_get(&path).await;
+    assert!(!read.text.contains(new));
+
+    let old_webhook = created["webhook_secret"].as_str().unwrap();
+    let rotated = app
+        .admin_post(&format!("{path}/webhook-secret"), &json!({}))
+        .await
+        .assert_status(200);
+    let new_webhook = rotated["data"]["webhook_secret"].as_str().unwrap();
+    assert!(new_webhook.starts_with("whsec_"));
+    assert_ne!(new_webhook, old_webhook);
+    let record = stored(&app, client_id).await;
+    assert_eq!(record.webhook_secret.as_deref(), Some(new_webhook));
+    assert!(
+        secrets::verify_secret(new, &record.secret_hash),
+        "the client secret is untouched"
+    );
+}
+
+#[tokio::test]
+async fn a_taken_client_id_is_a_conflict() {
+    let app = spawn_app().await;
+    let created = app
+        .admin_create_client(&json!({ "name": "Acme", "client_id": " acme-shop " }))
+        .await;
+    assert_eq!(created["client_id"], "acme-shop");
+    app.admin_post(
+        "/admin/v1/clients",
+        &json!({ "name": "Other", "client_id": "acme-shop" }),
+    )
+    .await
+    .assert_problem(409, "conflict");
+}
+
+#[tokio::test]
+async fn the_client_id_cannot_be_changed_by_an_update() {
+    let app = spawn_app().await;
+    let created = app
+        .admin_create_client(&json!({ "name": "Acme", "client_id": "acme-shop" }))
+        .await;
+    let path = format!("/admin/v1/clients/{}", id(&created));
+    let problem = app
+        .admin_put(&path, &json!({ "name": "Acme", "client_id": "acme-2" }))
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(error_code(&problem, "client_id"), "immutable");
+    let read = app.admin_get(&path).await.assert_status(200);
+    assert_eq!(read["data"]["client_id"], "acme-shop");
+}
+
+#[tokio::test]
+async fn invalid_client_input_names_every_bad_field() {
+    let app = spawn_app().await;
+    let problem = app
+        .admin_post(
+            "/admin/v1/clients",
+            &json!({
+                "name": " ",
+                "client_id": "has space",
+                "frame_origins": ["https://ok.example", "https://x/path"],
+                "return_origins": ["shop.example", "https://u@shop.example"],
+                "webhook_url": "ftp://shop.example/hooks"
+            }),
+        )
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(
+        error_fields(&problem),
+        [
+            "client_id",
+            "frame_origins[1]",
+            "name",
+            "return_origins[0]",
+            "return_origins[1]",
+            "webhook_url"
+        ]
+        .map(String::from)
+        .into()
+    );
+    assert_eq!(error_code(&problem, "frame_origins[1]"), "origin");
+    let listed = app.admin_get("/admin/v1/clients").await.assert_status(200);
+    assert_eq!(listed["data"], json!([]));
+}
+
+#[tokio::test]
+async fn an_unknown_campaign_is_named_and_nothing_is_written() {
+    let app = spawn_app().await;
+    let c1 = app.create_campaign("one").await;
+    let unknown = uuid::Uuid::new_v4();
+    let problem = app
+        .admin_post(
+            "/admin/v1/clients",
+            &json!({ "name": "Shop", "client_id": "shop", "campaign_ids": [c1, unknown] }),
+        )
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(
+        error_fields(&problem),
+        ["campaign_ids[1]".to_owned()].into()
+    );
+    assert_eq!(error_code(&problem, "campaign_ids[1]"), "unknown_reference");
+    assert!(
+        app.state
+            .store
+            .partner_client_by_client_id("shop")
+            .await
+            .unwrap()
+            .is_none(),
+        "the client insert was rolled back"
+    );
+}
+
+#[tokio::test]
+async fn an_update_replaces_the_allowed_campaigns_as_a_whole() {
+    let app = spawn_app().await;
+    let c1: uuid::Uuid = app.create_campaign("one").await.parse().unwrap();
+    let c2: uuid::Uuid = app.create_campaign("two").await.parse().unwrap();
+    let created = app
+        .admin_create_client(&json!({ "name": "Shop", "campaign_ids": [c1] }))
+        .await;
+    let pc: uuid::Uuid = id(&created).parse().unwrap();
+    let store = &app.state.store;
+    assert!(store.client_may_use_campaign(pc, c1).await.unwrap());
+    assert!(!store.client_may_use_campaign(pc, c2).await.unwrap());
+
+    let path = format!("/admin/v1/clients/{pc}");
+    app.admin_put(&path, &json!({ "name": "Shop", "campaign_ids": [c2] }))
+        .await
+        .assert_status(200);
+    assert!(!store.client_may_use_campaign(pc, c1).await.unwrap());
+    assert!(store.client_may_use_campaign(pc, c2).await.unwrap());
+
+    let problem = app
+        .admin_put(
+            &path,
+            &json!({ "name": "Renamed", "campaign_ids": [c1, uuid::Uuid::new_v4()] }),
+        )
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(
+        error_fields(&problem),
+        ["campaign_ids[1]".to_owned()].into()
+    );
+    let read = app.admin_get(&path).await.assert_status(200);
+    assert_eq!(
+        read["data"]["name"], "Shop",
+        "the failed update changed nothing"
+    );
+    assert_eq!(read["data"]["campaign_ids"], json!([c2]));
+    assert!(!store.client_may_use_campaign(pc, c1).await.unwrap());
+}
+
+#[tokio::test]
+async fn the_list_pages_clients_with_all_their_campaigns() {
+    let app = spawn_app().await;
+    let c1 = app.create_campaign("one").await;
+    let c2 = app.create_campaign("two").await;
+    for i in 0..3 {
+        app.admin_create_client(&json!({ "name": format!("shop {i}"), "campaign_ids": [c1, c2] }))
+            .await;
+    }
+    for limit in [1, 2, 100] {
+        let clients = app.admin_collect("/admin/v1/clients", limit).await;
+        assert_eq!(clients.len(), 3, "limit {limit}");
+        for client in &clients {
+            assert_eq!(
+                client["campaign_ids"].as_array().unwrap().len(),
+                2,
+                "limit {limit}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
+    let app = spawn_app().await;
+    let campaign: uuid::Uuid = app.create_campaign("demo").await.parse().unwrap();
+    let input = PartnerClientInput {
+        name: "Demo partner".into(),
+        client_id: None,
+        campaign_ids: vec![campaign],
+        frame_origins: vec!["http://localhost:*".into()],
+        return_origins: vec!["http://localhost:*".into()],
+        webhook_url: None,
+    };
+    let secrets_for = |secret: &str| ClientSecrets {
+        secret_hash: secrets::hash_secret(secret),
+        webhook_secret: secrets::new_webhook_secret(),
+    };
+    let store = &app.state.store;
+    let first = store
+        .upsert_partner_client("demo-partner", &input, &secrets_for("demo-secret"))
+        .await
+        .unwrap();
+    let webhook_secret = stored(&app, "demo-partner").await.webhook_secret;
+    let again = store
+        .upsert_partner_client("demo-partner", &input, &secrets_for("demo-secret"))
+        .await
+        .unwrap();
+    assert_eq!(again.partner_client_id, first.partner_client_id);
+    assert_eq!(again.campaign_ids, vec![campaign]);
+    let record = stored(&app, "demo-partner").await;
+    assert_eq!(record.webhook_secret, webhook_secret, "kept on upsert");
+    assert!(secrets::verify_secret("demo-secret", &record.secret_hash));
+    assert_eq!(store.list_partner_clients(None, 10).await.unwrap().len(), 1);
+
+    store
+        .upsert_partner_client("demo-partner", &input, &secrets_for("changed"))
+        .await
+        .unwrap();
+    let record = stored(&app, "demo-partner").await;
+    assert!(secrets::verify_secret("changed", &record.secret_hash));
+    assert!(!secrets::verify_secret("demo-secret", &record.secret_hash));
+}
+
+#[tokio::test]
+async fn an_unknown_client_is_not_found() {
+    let app = spawn_app().await;
+    let path = format!("/admin/v1/clients/{}", uuid::Uuid::new_v4());
+    app.admin_get(&path).await.assert_problem(404, "not-found");
+    app.admin_put(&path, &json!({ "name": "x" }))
+        .await
+        .assert_problem(404, "not-found");
+    app.admin_post(&format!("{path}/secret"), &json!({}))
+        .await
+        .assert_problem(404, "not-found");
+    app.admin_post(&format!("{path}/webhook-secret"), &json!({}))
+        .await
+        .assert_problem(404, "not-found");
+}
+
+#[tokio::test]
+async fn a_client_with_customers_cannot_be_deleted() {
+    let app = spawn_app().await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
+    let pc: uuid::Uuid = id(&created).parse().unwrap();
+    app.state
+        .store
+        .upsert_customer(
+            server::store::CustomerKey::Partner {
+                partner_client_id: pc,
+                reference: "user-1",
+            },
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    app.admin_delete(&format!("/admin/v1/clients/{pc}"))
+        .await
+        .assert_problem(409, "conflict");
+}
+
+#[tokio::test]
+async fn client_routes_are_in_the_openapi_document() {
+    let app = spawn_app().await;
+    let doc = app.get("/openapi.json").await.assert_status(200);
+    for (path, methods) in [
+        ("/admin/v1/clients", &["get", "post"][..]),
+        (
+            "/admin/v1/clients/{partner_client_id}",
+            &["get", "put", "delete"],
+        ),
+        ("/admin/v1/clients/{partner_client_id}/secret", &["post"]),
+        (
+            "/admin/v1/clients/{partner_client_id}/webhook-secret",
+            &["post"],
+        ),
+    ] {
+        for method in methods {
+            assert!(
+                doc["paths"][path].get(*method).is_some(),
+                "{method} {path} missing"
+            );
+        }
+    }
+}

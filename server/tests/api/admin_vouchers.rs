@@ -1,0 +1,316 @@
+//! Operator API for vouchers: normalised codes unique per campaign, validated values and
+//! windows, a campaign filter bound into the cursor.
+
+use chrono::{Duration, Utc};
+use serde_json::{json, Value};
+
+use crate::helpers::{error_code, error_fields, spawn_app, TestApp};
+
+fn voucher(campaign_id: &str, code: &str) -> Value {
+    json!({ "campaign_id": campaign_id, "code": code, "kind": "PERCENTAGE", "value": "10" })
+}
+
+async fn create(app: &TestApp, body: &Value) -> Value {
+    app.admin_post("/admin/v1/vouchers", body)
+        .await
+        .assert_status(201)["data"]
+        .clone()
+}
+
+#[tokio::test]
+async fn a_voucher_is_created_with_a_normalized_code_read_updated_listed_and_deleted() {
+    let app = spawn_app().await;
+    let campaign = app.create_campaign("one").await;
+    let from = "2030-01-01T00:00:00Z";
+    let until = "2030-02-01T00:00:00Z";
+    let created = create(
+        &app,
+        &json!({
+            "campaign_id": campaign, "code": "  summer-10 ", "kind": "PERCENTAGE", "value": "12.5",
+            "max_redemptions": 100, "valid_from": from, "valid_until": until
+        }),
+    )
+    .await;
+    assert_eq!(created["code"], "SUMMER-10");
+    assert_eq!(created["kind"], "PERCENTAGE");
+    assert_eq!(created["value"], "12.50");
+    assert_eq!(created["redeemed"], 0);
+    assert_eq!(created["max_redemptions"], 100);
+    assert_eq!(created["merchant_id"], Value::Null);
+    let parse = |v: &Value| chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap()).unwrap();
+    assert_eq!(parse(&created["valid_from"]), parse(&json!(from)));
+    assert_eq!(parse(&created["valid_until"]), parse(&json!(until)));
+
+    let path = format!(
+        "/admin/v1/vouchers/{}",
+        created["voucher_id"].as_str().unwrap()
+    );
+    let read = app.admin_get(&path).await.assert_status(200);
+    assert_eq!(read["data"], created);
+
+    let updated = app
+        .admin_put(
+            &path,
+            &json!({ "campaign_id": campaign, "code": "winter", "kind": "AMOUNT", "value": "5" }),
+        )
+        .await
+        .assert_status(200);
+    assert_eq!(updated["data"]["code"], "WINTER");
+    assert_eq!(updated["data"]["kind"], "AMOUNT");
+    assert_eq!(updated["data"]["value"], "5.00");
+    assert_eq!(updated["data"]["max_redemptions"], Value::Null);
+    assert_eq!(updated["data"]["valid_from"], Value::Null);
+
+    let listed = app.admin_get("/admin/v1/vouchers").await.assert_status(200);
+    assert_eq!(listed["data"], json!([updated["data"]]));
+
+    assert_eq!(app.admin_delete(&path).await.status, 204);
+    app.admin_get(&path).await.assert_problem(404, "not-found");
+    app.admin_put(&path, &voucher(&campaign, "X"))
+        .await
+        .assert_problem(404, "not-found");
+    app.admin_delete(&path)
+        .await
+        .assert_problem(404, "not-found");
+}
+
+#[tokio::test]
+async fn a_code_is_unique_within_its_campaign_whatever_its_case() {
+    let app = spawn_app().await;
+    let c1 = app.create_campaign("one").await;
+    let c2 = app.create_campaign("two").await;
+    create(&app, &voucher(&c1, "SUMMER")).await;
+    app.admin_post("/admin/v1/vouchers", &voucher(&c1, " summer "))
+        .await
+        .assert_problem(409, "conflict");
+    create(&app, &voucher(&c2, "summer")).await;
+
+    let other = create(&app, &voucher(&c1, "WINTER")).await;
+    let path = format!(
+        "/admin/v1/vouchers/{}",
+        other["voucher_id"].as_str().unwrap()
+    );
+    app.admin_put(&path, &voucher(&c1, "Summer"))
+        .await
+        .assert_problem(409, "conflict");
+}
+
+#[tokio::test]
+async fn invalid_voucher_input_names_every_bad_field() {
+    let app = spawn_app().await;
+    let campaign = app.create_campaign("one").await;
+    let problem = app
+        .admin_post(
+            "/admin/v1/vouchers",
+            &json!({
+                "campaign_id": campaign, "code": "  ", "kind": "PERCENTAGE", "value": "100.01",
+                "max_redemptions": 0,
+                "valid_from": "2030-02-01T00:00:00Z", "valid_until": "2030-01-01T00:00:00Z"
+            }),
+        )
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(
+        error_fields(&problem),
+        ["code", "max_redemptions", "valid_until", "value"]
+            .map(String::from)
+            .into()
+    );
+    assert_eq!(error_code(&problem, "value"), "out_of_range");
+    assert_eq!(error_code(&problem, "valid_until"), "before_valid_from");
+
+    for (kind, value, code) in [
+        ("PERCENTAGE", "-5", "out_of_range"),
+        ("PERCENTAGE", "0", "out_of_range"),
+        ("AMOUNT", "-5", "not_positive"),
+        ("AMOUNT", "0", "not_positive"),
+        ("AMOUNT", "1.005", "precision"),
+    ] {
+        let problem = app
+            .admin_post(
+                "/admin/v1/vouchers",
+                &json!({ "campaign_id": campaign, "code": "A", "kind": kind, "value": value }),
+            )
+            .await
+            .assert_problem(400, "request-validation-failed");
+        assert_eq!(error_code(&problem, "value"), code, "{kind} {value}");
+    }
+
+    let same_instant = "2030-01-01T00:00:00Z";
+    let problem = app
+        .admin_post(
+            "/admin/v1/vouchers",
+            &json!({ "campaign_id": campaign, "code": "A", "kind": "AMOUNT", "value": "5",
+                     "valid_from": same_instant, "valid_until": same_instant }),
+        )
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(error_fields(&problem), ["valid_until".to_owned()].into());
+
+    for (field, bad) in [
+        ("kind", json!("HALF")),
+        ("value", json!(10.5)),
+        ("valid_from", json!("tomorrow")),
+    ] {
+        let mut body = voucher(&campaign, "A");
+        body[field] = bad;
+        let problem = app
+            .admin_post("/admin/v1/vouchers", &body)
+            .await
+            .assert_problem(400, "request-validation-failed");
+        assert_eq!(error_fields(&problem), [field.to_owned()].into());
+    }
+    let listed = app.admin_get("/admin/v1/vouchers").await.assert_status(200);
+    assert_eq!(listed["data"], json!([]));
+}
+
+#[tokio::test]
+async fn an_unknown_campaign_or_merchant_is_named() {
+    let app = spawn_app().await;
+    let problem = app
+        .admin_post(
+            "/admin/v1/vouchers",
+            &voucher(&uuid::Uuid::new_v4().to_string(), "A"),
+        )
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(error_fields(&problem), ["campaign_id".to_owned()].into());
+    assert_eq!(error_code(&problem, "campaign_id"), "unknown_reference");
+
+    let campaign = app.create_campaign("one").await;
+    let mut body = voucher(&campaign, "A");
+    body["merchant_id"] = json!(uuid::Uuid::new_v4());
+    let problem = app
+        .admin_post("/admin/v1/vouchers", &body)
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(error_fields(&problem), ["merchant_id".to_owned()].into());
+}
+
+#[tokio::test]
+async fn the_list_filters_by_campaign_and_a_changed_filter_is_a_mismatch() {
+    let app = spawn_app().await;
+    let c1 = app.create_campaign("one").await;
+    let c2 = app.create_campaign("two").await;
+    for code in ["A", "B", "C"] {
+        create(&app, &voucher(&c1, code)).await;
+    }
+    for code in ["D", "E"] {
+        create(&app, &voucher(&c2, code)).await;
+    }
+    let of_c1 = app
+        .admin_collect(&format!("/admin/v1/vouchers?campaign_id={c1}"), 1)
+        .await;
+    let mut codes: Vec<&str> = of_c1.iter().map(|v| v["code"].as_str().unwrap()).collect();
+    codes.sort();
+    assert_eq!(codes, ["A", "B", "C"]);
+    assert_eq!(app.admin_collect("/admin/v1/vouchers", 2).await.len(), 5);
+
+    let first = app
+        .admin_get(&format!("/admin/v1/vouchers?campaign_id={c1}&limit=1"))
+        .await
+        .assert_status(200);
+    let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
+    app.admin_get(&format!(
+        "/admin/v1/vouchers?campaign_id={c2}&limit=1&next_token={token}"
+    ))
+    .await
+    .assert_problem(400, "next-token-mismatch");
+    app.admin_get(&format!("/admin/v1/vouchers?limit=1&next_token={token}"))
+        .await
+        .assert_problem(400, "next-token-mismatch");
+    app.admin_get(&format!(
+        "/admin/v1/vouchers?campaign_id={c1}&limit=1&next_token={token}"
+    ))
+    .await
+    .assert_status(200);
+
+    let problem = app
+        .admin_get("/admin/v1/vouchers?campaign_id=nope")
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(error_fields(&problem), ["campaign_id".to_owned()].into());
+}
+
+#[tokio::test]
+async fn a_valid_voucher_is_found_by_code_only_inside_its_window() {
+    let app = spawn_app().await;
+    let c1 = app.create_campaign("one").await;
+    let c2 = app.create_campaign("two").await;
+    let now = Utc::now();
+    let rfc = |t: chrono::DateTime<Utc>| t.to_rfc3339();
+    create(&app, &voucher(&c1, "ALWAYS")).await;
+    let mut expired = voucher(&c1, "EXPIRED");
+    expired["valid_until"] = json!(rfc(now - Duration::hours(1)));
+    create(&app, &expired).await;
+    let mut upcoming = voucher(&c1, "UPCOMING");
+    upcoming["valid_from"] = json!(rfc(now + Duration::hours(1)));
+    upcoming["valid_until"] = json!(rfc(now + Duration::days(2)));
+    create(&app, &upcoming).await;
+
+    let store = &app.state.store;
+    let c1: uuid::Uuid = c1.parse().unwrap();
+    let c2: uuid::Uuid = c2.parse().unwrap();
+    let found = store.valid_voucher(c1, " always ", now).await.unwrap();
+    assert_eq!(found.map(|v| v.code).as_deref(), Some("ALWAYS"));
+    assert!(store
+        .valid_voucher(c2, "ALWAYS", now)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(store
+        .valid_voucher(c1, "EXPIRED", now)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(store
+        .valid_voucher(c1, "EXPIRED", now - Duration::hours(2))
+        .await
+        .unwrap()
+        .is_some());
+    assert!(store
+        .valid_voucher(c1, "UPCOMING", now)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(store
+        .valid_voucher(c1, "upcoming", now + Duration::days(1))
+        .await
+        .unwrap()
+        .is_some());
+    assert!(
+        store
+            .valid_voucher(c1, "UPCOMING", now + Duration::days(2))
+            .await
+            .unwrap()
+            .is_none(),
+        "valid_until is exclusive"
+    );
+    assert!(store
+        .valid_voucher(c1, "NOPE", now)
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn voucher_routes_are_in_the_openapi_document() {
+    let app = spawn_app().await;
+    let doc = app.get("/openapi.json").await.assert_status(200);
+    for (path, method) in [
+        ("/admin/v1/vouchers", "get"),
+        ("/admin/v1/vouchers", "post"),
+        ("/admin/v1/vouchers/{voucher_id}", "get"),
+        ("/admin/v1/vouchers/{voucher_id}", "put"),
+        ("/admin/v1/vouchers/{voucher_id}", "delete"),
+    ] {
+        assert!(
+            doc["paths"][path].get(method).is_some(),
+            "{method} {path} missing"
+        );
+    }
+    let params = doc["paths"]["/admin/v1/vouchers"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    assert!(params.iter().any(|p| p["name"] == "campaign_id"));
+}
