@@ -116,7 +116,7 @@ pub struct Config {
 
     /// Benchmarks only: mount `/bench/baseline`, which answers with bytes held in memory, as
     /// the upper limit the benchmark compares the real endpoints with (docs/benchmarks.md).
-    #[arg(long, env = "BOXOFFICE_BENCH_BASELINE", default_value_t = false, action = clap::ArgAction::Set)]
+    #[arg(long, env = "BOXOFFICE_BENCH_BASELINE", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub bench_baseline: bool,
 
     /// Log filter in `tracing` syntax, e.g. `info,server=debug`.
