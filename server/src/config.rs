@@ -103,6 +103,22 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_BODY_LIMIT", default_value_t = 256 * 1024)]
     pub body_limit_bytes: usize,
 
+    /// Seconds a cached product list is served on this node; the cache is also dropped at every
+    /// catalog change made through this node, so the lifetime only bounds how long a change
+    /// made through another node can go unseen here. 0 turns the cache off.
+    #[arg(long, env = "BOXOFFICE_CATALOG_CACHE_TTL", default_value_t = 5)]
+    pub catalog_cache_ttl_secs: u64,
+
+    /// Seconds after which this node's merchant search index is rebuilt in the background (it
+    /// is rebuilt at once after a catalog change made through this node).
+    #[arg(long, env = "BOXOFFICE_SEARCH_INDEX_TTL", default_value_t = 30)]
+    pub search_index_ttl_secs: u64,
+
+    /// Benchmarks only: mount `/bench/baseline`, which answers with bytes held in memory, as
+    /// the upper limit the benchmark compares the real endpoints with (docs/benchmarks.md).
+    #[arg(long, env = "BOXOFFICE_BENCH_BASELINE", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub bench_baseline: bool,
+
     /// Log filter in `tracing` syntax, e.g. `info,server=debug`.
     #[arg(long, env = "BOXOFFICE_LOG", default_value = "info")]
     pub log: String,

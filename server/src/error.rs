@@ -335,6 +335,25 @@ impl Error {
         Self::validation(vec![FieldError::new(field, code, message)])
     }
 
+    /// Reports an internal fault under the endpoint's own problem type (the product list has
+    /// `product-internal-error`); the fault is logged here, and the client still learns
+    /// nothing but the correlation id. Problems the client can act on pass unchanged.
+    pub fn internal_as(self, kind: ProblemType) -> Self {
+        match self {
+            Error::Internal(err) => {
+                tracing::error!(error = ?err, "internal error");
+                Error::new(
+                    kind,
+                    format!(
+                        "The request could not be completed. Quote correlation id {} when reporting this.",
+                        correlation::current()
+                    ),
+                )
+            }
+            problem => problem,
+        }
+    }
+
     pub fn not_found(what: &str) -> Self {
         Self::new(ProblemType::NotFound, format!("{what} was not found"))
     }

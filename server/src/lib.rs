@@ -63,9 +63,11 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let payments: Arc<dyn providers::PaymentProvider> =
         Arc::new(providers::sandbox::SandboxPayments::new(config.base_url()));
     let leptos = leptos_options(&config);
+    let catalog = Arc::new(catalog::Catalog::new(&config));
     Ok(AppState {
         config: Arc::new(config),
         store,
+        catalog,
         cursors,
         tokens,
         identity: Arc::default(),
@@ -89,6 +91,15 @@ pub async fn serve(
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         workers_stopped,
     ));
+    // Built ahead, so the first search does not wait for the index.
+    tokio::spawn({
+        let (catalog, store) = (state.catalog.clone(), state.store.clone());
+        async move {
+            if let Err(err) = catalog.search_index(&store).await {
+                tracing::warn!(error = ?err, "building the search index failed");
+            }
+        }
+    });
     let (app, _) = http::router(state);
     // The peer address feeds the per-address rate limits of the credential endpoints.
     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();

@@ -8,6 +8,7 @@ use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::{
     auth::{identity::IdentityVerifier, TokenService},
+    catalog::Catalog,
     config::Config,
     http::cursor::CursorSigner,
     mail::Mailer,
@@ -19,6 +20,8 @@ use crate::{
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
+    /// Per-node catalog caches; call `catalog.changed()` after every catalog or capacity write.
+    pub catalog: Arc<Catalog>,
     pub cursors: CursorSigner,
     pub tokens: TokenService,
     pub identity: Arc<IdentityVerifier>,

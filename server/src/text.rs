@@ -11,9 +11,28 @@ pub fn fold(text: &str) -> String {
         .collect()
 }
 
+/// The folded words of `text`: runs of letters and digits, so punctuation and spaces separate
+/// words (`'s-Hertogenbosch` → `s`, `hertogenbosch`).
+pub fn words(text: &str) -> Vec<String> {
+    fold(text)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::fold;
+    use super::{fold, words};
+
+    #[test]
+    fn words_split_folded_text_on_everything_but_letters_and_digits() {
+        assert_eq!(
+            words("Zoo's-Hertogenbosch, Café 2!"),
+            ["zoo", "s", "hertogenbosch", "cafe", "2"]
+        );
+        assert!(words(" -- ").is_empty());
+    }
 
     #[test]
     fn folds_case_and_diacritics() {

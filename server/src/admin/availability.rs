@@ -56,6 +56,7 @@ async fn create_group(
         .store
         .create_availability_group(Uuid::new_v4(), &input)
         .await?;
+    state.catalog.changed();
     Ok(Data::created(group))
 }
 
@@ -94,6 +95,7 @@ async fn update_group(
         .store
         .update_availability_group(group_id, &input)
         .await?;
+    state.catalog.changed();
     group
         .map(Data::ok)
         .ok_or_else(|| Error::not_found("The availability group"))

@@ -86,6 +86,7 @@ async fn create_merchant(
 ) -> Result<Data<Merchant>> {
     validate(&input)?;
     let merchant = state.store.create_merchant(Uuid::new_v4(), &input).await?;
+    state.catalog.changed();
     Ok(Data::created(merchant))
 }
 
@@ -119,6 +120,7 @@ async fn update_merchant(
 ) -> Result<Data<Merchant>> {
     validate(&input)?;
     let merchant = state.store.update_merchant(merchant_id, &input).await?;
+    state.catalog.changed();
     merchant
         .map(Data::ok)
         .ok_or_else(|| Error::not_found("The merchant"))

@@ -127,6 +127,7 @@ async fn create_product(
 ) -> Result<Data<Product>> {
     validate(&input)?;
     let product = state.store.create_product(Uuid::new_v4(), &input).await?;
+    state.catalog.changed();
     Ok(Data::created(product))
 }
 
@@ -160,6 +161,7 @@ async fn update_product(
 ) -> Result<Data<Product>> {
     validate(&input)?;
     let product = state.store.update_product(product_id, &input).await?;
+    state.catalog.changed();
     product
         .map(Data::ok)
         .ok_or_else(|| Error::not_found("The product"))

@@ -203,6 +203,7 @@ async fn write_timeslots(
         .store
         .write_timeslots(group_id, &slots, input.capacity)
         .await?;
+    state.catalog.changed();
     Ok(Data::ok(TimeslotsWritten {
         timeslots_written,
         skipped,

@@ -1,8 +1,12 @@
 //! The partner-facing API: thin handlers over the business logic modules.
 
+mod availability;
 mod me;
 mod merchant_accounts;
+mod merchant_search;
+mod merchants;
 mod oauth;
+mod products;
 mod sessions;
 mod token_request;
 
@@ -16,4 +20,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(oauth::router(state))
         .merge(sessions::router(state))
         .merge(me::router())
+        .merge(merchants::router())
+        .merge(merchant_search::router())
+        .merge(products::router())
+        .merge(availability::router())
 }

@@ -62,6 +62,8 @@ impl FromRequestParts<AppState> for BackendClient {
 pub struct PublicUser {
     pub customer_id: Uuid,
     pub session_id: Uuid,
+    /// The session's partner client; `None` for sessions minted from an identity token.
+    pub partner_client_id: Option<Uuid>,
     pub claims: PublicClaims,
 }
 
@@ -75,13 +77,16 @@ impl PublicUser {
             .map_err(|_| rejection(TokenRejection::Invalid))?;
         // Revocation (a replayed session code) must cut the bearer off before its expiry.
         let session = state.store.session(claims.sid).await?;
-        match session {
-            Some(s) if s.revoked_at.is_none() && s.bearer_jti == Some(claims.registered.jti) => {}
+        let partner_client_id = match session {
+            Some(s) if s.revoked_at.is_none() && s.bearer_jti == Some(claims.registered.jti) => {
+                s.partner_client_id
+            }
             _ => return Err(rejection(TokenRejection::Invalid)),
-        }
+        };
         Ok(PublicUser {
             customer_id,
             session_id: claims.sid,
+            partner_client_id,
             claims,
         })
     }

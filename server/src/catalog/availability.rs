@@ -9,6 +9,9 @@
 //! - best_* and first/last_available_date come from purchasable days only; the best price is the
 //!   cheapest day (the earliest on a tie), its list price is that day's;
 //! - `sold_out` is true exactly when a date-based product has a calendar but no purchasable day;
+//! - every best_* field is present exactly when the product is not sold out: a product with
+//!   nothing discounted has a best discount of zero, so an absent field only ever means
+//!   "sold out", never "free" or "no discount";
 //! - a product without a calendar (no_date, or no calendar rows at all) is always purchasable at
 //!   its unit price and is never sold out; it has no availability dates.
 
@@ -74,24 +77,25 @@ pub struct ProductPrices {
     pub list_price: Decimal,
 }
 
-/// Availability of a product whose calendar is `days` (any order, past days included).
+/// Availability of a product whose calendar is `calendar` (any order; past days may be
+/// included), or `None` when it has no calendar: sold without a date, or never given one.
 pub fn availability(
-    days: &[CalendarDay],
+    calendar: Option<&[CalendarDay]>,
     today: NaiveDate,
-    no_date: bool,
     requires_timeslot: bool,
     prices: ProductPrices,
 ) -> Availability {
-    if no_date || days.is_empty() {
-        let (amount, pct) = discount(prices.unit_price, prices.list_price).unzip();
+    let Some(days) = calendar else {
+        let (amount, pct) = discount(prices.unit_price, prices.list_price)
+            .unwrap_or((Decimal::ZERO, Decimal::ZERO));
         return Availability {
             best_effective_price: Some(prices.unit_price),
             best_list_price: Some(prices.list_price),
-            best_discount_amount: amount,
-            best_discount_percentage: pct,
+            best_discount_amount: Some(amount),
+            best_discount_percentage: Some(pct),
             ..Availability::default()
         };
-    }
+    };
     let open: Vec<&CalendarDay> = days
         .iter()
         .filter(|d| d.purchasable(today, requires_timeslot))
@@ -108,8 +112,18 @@ pub fn availability(
     Availability {
         best_effective_price: Some(cheapest.price),
         best_list_price: Some(cheapest.list_price),
-        best_discount_amount: open.iter().filter_map(|d| d.discount_amount()).max(),
-        best_discount_percentage: open.iter().filter_map(|d| d.discount_percentage()).max(),
+        best_discount_amount: Some(
+            open.iter()
+                .filter_map(|d| d.discount_amount())
+                .max()
+                .unwrap_or(Decimal::ZERO),
+        ),
+        best_discount_percentage: Some(
+            open.iter()
+                .filter_map(|d| d.discount_percentage())
+                .max()
+                .unwrap_or(Decimal::ZERO),
+        ),
         first_available_date: open.iter().map(|d| d.date).min(),
         last_available_date: open.iter().map(|d| d.date).max(),
         sold_out: false,
@@ -153,7 +167,7 @@ mod tests {
             day(13, "12.00", "16.00", Some(1)),
             day(14, "19.00", "20.00", Some(5)),
         ];
-        let a = availability(&days, date(10), false, false, PRICES);
+        let a = availability(Some(&days), date(10), false, PRICES);
         assert_eq!(a.best_effective_price, Some(d("12.00")));
         assert_eq!(
             a.best_list_price,
@@ -171,8 +185,10 @@ mod tests {
     fn all_days_full_or_past_is_sold_out_with_nothing_else() {
         let full = [day(10, "10", "10", Some(0)), day(11, "10", "10", Some(0))];
         let past = [day(1, "10", "10", None), day(2, "10", "10", Some(5))];
-        for days in [&full[..], &past[..]] {
-            let a = availability(days, date(10), false, false, PRICES);
+        // A calendar read from today on: the product has days, none of them ahead.
+        let none_ahead: [CalendarDay; 0] = [];
+        for days in [&full[..], &past[..], &none_ahead[..]] {
+            let a = availability(Some(days), date(10), false, PRICES);
             assert_eq!(
                 a,
                 Availability {
@@ -185,30 +201,41 @@ mod tests {
 
     #[test]
     fn without_a_calendar_a_product_is_never_sold_out() {
-        for (days, no_date) in [(&[][..], false), (&[day(1, "1", "1", Some(0))][..], true)] {
-            let a = availability(days, date(10), no_date, false, PRICES);
-            assert!(!a.sold_out);
-            assert_eq!(a.best_effective_price, Some(d("20.00")));
-            assert_eq!(a.best_discount_amount, Some(d("5.00")));
-            assert_eq!(a.first_available_date, None);
-        }
+        let a = availability(None, date(10), false, PRICES);
+        assert!(!a.sold_out);
+        assert_eq!(a.best_effective_price, Some(d("20.00")));
+        assert_eq!(a.best_discount_amount, Some(d("5.00")));
+        assert_eq!(a.first_available_date, None);
     }
 
     #[test]
     fn a_timeslotted_day_needs_an_open_slot() {
         let mut closed = day(11, "10", "10", Some(5));
         closed.open_timeslot = false;
-        let a = availability(&[closed.clone()], date(10), false, true, PRICES);
+        let a = availability(Some(&[closed.clone()]), date(10), true, PRICES);
         assert!(a.sold_out);
-        let a = availability(&[closed], date(10), false, false, PRICES);
+        let a = availability(Some(&[closed]), date(10), false, PRICES);
         assert!(!a.sold_out, "slots matter only for timeslotted products");
     }
 
     #[test]
-    fn no_discount_when_the_price_is_not_below_list() {
-        let a = availability(&[day(11, "20", "20", None)], date(10), false, false, PRICES);
-        assert_eq!(a.best_discount_amount, None);
-        assert_eq!(a.best_discount_percentage, None);
+    fn without_a_discount_the_best_discount_is_zero_not_absent() {
+        let a = availability(Some(&[day(11, "20", "20", None)]), date(10), false, PRICES);
+        assert_eq!(a.best_discount_amount, Some(Decimal::ZERO));
+        assert_eq!(a.best_discount_percentage, Some(Decimal::ZERO));
+        let undiscounted = ProductPrices {
+            unit_price: d("20"),
+            list_price: d("20"),
+        };
+        let a = availability(None, date(10), false, undiscounted);
+        assert_eq!(a.best_discount_amount, Some(Decimal::ZERO));
+        assert_eq!(a.best_discount_percentage, Some(Decimal::ZERO));
+        assert_eq!(discount(d("20"), d("20")), None);
+        assert_eq!(
+            discount(d("25"), d("20")),
+            None,
+            "a price above list is no discount"
+        );
         assert_eq!(
             discount(d("7.00"), d("9.00")),
             Some((d("2.00"), d("22.22")))

@@ -1,6 +1,8 @@
 //! HTTP conventions shared by every route, and the assembly of the whole router.
 
+pub mod bench_baseline;
 pub mod campaign;
+pub mod conditional;
 pub mod correlation;
 pub mod cursor;
 pub mod envelope;
@@ -32,6 +34,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(auth::jwks::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
+        .merge(bench_baseline::router(&state))
         .split_for_parts();
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
 

@@ -24,6 +24,7 @@ use crate::state::AppState;
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),
+        (name = "catalog", description = "Merchants, search, product lists, calendars and timeslots of a campaign"),
         (name = "credentials", description = "OAuth client credentials, sessions, bearer exchange and keys"),
         (name = "merchant accounts", description = "Merchant onboarding by magic link and KYC"),
         (name = "sandbox", description = "Pages of the built-in sandbox payment provider"),

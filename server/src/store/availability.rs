@@ -23,6 +23,21 @@ pub struct AvailabilityGroupInput {
     pub name: String,
 }
 
+/// A group's capacity on one day; `capacity` null is unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub struct DayCapacity {
+    pub capacity: Option<i32>,
+    pub reserved: i32,
+}
+
+impl DayCapacity {
+    /// Places left; `None` is unlimited.
+    pub fn remaining(&self) -> Option<i64> {
+        self.capacity
+            .map(|c| (i64::from(c) - i64::from(self.reserved)).max(0))
+    }
+}
+
 #[async_trait::async_trait]
 pub trait AvailabilityStore {
     /// Creates a group; an unknown merchant is a missing `merchant_id` reference.
@@ -50,4 +65,11 @@ pub trait AvailabilityStore {
         after: Option<Uuid>,
         limit: u32,
     ) -> StoreResult<Vec<AvailabilityGroup>>;
+    /// The group's capacity row of `day`; `None` when the day has none (unlimited, nothing
+    /// reserved).
+    async fn day_capacity(
+        &self,
+        availability_group_id: Uuid,
+        day: chrono::NaiveDate,
+    ) -> StoreResult<Option<DayCapacity>>;
 }

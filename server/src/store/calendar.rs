@@ -45,6 +45,14 @@ pub struct CalendarDay {
     pub reserved: i32,
 }
 
+/// A calendar day of one of several products read together.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct ProductCalendarDay {
+    pub product_id: Uuid,
+    #[sqlx(flatten)]
+    pub day: CalendarDay,
+}
+
 /// The days of `from..=until`.
 pub fn days(from: NaiveDate, until: NaiveDate) -> impl Iterator<Item = NaiveDate> {
     from.iter_days().take_while(move |d| *d <= until)
@@ -69,4 +77,15 @@ pub trait CalendarStore {
         from: NaiveDate,
         until: NaiveDate,
     ) -> StoreResult<Vec<CalendarDay>>;
+    /// The priced days on or after `from` of each of `product_ids`, with their groups' capacity
+    /// and reservations, ordered by product and day: what stock-aware availability is computed
+    /// from, in one query for a whole product list.
+    async fn calendars_from(
+        &self,
+        product_ids: &[Uuid],
+        from: NaiveDate,
+    ) -> StoreResult<Vec<ProductCalendarDay>>;
+    /// Which of `product_ids` have a calendar at all (a priced day, past or not): a product with
+    /// only past days is sold out, one without any is sold without dates.
+    async fn products_with_calendar(&self, product_ids: &[Uuid]) -> StoreResult<Vec<Uuid>>;
 }

@@ -75,6 +75,7 @@ impl MerchantInput {
 
 /// A merchant, with its translations.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[schema(as = AdminMerchant)]
 pub struct Merchant {
     pub merchant_id: Uuid,
     pub name: String,
@@ -157,6 +158,9 @@ pub trait MerchantStore {
         after: Option<Uuid>,
         limit: u32,
     ) -> StoreResult<Vec<Merchant>>;
+    /// Whether one of the merchant's products is in the campaign (which puts the merchant in it).
+    async fn merchant_in_campaign(&self, merchant_id: Uuid, campaign_id: Uuid)
+        -> StoreResult<bool>;
 }
 
 #[cfg(test)]

@@ -30,8 +30,10 @@ mod wallets;
 
 use std::sync::Arc;
 
-pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore};
-pub use calendar::{days, CalendarDay, CalendarInput, CalendarStore, MAX_CALENDAR_DAYS};
+pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore, DayCapacity};
+pub use calendar::{
+    days, CalendarDay, CalendarInput, CalendarStore, ProductCalendarDay, MAX_CALENDAR_DAYS,
+};
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,

@@ -80,6 +80,7 @@ pub struct ProductInput {
 
 /// A product, with its translations and campaign membership.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[schema(as = AdminProduct)]
 pub struct Product {
     pub product_id: Uuid,
     pub merchant_id: Uuid,

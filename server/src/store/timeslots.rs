@@ -45,4 +45,13 @@ pub trait TimeslotStore {
         from: NaiveDate,
         until: NaiveDate,
     ) -> StoreResult<Vec<Timeslot>>;
+    /// The (group, local date) pairs from `from` on (through `until` when given) on which a slot
+    /// of one of `group_ids` starts after `after` and has a place left.
+    async fn open_timeslot_days(
+        &self,
+        group_ids: &[Uuid],
+        from: NaiveDate,
+        until: Option<NaiveDate>,
+        after: DateTime<Utc>,
+    ) -> StoreResult<Vec<(Uuid, NaiveDate)>>;
 }

@@ -123,7 +123,8 @@ pub fn database_url(app: &TestApp) -> String {
         .to_owned()
 }
 
-/// Marks `reserved` places as taken on a group's day (as checkouts will).
+/// Marks `reserved` places as taken on a group's day (as checkouts will, and like them it
+/// tells the catalog that capacity changed).
 pub async fn set_day_reserved(app: &TestApp, group_id: &str, day: &str, reserved: i32) {
     let group_id = uuid::Uuid::parse_str(group_id).unwrap();
     let day: chrono::NaiveDate = day.parse().unwrap();
@@ -135,9 +136,10 @@ pub async fn set_day_reserved(app: &TestApp, group_id: &str, day: &str, reserved
         day
     );
     assert_eq!(affected, 1, "one availability day updated");
+    app.state.catalog.changed();
 }
 
-/// Marks `reserved` places as taken on a timeslot.
+/// Marks `reserved` places as taken on a timeslot (telling the catalog, as checkouts will).
 pub async fn set_timeslot_reserved(app: &TestApp, timeslot_id: &str, reserved: i32) {
     let timeslot_id = uuid::Uuid::parse_str(timeslot_id).unwrap();
     let affected = execute_sql!(
@@ -147,4 +149,5 @@ pub async fn set_timeslot_reserved(app: &TestApp, timeslot_id: &str, reserved: i
         timeslot_id
     );
     assert_eq!(affected, 1, "one timeslot updated");
+    app.state.catalog.changed();
 }

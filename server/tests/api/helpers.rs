@@ -75,6 +75,11 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts the server with the test defaults, changed by `customize`.
 pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
+    // Warnings and errors the server logs (an internal error's cause) show with a failed test.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("warn")
+        .with_test_writer()
+        .try_init();
     let data_dir = tempfile::tempdir().expect("temp dir");
     let mut config = Config::defaults();
     config.data_dir = data_dir.path().to_owned();

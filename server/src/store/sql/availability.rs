@@ -96,4 +96,19 @@ impl crate::store::AvailabilityStore for SqlStore {
         .fetch_all(&self.pool)
         .await?)
     }
+
+    async fn day_capacity(
+        &self,
+        availability_group_id: uuid::Uuid,
+        day: chrono::NaiveDate,
+    ) -> crate::store::StoreResult<Option<crate::store::DayCapacity>> {
+        Ok(sqlx::query_as(
+            "SELECT capacity, reserved FROM availability_day
+             WHERE availability_group_id = $1 AND day = $2",
+        )
+        .bind(availability_group_id)
+        .bind(day)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
 }

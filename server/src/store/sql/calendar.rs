@@ -102,4 +102,51 @@ impl crate::store::CalendarStore for SqlStore {
         .fetch_all(&self.pool)
         .await?)
     }
+
+    async fn calendars_from(
+        &self,
+        product_ids: &[uuid::Uuid],
+        from: chrono::NaiveDate,
+    ) -> crate::store::StoreResult<Vec<crate::store::ProductCalendarDay>> {
+        if product_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT calendar_price.product_id, calendar_price.day, calendar_price.price,
+                    calendar_price.list_price, availability_day.capacity,
+                    COALESCE(availability_day.reserved, 0) AS reserved
+             FROM calendar_price
+             JOIN product ON product.product_id = calendar_price.product_id
+             LEFT JOIN availability_day
+               ON availability_day.availability_group_id = product.availability_group_id
+              AND availability_day.day = calendar_price.day
+             WHERE calendar_price.day >= ",
+        );
+        query.push_bind(from);
+        query.push(" AND calendar_price.product_id IN (");
+        let mut ids = query.separated(", ");
+        for id in product_ids {
+            ids.push_bind(*id);
+        }
+        query.push(") ORDER BY calendar_price.product_id, calendar_price.day");
+        Ok(query.build_query_as().fetch_all(&self.pool).await?)
+    }
+
+    async fn products_with_calendar(
+        &self,
+        product_ids: &[uuid::Uuid],
+    ) -> crate::store::StoreResult<Vec<uuid::Uuid>> {
+        if product_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT DISTINCT product_id FROM calendar_price WHERE product_id IN (",
+        );
+        let mut ids = query.separated(", ");
+        for id in product_ids {
+            ids.push_bind(*id);
+        }
+        query.push(")");
+        Ok(query.build_query_scalar().fetch_all(&self.pool).await?)
+    }
 }

@@ -202,4 +202,22 @@ impl crate::store::MerchantStore for SqlStore {
         .await?;
         Ok(Self::with_merchant_translations(&mut conn, merchants).await?)
     }
+
+    async fn merchant_in_campaign(
+        &self,
+        merchant_id: uuid::Uuid,
+        campaign_id: uuid::Uuid,
+    ) -> crate::store::StoreResult<bool> {
+        let found: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM product
+             JOIN campaign_product ON campaign_product.product_id = product.product_id
+             WHERE product.merchant_id = $1 AND campaign_product.campaign_id = $2
+             LIMIT 1",
+        )
+        .bind(merchant_id)
+        .bind(campaign_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
+    }
 }

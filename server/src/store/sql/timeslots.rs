@@ -88,4 +88,32 @@ impl crate::store::TimeslotStore for SqlStore {
         .fetch_all(&self.pool)
         .await?)
     }
+
+    async fn open_timeslot_days(
+        &self,
+        group_ids: &[uuid::Uuid],
+        from: chrono::NaiveDate,
+        until: Option<chrono::NaiveDate>,
+        after: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<Vec<(uuid::Uuid, chrono::NaiveDate)>> {
+        if group_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT DISTINCT availability_group_id, day FROM timeslot
+             WHERE (capacity IS NULL OR reserved < capacity) AND day >= ",
+        );
+        query.push_bind(from);
+        if let Some(until) = until {
+            query.push(" AND day <= ").push_bind(until);
+        }
+        query.push(" AND start_time > ").push_bind(after);
+        query.push(" AND availability_group_id IN (");
+        let mut ids = query.separated(", ");
+        for id in group_ids {
+            ids.push_bind(*id);
+        }
+        query.push(") ORDER BY availability_group_id, day");
+        Ok(query.build_query_as().fetch_all(&self.pool).await?)
+    }
 }

@@ -1,0 +1,61 @@
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// A merchant's postal address.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct MerchantAddress {
+    pub street: String,
+    pub postal_code: String,
+    pub city: String,
+    /// ISO 3166-1 alpha-2 code.
+    #[cfg_attr(feature = "ssr", schema(example = "NL"))]
+    pub country: String,
+}
+
+/// A point on the map in WGS 84 degrees (coordinates are not money, so floats are fine).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct GeoPoint {
+    #[cfg_attr(feature = "ssr", schema(example = 52.366))]
+    pub latitude: f64,
+    #[cfg_attr(feature = "ssr", schema(example = 4.9166))]
+    pub longitude: f64,
+}
+
+/// A merchant as partners see it; `name` and `description` are localized by Accept-Language
+/// (falling back to nl-NL, then to the merchant's own text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Merchant {
+    pub id: Uuid,
+    pub name: String,
+    pub description: String,
+    #[cfg_attr(feature = "ssr", schema(example = "museum"))]
+    pub category: String,
+    pub address: MerchantAddress,
+    pub location: GeoPoint,
+    /// IANA time zone; "today", past days and timeslot offsets are judged in it.
+    #[cfg_attr(feature = "ssr", schema(example = "Europe/Amsterdam"))]
+    pub timezone: String,
+    /// Currency of the merchant's prices.
+    #[cfg_attr(feature = "ssr", schema(example = "EUR"))]
+    pub currency: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website: Option<String>,
+}
+
+/// A merchant found by search: the merchant, and its distance from the searched point when the
+/// search was geo-filtered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct MerchantMatch {
+    #[serde(flatten)]
+    pub merchant: Merchant,
+    /// Great-circle distance from `latitude`/`longitude` of the query, in kilometres (three
+    /// decimals); present only on geo-filtered searches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_km: Option<f64>,
+}

@@ -1,0 +1,66 @@
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::Money;
+
+/// An item of the product list (interface.md, Product), localized by Accept-Language.
+///
+/// The `best_*` fields and the availability dates are absent (never null, never zero) when
+/// `sold_out` is true; a product without a calendar has no availability dates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Product {
+    pub id: Uuid,
+    pub title: String,
+    #[cfg_attr(feature = "ssr", schema(example = "TICKET"))]
+    pub product_type: String,
+    /// Shipped: the checkout will need a shipping address.
+    pub physical_product: bool,
+    /// Upstream catalog identifier, the key for commission settlement.
+    pub sku: String,
+    /// Only for product_type TICKET, e.g. adult or child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_group: Option<String>,
+    pub unit_price: Money,
+    pub list_price: Money,
+    /// Surcharge per ticket.
+    pub booking_costs: Money,
+    /// Surcharge per ticket for the flexible-date option.
+    pub visit_guarantee_cost: Money,
+    /// Sold without a date: no calendar, no date picker; checkout takes today's date.
+    pub no_date: bool,
+    /// An entry window must be chosen from POST /v2/fulfillment/timeslots.
+    pub requires_timeslot: bool,
+    /// Cheapest price among purchasable days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_effective_price: Option<Money>,
+    /// List price of the day with the best price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_list_price: Option<Money>,
+    /// Deepest discount among purchasable days (0.00 when none is discounted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_discount_amount: Option<Money>,
+    /// Deepest discount in percent, two decimals (0 when none is discounted).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "rust_decimal::serde::float_option"
+    )]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<f64>, example = 20.0))]
+    pub best_discount_percentage: Option<Decimal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_available_date: Option<NaiveDate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_available_date: Option<NaiveDate>,
+    /// A date-based product with no purchasable day left (all sold out or past).
+    pub sold_out: bool,
+    /// Merchant terms to show before purchase.
+    pub conditions: String,
+    /// VALIDITY_PERIOD: valid through `ticket_validity_date` inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket_validity_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket_validity_date: Option<NaiveDate>,
+}

@@ -1,0 +1,127 @@
+//! `GET /v2/products/{product_id}/calendar` and `POST /v2/fulfillment/timeslots`: what can be
+//! bought on which day and in which entry window.
+
+use app::wire::{CalendarEntry, Envelope, Problem, TimeslotEntry, TimeslotQuery};
+use axum::extract::State;
+use chrono::{Days, NaiveDate, Utc};
+use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use crate::{
+    catalog::{
+        calendar::product_calendar, products::product_in_campaign, timeslots::product_timeslots,
+    },
+    error::Result,
+    http::{
+        campaign::SessionCampaign,
+        envelope::Data,
+        extract::{ApiJson, ApiPath, ApiQuery},
+        validate::Checks,
+    },
+    state::AppState,
+    store::MAX_CALENDAR_DAYS,
+    time::local_date,
+};
+
+/// Days after `from` that a calendar read without `until` covers.
+pub const DEFAULT_SPAN_DAYS: u64 = 60;
+/// The most places one timeslot query may ask for (the basket's per-line limit).
+pub const MAX_QUANTITY: u32 = 50;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(calendar))
+        .routes(routes!(timeslots))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct CalendarParams {
+    /// First day (default: today in the merchant's zone).
+    from: Option<NaiveDate>,
+    /// Last day, inclusive (default: from + 60 days); at most 366 days in all.
+    until: Option<NaiveDate>,
+}
+
+/// The product's priced days in `from..=until`, each with whether it can be bought now, the
+/// places its availability group has left (null: unlimited), its price and list price, and
+/// its discount when it has one. A product sold without a date has `[]`.
+#[utoipa::path(get, path = "/v2/products/{product_id}/calendar", tag = "catalog", security(("public_bearer" = [])),
+    params(("product_id" = Uuid, Path), CalendarParams,
+        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    responses((status = 200, body = inline(Envelope<Vec<CalendarEntry>>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json")))]
+async fn calendar(
+    SessionCampaign { campaign, .. }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(product_id): ApiPath<Uuid>,
+    ApiQuery(params): ApiQuery<CalendarParams>,
+) -> Result<Data<Vec<CalendarEntry>>> {
+    let (product, merchant) =
+        product_in_campaign(state.store.as_ref(), product_id, campaign.campaign_id).await?;
+    let now = Utc::now();
+    let today = local_date(merchant.zone()?, now);
+    let from = params.from.unwrap_or(today);
+    let until = params.until.unwrap_or_else(|| {
+        from.checked_add_days(Days::new(DEFAULT_SPAN_DAYS))
+            .unwrap_or(NaiveDate::MAX)
+    });
+    let mut checks = Checks::default();
+    checks.date_range("until", from, until, MAX_CALENDAR_DAYS);
+    checks.finish()?;
+    let entries = product_calendar(
+        state.store.as_ref(),
+        &product,
+        today,
+        &merchant.currency,
+        (from, until),
+        now,
+    )
+    .await?;
+    Ok(Data::ok(entries))
+}
+
+/// The entry windows of the product on `date` (merchant-local), ordered by start, with times
+/// in RFC 3339 at the merchant's offset. A window is available when it has not started, the
+/// product sells that day, and `quantity` (default 1) fits. A product that needs no timeslot
+/// has `[]`: the date alone suffices.
+#[utoipa::path(post, path = "/v2/fulfillment/timeslots", tag = "catalog", security(("public_bearer" = [])),
+    request_body = TimeslotQuery,
+    params(("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    responses((status = 200, body = inline(Envelope<Vec<TimeslotEntry>>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json")))]
+async fn timeslots(
+    SessionCampaign { campaign, .. }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiJson(query): ApiJson<TimeslotQuery>,
+) -> Result<Data<Vec<TimeslotEntry>>> {
+    let quantity = query.quantity.unwrap_or(1);
+    let mut checks = Checks::default();
+    checks.check(
+        (1..=MAX_QUANTITY).contains(&quantity),
+        "quantity",
+        "out_of_range",
+        format!("quantity must be between 1 and {MAX_QUANTITY}"),
+    );
+    checks.finish()?;
+    let (product, merchant) =
+        product_in_campaign(state.store.as_ref(), query.product_id, campaign.campaign_id).await?;
+    let entries = product_timeslots(
+        state.store.as_ref(),
+        &product,
+        merchant.zone()?,
+        query.date,
+        quantity,
+        Utc::now(),
+    )
+    .await?;
+    Ok(Data::ok(entries))
+}

@@ -1,0 +1,99 @@
+//! `GET /v2/merchants` and `GET /v2/merchants/{merchant_id}`: the merchants of the campaign.
+
+use app::wire::{self, Envelope, Problem};
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use crate::{
+    catalog::merchants::{merchant_in_campaign, to_wire},
+    error::Result,
+    http::{
+        campaign::SessionCampaign,
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiPath, ApiQuery},
+        locale::RequestLocale,
+    },
+    state::AppState,
+    store::Merchant,
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_merchants))
+        .routes(routes!(get_merchant))
+}
+
+/// Paging of the merchant list (its only filter is the campaign).
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct MerchantListParams {
+    /// Items per page, 1 to 100 (default 20).
+    limit: Option<u32>,
+    /// Cursor from the previous page's `meta.pagination.next_token`; valid only with the same
+    /// limit and campaign.
+    next_token: Option<String>,
+}
+
+/// The merchants of the campaign (those with a product in it), in key (id) order, paged by
+/// cursor. The absence of `meta.pagination.next_token` is the only end signal.
+#[utoipa::path(get, path = "/v2/merchants", tag = "catalog", security(("public_bearer" = [])),
+    params(MerchantListParams,
+        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
+        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
+    responses((status = 200, body = inline(Envelope<Vec<wire::Merchant>>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json")))]
+async fn list_merchants(
+    SessionCampaign { campaign, .. }: SessionCampaign,
+    State(state): State<AppState>,
+    RequestLocale(locale): RequestLocale,
+    ApiQuery(params): ApiQuery<MerchantListParams>,
+) -> Result<Page<wire::Merchant>> {
+    let campaign_id = campaign.campaign_id;
+    let page = PageParams {
+        limit: params.limit,
+        next_token: params.next_token,
+    };
+    let page = paginate(
+        &state.cursors,
+        &page,
+        "v2/merchants",
+        &format!("campaign_id={campaign_id}"),
+        |m: &Merchant| m.merchant_id,
+        |after, limit| state.store.list_merchants(Some(campaign_id), after, limit),
+    )
+    .await?;
+    Ok(Page {
+        items: page.items.iter().map(|m| to_wire(m, locale)).collect(),
+        limit: page.limit,
+        next_token: page.next_token,
+    })
+}
+
+/// One merchant of the campaign, localized; 404 `merchant-not-found` when it is unknown or not
+/// in the campaign.
+#[utoipa::path(get, path = "/v2/merchants/{merchant_id}", tag = "catalog", security(("public_bearer" = [])),
+    params(("merchant_id" = Uuid, Path),
+        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
+        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
+    responses((status = 200, body = inline(Envelope<wire::Merchant>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json")))]
+async fn get_merchant(
+    SessionCampaign { campaign, .. }: SessionCampaign,
+    State(state): State<AppState>,
+    RequestLocale(locale): RequestLocale,
+    ApiPath(merchant_id): ApiPath<Uuid>,
+) -> Result<Data<wire::Merchant>> {
+    let merchant =
+        merchant_in_campaign(state.store.as_ref(), merchant_id, campaign.campaign_id).await?;
+    Ok(Data::ok(to_wire(&merchant, locale)))
+}

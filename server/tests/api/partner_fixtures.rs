@@ -1,0 +1,164 @@
+//! The partner's side of catalog tests: a campaign with a partner client and a public bearer,
+//! calls to the /v2 catalog, and dates relative to a merchant's "today".
+
+use chrono::{Days, NaiveDate, Utc};
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::{
+    catalog_fixtures::{create_merchant, create_product, product_body},
+    helpers::{TestApp, TestClient, TestResponse},
+};
+
+/// A campaign, a partner client allowed on it, and a public bearer of a session in it.
+pub struct Partner {
+    pub campaign: String,
+    pub client: TestClient,
+    pub token: String,
+}
+
+pub async fn partner(app: &TestApp) -> Partner {
+    let campaign = app.create_campaign("Summer").await;
+    let client = app
+        .create_client(&format!("shop-{}", &campaign[..8]), &[&campaign])
+        .await;
+    let token = app.public_token(&client, &campaign).await;
+    Partner {
+        campaign,
+        client,
+        token,
+    }
+}
+
+/// A public bearer of a session started without a campaign.
+pub async fn token_without_campaign(app: &TestApp, client: &TestClient) -> String {
+    let backend = app.backend_token(client).await;
+    let code = app
+        .session_code(
+            &backend,
+            json!({ "integration": "headless", "user": { "reference": "user-2" } }),
+        )
+        .await;
+    app.exchange_code(client, &code).await.assert_status(200)["data"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+impl Partner {
+    /// GET with the bearer (the session's campaign applies).
+    pub async fn get(&self, app: &TestApp, path: &str) -> TestResponse {
+        app.send(app.request(Method::GET, path).bearer_auth(&self.token))
+            .await
+    }
+
+    /// GET with the bearer and an Accept-Language.
+    pub async fn get_in(&self, app: &TestApp, path: &str, language: &str) -> TestResponse {
+        app.send(
+            app.request(Method::GET, path)
+                .bearer_auth(&self.token)
+                .header("accept-language", language),
+        )
+        .await
+    }
+
+    pub async fn post(&self, app: &TestApp, path: &str, body: &Value) -> TestResponse {
+        app.send(
+            app.request(Method::POST, path)
+                .bearer_auth(&self.token)
+                .json(body),
+        )
+        .await
+    }
+
+    /// The public product list of `merchant` in this campaign.
+    pub async fn products(&self, app: &TestApp, merchant: &str) -> TestResponse {
+        app.send(
+            app.request(Method::GET, &format!("/v2/merchants/{merchant}/products"))
+                .header("x-campaign-id", &self.campaign),
+        )
+        .await
+    }
+
+    pub async fn calendar(&self, app: &TestApp, product: &str, query: &str) -> Vec<Value> {
+        self.get(app, &format!("/v2/products/{product}/calendar{query}"))
+            .await
+            .assert_status(200)["data"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    pub async fn timeslots(&self, app: &TestApp, body: Value) -> Vec<Value> {
+        self.post(app, "/v2/fulfillment/timeslots", &body)
+            .await
+            .assert_status(200)["data"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    /// A product of `merchant` in this campaign, made from `body` (changed by `edit`).
+    pub async fn product(
+        &self,
+        app: &TestApp,
+        merchant: &str,
+        title: &str,
+        edit: impl FnOnce(&mut Value),
+    ) -> Value {
+        let mut body = product_body(merchant, title);
+        body["campaign_ids"] = json!([self.campaign]);
+        edit(&mut body);
+        create_product(app, &body).await
+    }
+
+    /// A merchant in `timezone` with one product in this campaign; returns (merchant, product).
+    pub async fn merchant_with_product(
+        &self,
+        app: &TestApp,
+        name: &str,
+        timezone: &str,
+    ) -> (String, Value) {
+        let merchant = create_merchant(app, name, timezone).await;
+        let product = self
+            .product(app, &merchant, &format!("{name} ticket"), |_| {})
+            .await;
+        (merchant, product)
+    }
+}
+
+/// Today in `timezone`.
+pub fn today_in(timezone: &str) -> NaiveDate {
+    let zone: chrono_tz::Tz = timezone.parse().unwrap();
+    Utc::now().with_timezone(&zone).date_naive()
+}
+
+/// `date` moved by `days` (negative: back).
+pub fn shift(date: NaiveDate, days: i64) -> NaiveDate {
+    if days >= 0 {
+        date + Days::new(days as u64)
+    } else {
+        date - Days::new(days.unsigned_abs())
+    }
+}
+
+/// Writes the calendar of `product` through the operator API.
+pub async fn write_calendar(
+    app: &TestApp,
+    product: &str,
+    (from, until): (NaiveDate, NaiveDate),
+    (price, list_price): (&str, &str),
+    capacity: Option<i32>,
+) {
+    app.admin_put(
+        &format!("/admin/v1/products/{product}/calendar"),
+        &json!({ "from": from, "until": until, "price": price, "list_price": list_price,
+                 "capacity": capacity }),
+    )
+    .await
+    .assert_status(200);
+}
+
+pub fn id_of(value: &Value, field: &str) -> String {
+    value[field].as_str().unwrap().to_owned()
+}
