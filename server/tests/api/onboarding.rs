@@ -234,7 +234,12 @@ async fn an_smtp_failure_keeps_the_account_and_the_mail_for_a_resend() {
     let app = spawn_app_with(|c| c.smtp_url = Some(format!("smtp://{address}").into())).await;
     let account = provision(&app, "down@zoo.example").await;
     assert_eq!(account["magic_link_mail"], "FAILED");
-    let mail = &app.state.store.mails_to("down@zoo.example", 1).await.unwrap()[0];
+    let mail = &app
+        .state
+        .store
+        .mails_to("down@zoo.example", 1)
+        .await
+        .unwrap()[0];
     assert_eq!(mail.status, "FAILED");
     let code = code_from_text(&mail.body_text);
     exchange(&app, &code).await.assert_status(200);
