@@ -15,7 +15,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::{
-    frame_session::{security_headers, ServerFrameBackend},
+    frame_session::{security_headers, server_fn_input_errors, ServerFrameBackend},
     state::AppState,
 };
 
@@ -52,7 +52,8 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             security_headers,
-        ));
+        ))
+        .layer(middleware::from_fn(server_fn_input_errors));
     let mut router = pages.nest_service(&format!("/{pkg}"), ServeDir::new(pkg_dir));
     for file in PUBLIC_FILES {
         router = router.route_service(&format!("/{file}"), ServeFile::new(site_root.join(file)));

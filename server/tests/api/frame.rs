@@ -78,6 +78,19 @@ mod session {
     }
 
     #[tokio::test]
+    async fn a_malformed_call_is_a_validation_problem_not_a_server_error() {
+        let app = spawn_app().await;
+        let empty = app
+            .send(
+                app.request(Method::POST, "/frame/api/session")
+                    .form(&[("other", "x")]),
+            )
+            .await;
+        empty.assert_problem(400, "request-validation-failed");
+        assert_eq!(exchange(&app, "unknown-code").await, json!("Invalid"));
+    }
+
+    #[tokio::test]
     async fn the_frame_refuses_headless_codes_and_reports_expired_ones() {
         let app = spawn_app_with(|c| c.session_code_ttl_secs = 1).await;
         let campaign = app.create_campaign("c").await;
