@@ -58,11 +58,12 @@ pub enum ProblemType {
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     CheckoutNotFound,
+    CheckoutNotReserved,
 }
 
 impl ProblemType {
     /// Every problem type, for the documentation check.
-    pub const ALL: [ProblemType; 45] = [
+    pub const ALL: [ProblemType; 46] = [
         ProblemType::RequestValidationFailed,
         ProblemType::IdempotencyKeyMissing,
         ProblemType::UnsupportedMediaType,
@@ -108,6 +109,7 @@ impl ProblemType {
         ProblemType::IdempotencyKeyInUse,
         ProblemType::IdempotencyKeyReused,
         ProblemType::CheckoutNotFound,
+        ProblemType::CheckoutNotReserved,
     ];
 
     /// The short name, as the part of `type` after `urn:boxoffice:error:`.
@@ -159,6 +161,7 @@ impl ProblemType {
             IdempotencyKeyInUse => "idempotency-key-in-use",
             IdempotencyKeyReused => "idempotency-key-reused",
             CheckoutNotFound => "checkout-not-found",
+            CheckoutNotReserved => "checkout-not-reserved",
         }
     }
 
@@ -210,6 +213,7 @@ impl ProblemType {
             IdempotencyKeyInUse => "A request with this Idempotency-Key is in progress",
             IdempotencyKeyReused => "This Idempotency-Key was used for another request",
             CheckoutNotFound => "The checkout was not found",
+            CheckoutNotReserved => "The checkout is not reserved any more",
         }
     }
 
@@ -248,6 +252,7 @@ impl ProblemType {
             IdempotencyKeyInUse => StatusCode::CONFLICT,
             IdempotencyKeyReused => StatusCode::CONFLICT,
             CheckoutNotFound => StatusCode::NOT_FOUND,
+            CheckoutNotReserved => StatusCode::CONFLICT,
 
             Forbidden => StatusCode::FORBIDDEN,
             NotFound | CampaignNotFound | MerchantNotFound | ProductNotFound => {

@@ -73,6 +73,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         identity: Arc::default(),
         mailer,
         payments,
+        fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,
     })
@@ -90,6 +91,11 @@ pub async fn serve(
         state.config.base_url(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         workers_stopped,
+    ));
+    let sweeper = tokio::spawn(checkout::lifecycle::run_sweeper(
+        state.clone(),
+        std::time::Duration::from_millis(state.config.worker_interval_ms),
+        stop_workers.subscribe(),
     ));
     // Built ahead, so the first search does not wait for the index.
     tokio::spawn({
@@ -109,6 +115,7 @@ pub async fn serve(
         .context("serving HTTP");
     let _ = stop_workers.send(true);
     let _ = workers.await;
+    let _ = sweeper.await;
     served
 }
 

@@ -12,7 +12,7 @@ use crate::{
     config::Config,
     http::cursor::CursorSigner,
     mail::Mailer,
-    providers::PaymentProvider,
+    providers::{FulfillmentProviders, PaymentProvider},
     store::Store,
 };
 
@@ -27,6 +27,8 @@ pub struct AppState {
     pub identity: Arc<IdentityVerifier>,
     pub mailer: Mailer,
     pub payments: Arc<dyn PaymentProvider>,
+    /// Fulfilment providers by the name products carry.
+    pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
 }

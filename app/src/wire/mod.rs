@@ -1,17 +1,25 @@
 //! Types that cross the wire, shared by the server (serialisation, OpenAPI) and the frame.
 
 mod availability;
+mod checkout;
 mod envelope;
 mod locale;
 mod merchant;
 mod money;
+mod order;
 mod problem;
 mod product;
 
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
+pub use checkout::{
+    AppliedVoucher, BasketLine, Checkout, CheckoutLine, CheckoutRequest, CheckoutTotals,
+    ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder, ShippingAddress,
+    TimeslotWindow,
+};
 pub use envelope::{Envelope, Meta, Pagination};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
+pub use order::{LoyaltyEntry, Order, OrderItem, Ticket};
 pub use problem::{FieldError, Problem, PROBLEM_TYPE_PREFIX};
 pub use product::Product;

@@ -1,11 +1,14 @@
 //! The partner-facing API: thin handlers over the business logic modules.
 
 mod availability;
+mod checkouts;
+mod events;
 mod me;
 mod merchant_accounts;
 mod merchant_search;
 mod merchants;
 mod oauth;
+mod orders;
 mod products;
 mod sessions;
 mod token_request;
@@ -24,4 +27,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(merchant_search::router())
         .merge(products::router())
         .merge(availability::router())
+        .merge(checkouts::router())
+        .merge(orders::router())
+        .merge(events::router())
 }

@@ -2,22 +2,13 @@
 
 use std::collections::HashSet;
 
-use serde::Deserialize;
-use uuid::Uuid;
-
 use crate::error::{Error, ProblemType, Result};
+
+pub use app::wire::BasketLine;
 
 /// Limits of decisions.md §2.
 pub const MAX_LINES: usize = 20;
 pub const MAX_QUANTITY: u32 = 50;
-
-/// One line of a basket.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BasketLine {
-    pub product_id: Uuid,
-    pub quantity: u32,
-}
 
 /// 400 `checkout-basket-empty` for no lines; 400 `checkout-basket-line-invalid` naming the
 /// line for too many lines, a quantity outside 1..=50, or a product repeated.
@@ -61,6 +52,8 @@ pub fn check(lines: &[BasketLine]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use uuid::Uuid;
+
     use super::*;
 
     fn line(n: u128, quantity: u32) -> BasketLine {

@@ -1,5 +1,23 @@
-//! Checkout: basket, reservation, confirmation, express checkout, and their pricing.
+//! Checkout: basket, reservation, confirmation, express checkout, and what follows payment.
+//!
+//! - `plan`: basket and date → products, visit, slots and prices (reads only);
+//! - `reserve`: the reservation transaction (provider, vouchers, wallet, checkout, event);
+//! - `place`: the confirmation inside a transaction (order, payment, event);
+//! - `create`, `confirm`, `express`, `read`: the four operations of the API;
+//! - `lifecycle`: payment outcomes, expiry, release, tickets, loyalty, and the sweeper;
+//! - `pricing`: every amount, pure; `visit`, `basket`, `customer`: input rules.
 
 pub mod basket;
+pub mod confirm;
+pub mod create;
+pub mod customer;
+pub mod express;
+pub mod lifecycle;
+pub mod order_view;
+pub mod place;
+pub mod plan;
 pub mod pricing;
+pub mod read;
+pub mod reserve;
+pub mod view;
 pub mod visit;

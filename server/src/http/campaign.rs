@@ -80,6 +80,17 @@ impl FromRequestParts<AppState> for SessionCampaign {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let user = PublicUser::from_request_parts(parts, state).await?;
         let header = optional_campaign_id(&parts.headers)?;
+        SessionCampaign::resolve(state, user, header).await
+    }
+}
+
+impl SessionCampaign {
+    /// The campaign of `user`'s call given the `x-campaign-id` header it sent (see the type).
+    pub async fn resolve(
+        state: &AppState,
+        user: PublicUser,
+        header: Option<Uuid>,
+    ) -> Result<Self, Error> {
         let id = match (header, user.claims.campaign_id) {
             (Some(sent), Some(session)) if sent != session => {
                 return Err(Error::new(

@@ -23,6 +23,11 @@ pub fn current() -> String {
         .unwrap_or_else(|_| "none".to_owned())
 }
 
+/// Runs `work` (a task spawned for the request) under the request's correlation id `id`.
+pub async fn scope<F: std::future::Future>(id: String, work: F) -> F::Output {
+    CORRELATION_ID.scope(id, work).await
+}
+
 /// The id of a request, as an extension the tracing span reads.
 #[derive(Debug, Clone)]
 pub struct CorrelationId(pub String);

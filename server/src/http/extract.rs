@@ -18,21 +18,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
-        let is_json = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<mime::Mime>().ok())
-            .is_some_and(|m| {
-                m.type_() == mime::APPLICATION
-                    && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON))
-            });
-        if !is_json {
-            return Err(Error::new(
-                ProblemType::UnsupportedMediaType,
-                "Send the body as application/json.",
-            ));
-        }
+        require_json(req.headers())?;
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 Error::new(
@@ -47,6 +33,26 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     }
 }
 
+/// 415 `unsupported-media-type` unless the body is declared JSON.
+pub fn require_json(headers: &axum::http::HeaderMap) -> Result<(), Error> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<mime::Mime>().ok())
+        .is_some_and(|m| {
+            m.type_() == mime::APPLICATION
+                && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON))
+        });
+    if is_json {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ProblemType::UnsupportedMediaType,
+            "Send the body as application/json.",
+        ))
+    }
+}
+
 /// Deserialises JSON, reporting the path of the first field that does not fit.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -57,7 +63,10 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 ("body".to_owned(), "malformed_json")
             }
-            _ if path == "." => ("body".to_owned(), "invalid"),
+            _ if path == "." => match missing_field(&inner.to_string()) {
+                Some(name) => (name, "required"),
+                None => ("body".to_owned(), "invalid"),
+            },
             _ => (path, "invalid"),
         };
         Error::validation(vec![FieldError::new(
@@ -66,6 +75,12 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
             strip_position(&inner.to_string()),
         )])
     })
+}
+
+/// The field serde names in "missing field `name`", so the problem points at it.
+fn missing_field(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("missing field `")?;
+    Some(rest[..rest.find('`')?].to_owned())
 }
 
 /// serde_json appends "at line 1 column 7"; the field path says more to an API client.

@@ -1,4 +1,6 @@
+use rust_decimal::Decimal;
 use url::Url;
+use uuid::Uuid;
 
 /// A merchant account as the payment provider created it.
 #[derive(Debug, Clone)]
@@ -8,11 +10,24 @@ pub struct ProvisionedAccount {
     pub debtor_code: String,
 }
 
-/// A payment service provider: provisions merchant accounts and hosts their KYC.
+/// A payment to open at the provider for an order.
+#[derive(Debug, Clone)]
+pub struct PaymentRequest {
+    /// Our id of the payment; the provider hands it back when the customer returns.
+    pub payment_id: Uuid,
+    pub order_display_id: String,
+    pub amount: Decimal,
+    pub currency: String,
+}
+
+/// A payment service provider: takes payments and provisions merchant accounts and their KYC.
 #[async_trait::async_trait]
 pub trait PaymentProvider: Send + Sync {
     /// The provider's name, stored with what it creates.
     fn name(&self) -> &'static str;
+    /// Opens a payment and returns where the customer pays; `None` when the provider gave no
+    /// redirect (the checkout then fails with `checkout-order-empty-redirect`).
+    async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<Url>>;
     async fn provision_account(
         &self,
         legal_name: &str,

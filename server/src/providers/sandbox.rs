@@ -4,7 +4,7 @@
 use rand::Rng;
 use url::Url;
 
-use super::{PaymentProvider, ProvisionedAccount};
+use super::{PaymentProvider, PaymentRequest, ProvisionedAccount};
 
 pub struct SandboxPayments {
     base_url: String,
@@ -33,6 +33,14 @@ pub fn crockford(n: usize) -> String {
 impl PaymentProvider for SandboxPayments {
     fn name(&self) -> &'static str {
         "sandbox"
+    }
+
+    async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<Url>> {
+        // The sandbox's payment page is served by this server (`crate::sandbox::pay`).
+        Ok(Some(Url::parse(&format!(
+            "{}/pay/{}",
+            self.base_url, request.payment_id
+        ))?))
     }
 
     async fn provision_account(

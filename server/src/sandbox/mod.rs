@@ -3,11 +3,14 @@
 
 mod kyc;
 mod page;
+pub mod pay;
 
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(kyc::router())
+    OpenApiRouter::new()
+        .merge(kyc::router())
+        .merge(pay::router())
 }

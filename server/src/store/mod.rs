@@ -8,6 +8,7 @@
 mod availability;
 mod calendar;
 mod campaigns;
+mod checkouts;
 mod clients;
 mod customers;
 mod db_decimal;
@@ -35,6 +36,11 @@ pub use calendar::{
     days, CalendarDay, CalendarInput, CalendarStore, ProductCalendarDay, MAX_CALENDAR_DAYS,
 };
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
+pub use checkouts::{
+    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx, CheckoutVoucherRecord,
+    CustomerFields, LoyaltyEntryRecord, NewCheckout, NewCheckoutLine, NewOrder, NewTicket,
+    OrderRecord, OrderStore, PaymentRecord, TicketRecord,
+};
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
 };
@@ -126,6 +132,7 @@ impl StoreError {
 #[async_trait::async_trait]
 pub trait Store:
     CampaignStore
+    + CheckoutStore
     + ClientStore
     + CustomerStore
     + EventStore
@@ -135,6 +142,7 @@ pub trait Store:
     + MailStore
     + MembershipStore
     + MerchantAccountStore
+    + OrderStore
     + SessionStore
     + VoucherStore
     + WalletStore

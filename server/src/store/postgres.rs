@@ -44,6 +44,7 @@ const BACKEND: &str = "postgres";
 
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
+include!("sql/checkouts.rs");
 include!("sql/clients.rs");
 include!("sql/customers.rs");
 include!("sql/events.rs");

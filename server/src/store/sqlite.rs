@@ -51,6 +51,7 @@ const BACKEND: &str = "sqlite";
 
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
+include!("sql/checkouts.rs");
 include!("sql/clients.rs");
 include!("sql/customers.rs");
 include!("sql/events.rs");

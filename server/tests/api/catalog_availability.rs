@@ -435,7 +435,7 @@ async fn bad_timeslot_requests_are_named() {
             json!({ "product_id": "x", "date": "2030-01-01" }),
             "product_id",
         ),
-        (json!({ "product_id": id }), "body"),
+        (json!({ "product_id": id }), "date"),
         (
             json!({ "product_id": id, "date": "2030-01-01", "time": "10:00" }),
             "time",

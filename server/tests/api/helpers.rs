@@ -75,6 +75,15 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts the server with the test defaults, changed by `customize`.
 pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
+    spawn_app_with_state(customize, |_| {}).await
+}
+
+/// Starts the server with the test defaults changed by `customize`, and its state changed by
+/// `customize_state` before it serves (tests put in providers that fail on demand).
+pub async fn spawn_app_with_state(
+    customize: impl FnOnce(&mut Config),
+    customize_state: impl FnOnce(&mut server::state::AppState),
+) -> TestApp {
     // Warnings and errors the server logs (an internal error's cause) show with a failed test.
     let _ = tracing_subscriber::fmt()
         .with_env_filter("warn")
@@ -103,7 +112,8 @@ pub async fn spawn_app_with(customize: impl FnOnce(&mut Config)) -> TestApp {
     let addr = listener.local_addr().unwrap();
     config.public_url = format!("http://{addr}").parse().unwrap();
     config.listen = addr;
-    let state = server::build_state(config).await.expect("server state");
+    let mut state = server::build_state(config).await.expect("server state");
+    customize_state(&mut state);
     tokio::spawn(server::serve(
         listener,
         state.clone(),

@@ -1,0 +1,224 @@
+//! Checkout requests and the checkout as the API shows it (decisions.md §5).
+
+use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::Money;
+
+/// One line of a basket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BasketLine {
+    pub product_id: Uuid,
+    pub quantity: u32,
+}
+
+/// The body of `POST /v2/checkouts`: the basket and the visit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CheckoutRequest {
+    /// ISO 8601 date-time with a real time for timeslotted products (read in the merchant's
+    /// zone), or a bare `YYYY-MM-DD` for products without timeslots.
+    #[cfg_attr(feature = "ssr", schema(example = "2026-12-01T10:00:00+01:00"))]
+    pub date: String,
+    pub flexible_date: bool,
+    pub lines: Vec<BasketLine>,
+    /// Invalid or exhausted codes are silently ignored.
+    #[serde(default)]
+    pub voucher_codes: Vec<String>,
+    #[serde(default)]
+    pub external_reference: Option<String>,
+}
+
+/// Where a physical product is shipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ShippingAddress {
+    pub street: String,
+    pub house_number: String,
+    pub postal_code: String,
+    pub city: String,
+    /// ISO 3166-1 alpha-2.
+    #[cfg_attr(feature = "ssr", schema(example = "NL"))]
+    pub country: String,
+}
+
+/// The body of `POST /v2/checkouts/{checkout_id}/confirm`: the customer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmRequest {
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    /// Absolute http(s) URL on an origin the partner registered; reached whatever the outcome,
+    /// with `payment_id` added.
+    pub return_url: String,
+    /// Required when the checkout's `requires_shipping_address` is true.
+    #[serde(default)]
+    pub shipping_address: Option<ShippingAddress>,
+    /// Newsletter ids the customer consented to.
+    #[serde(default)]
+    pub newsletters: Vec<String>,
+}
+
+/// The body of `POST /v2/checkouts/express`: the basket and the customer in one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ExpressCheckoutRequest {
+    #[cfg_attr(feature = "ssr", schema(example = "2026-12-01T10:00:00+01:00"))]
+    pub date: String,
+    pub flexible_date: bool,
+    pub lines: Vec<BasketLine>,
+    #[serde(default)]
+    pub voucher_codes: Vec<String>,
+    #[serde(default)]
+    pub external_reference: Option<String>,
+    pub email: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub return_url: String,
+    #[serde(default)]
+    pub newsletters: Vec<String>,
+    #[serde(default)]
+    pub shipping_address: Option<ShippingAddress>,
+}
+
+impl ExpressCheckoutRequest {
+    /// The two halves: what `POST /v2/checkouts` and its confirm take.
+    pub fn split(self) -> (CheckoutRequest, ConfirmRequest) {
+        (
+            CheckoutRequest {
+                date: self.date,
+                flexible_date: self.flexible_date,
+                lines: self.lines,
+                voucher_codes: self.voucher_codes,
+                external_reference: self.external_reference,
+            },
+            ConfirmRequest {
+                email: self.email,
+                first_name: self.first_name,
+                last_name: self.last_name,
+                return_url: self.return_url,
+                shipping_address: self.shipping_address,
+                newsletters: self.newsletters,
+            },
+        )
+    }
+}
+
+/// What a confirmation (or an express checkout) returns: where to send the customer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PlacedOrder {
+    pub checkout_id: Uuid,
+    /// Persist it: the handle for the order and its tickets.
+    pub order_id: Uuid,
+    #[cfg_attr(feature = "ssr", schema(example = "BX-7K3M-9Q2P"))]
+    pub order_display_id: String,
+    /// Redirect the customer here at once.
+    pub payment_url: String,
+}
+
+/// An entry window, in the merchant's zone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct TimeslotWindow {
+    pub timeslot_id: Uuid,
+    #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime))]
+    pub start_time: DateTime<FixedOffset>,
+    #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime))]
+    pub end_time: DateTime<FixedOffset>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct CheckoutLine {
+    pub product_id: Uuid,
+    pub sku: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_group: Option<String>,
+    pub quantity: u32,
+    /// The price of the visit date.
+    pub unit_price: Money,
+    pub list_price: Money,
+    /// Per ticket.
+    pub booking_costs: Money,
+    /// Per ticket; zero unless the flexible-date option was taken.
+    pub visit_guarantee_cost: Money,
+    /// `(unit_price + booking_costs + visit_guarantee_cost) × quantity`.
+    pub line_total: Money,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeslot: Option<TimeslotWindow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct AppliedVoucher {
+    pub code: String,
+    pub discount: Money,
+}
+
+/// The authoritative totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct CheckoutTotals {
+    /// Sum of the line totals.
+    pub subtotal: Money,
+    /// Vouchers and membership.
+    pub discount_total: Money,
+    pub membership_discount: Money,
+    pub wallet_applied: Money,
+    /// What the customer pays.
+    pub total: Money,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PaymentSummary {
+    pub payment_id: Uuid,
+    /// OPEN, PAID, DECLINED, CANCELLED or EXPIRED.
+    pub status: String,
+    /// Present while the payment is OPEN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_url: Option<String>,
+}
+
+/// A checkout as `GET /v2/checkouts/{checkout_id}` and `POST /v2/checkouts` show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Checkout {
+    pub checkout_id: Uuid,
+    /// RESERVED, CONFIRMED, PAID, EXPIRED or CANCELLED.
+    pub status: String,
+    pub campaign_id: Uuid,
+    pub merchant_id: Uuid,
+    /// In the merchant's zone.
+    pub visit_date: NaiveDate,
+    pub flexible_date: bool,
+    pub lines: Vec<CheckoutLine>,
+    pub vouchers: Vec<AppliedVoucher>,
+    pub totals: CheckoutTotals,
+    /// True when the basket holds a physical product: confirm then needs `shipping_address`.
+    pub requires_shipping_address: bool,
+    /// End of the hold on the reserved capacity (while RESERVED).
+    pub expires_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_reference: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_display_id: Option<String>,
+    /// PENDING_PAYMENT, PAID, FULFILLED or CANCELLED.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment: Option<PaymentSummary>,
+    pub created_at: DateTime<Utc>,
+}

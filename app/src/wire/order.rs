@@ -1,0 +1,75 @@
+//! The customer's orders, tickets and loyalty ledger (decisions.md §5).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::{Money, TimeslotWindow};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Ticket {
+    pub ticket_id: Uuid,
+    /// Unique; what the gate scans.
+    pub code: String,
+    pub product_title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visit_date: Option<NaiveDate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeslot: Option<TimeslotWindow>,
+    /// Last valid day, inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<NaiveDate>,
+    /// VALID, USED or CANCELLED.
+    pub status: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct OrderItem {
+    pub product_id: Uuid,
+    pub sku: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_group: Option<String>,
+    pub quantity: u32,
+    pub line_total: Money,
+}
+
+/// An order as `GET /v2/me/fulfillment/orders` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Order {
+    pub order_id: Uuid,
+    #[cfg_attr(feature = "ssr", schema(example = "BX-7K3M-9Q2P"))]
+    pub order_display_id: String,
+    pub checkout_id: Uuid,
+    /// PENDING_PAYMENT, PAID, FULFILLED or CANCELLED.
+    pub status: String,
+    pub merchant_id: Uuid,
+    pub visit_date: NaiveDate,
+    pub total: Money,
+    pub items: Vec<OrderItem>,
+    /// Issued once the order is paid.
+    pub tickets: Vec<Ticket>,
+    pub created_at: DateTime<Utc>,
+    pub last_mutation_date: DateTime<Utc>,
+}
+
+/// One movement of the customer's loyalty points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct LoyaltyEntry {
+    pub id: Uuid,
+    pub occurred_at: DateTime<Utc>,
+    /// EARN, REDEEM or ADJUST.
+    pub kind: String,
+    /// Signed: negative for REDEEM.
+    pub points: i64,
+    pub balance_after: i64,
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<Uuid>,
+}

@@ -1,0 +1,219 @@
+//! `/v2/checkouts`: reserve, confirm, read, and the one-call express checkout. Thin: the
+//! rules are in `crate::checkout`.
+
+use app::wire::{
+    Checkout, CheckoutRequest, ConfirmRequest, Envelope, ExpressCheckoutRequest, PlacedOrder,
+    Problem,
+};
+use axum::{
+    extract::State,
+    http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+};
+use chrono::Utc;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use crate::{
+    auth::{MaybePublicUser, PublicUser},
+    checkout::{
+        confirm::confirm,
+        create::create,
+        express::{express, Express},
+        read,
+        reserve::Buyer,
+        view::checkout_view,
+    },
+    error::{Error, ProblemType, Result},
+    http::{
+        campaign::{self, SessionCampaign},
+        correlation,
+        envelope::Data,
+        extract::{ApiJson, ApiPath},
+        locale::RequestLocale,
+    },
+    state::AppState,
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_checkout))
+        .routes(routes!(express_checkout))
+        .routes(routes!(get_checkout))
+        .routes(routes!(confirm_checkout))
+}
+
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+static REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+fn buyer(user: &PublicUser) -> Buyer {
+    Buyer {
+        customer_id: Some(user.customer_id),
+        partner_client_id: user.partner_client_id,
+    }
+}
+
+/// Reserves the basket for 15 minutes and returns the priced review: the authoritative
+/// totals and `requires_shipping_address`. Emits `checkouts.CheckoutStarted`.
+#[utoipa::path(post, path = "/v2/checkouts", tag = "checkout", security(("public_bearer" = [])),
+    params(("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    request_body = CheckoutRequest,
+    responses((status = 201, body = inline(Envelope<Checkout>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json"),
+              (status = 422, body = Problem, content_type = "application/problem+json"),
+              (status = 502, body = Problem, content_type = "application/problem+json")))]
+async fn create_checkout(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    RequestLocale(locale): RequestLocale,
+    ApiJson(request): ApiJson<CheckoutRequest>,
+) -> Result<Data<Checkout>> {
+    let checkout = create(
+        &state,
+        campaign.campaign_id,
+        buyer(&user),
+        locale,
+        &request,
+        Utc::now(),
+    )
+    .await?;
+    Ok(Data::created(checkout))
+}
+
+/// Confirms a reserved checkout with the customer's details: the order is placed awaiting
+/// payment and `payment_url` is where to send the customer. Emits
+/// `checkouts.CheckoutFulfillmentRegistered`.
+#[utoipa::path(post, path = "/v2/checkouts/{checkout_id}/confirm", tag = "checkout",
+    security((), ("public_bearer" = [])),
+    params(("checkout_id" = Uuid, Path)),
+    request_body = ConfirmRequest,
+    responses((status = 200, body = inline(Envelope<PlacedOrder>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json"),
+              (status = 409, body = Problem, content_type = "application/problem+json"),
+              (status = 422, body = Problem, content_type = "application/problem+json"),
+              (status = 502, body = Problem, content_type = "application/problem+json")))]
+async fn confirm_checkout(
+    MaybePublicUser(user): MaybePublicUser,
+    State(state): State<AppState>,
+    ApiPath(checkout_id): ApiPath<Uuid>,
+    ApiJson(request): ApiJson<ConfirmRequest>,
+) -> Result<Data<PlacedOrder>> {
+    let customer_id = user.map(|u| u.customer_id);
+    let placed = confirm(&state, checkout_id, customer_id, &request, Utc::now()).await?;
+    Ok(Data::ok(placed))
+}
+
+/// The checkout's status, lines, authoritative totals, payment status and order. A checkout
+/// made under a bearer is readable only with that customer's bearer; a guest's by its id.
+#[utoipa::path(get, path = "/v2/checkouts/{checkout_id}", tag = "checkout",
+    security((), ("public_bearer" = [])),
+    params(("checkout_id" = Uuid, Path)),
+    responses((status = 200, body = inline(Envelope<Checkout>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json")))]
+async fn get_checkout(
+    MaybePublicUser(user): MaybePublicUser,
+    State(state): State<AppState>,
+    ApiPath(checkout_id): ApiPath<Uuid>,
+) -> Result<Data<Checkout>> {
+    let record = read::visible(&state, checkout_id, user.map(|u| u.customer_id)).await?;
+    Ok(Data::ok(checkout_view(&state, &record).await?))
+}
+
+/// Reserves and confirms in one call and returns the payment URL (no totals: read them from
+/// `GET /v2/checkouts/{checkout_id}` after the redirect). Guests are welcome. A retry with the
+/// same Idempotency-Key replays the success with 208 and `Idempotent-Replayed: true`, or
+/// re-attempts cleanly after a failure. Emits `checkouts.CheckoutStarted` and
+/// `checkouts.CheckoutFulfillmentRegistered`.
+#[utoipa::path(post, path = "/v2/checkouts/express", tag = "checkout",
+    security((), ("public_bearer" = [])),
+    params(("Idempotency-Key" = Uuid, Header, description = "Required; a UUID per purchase attempt"),
+        ("x-campaign-id" = Option<Uuid>, Header, description = "Required for guests; defaults to the session's")),
+    request_body = ExpressCheckoutRequest,
+    responses((status = 200, body = inline(Envelope<PlacedOrder>)),
+              (status = 208, body = inline(Envelope<PlacedOrder>), description = "Replay of the original success; treat as 200"),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json"),
+              (status = 409, body = Problem, content_type = "application/problem+json"),
+              (status = 422, body = Problem, content_type = "application/problem+json"),
+              (status = 502, body = Problem, content_type = "application/problem+json")))]
+async fn express_checkout(
+    MaybePublicUser(user): MaybePublicUser,
+    State(state): State<AppState>,
+    RequestLocale(locale): RequestLocale,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response> {
+    let key = idempotency_key(&headers)?;
+    let (campaign_id, buyer) = match user {
+        Some(user) => {
+            let scope =
+                SessionCampaign::resolve(&state, user, campaign::optional_campaign_id(&headers)?)
+                    .await?;
+            (scope.campaign.campaign_id, buyer(&scope.user))
+        }
+        None => {
+            let id = campaign::campaign_id(&headers)?;
+            (
+                campaign::existing(&state, id).await?.campaign_id,
+                Buyer::default(),
+            )
+        }
+    };
+    crate::http::extract::require_json(&headers)?;
+    let request: ExpressCheckoutRequest = crate::http::extract::parse_json(&body)?;
+    // The work runs to its end even when the client hangs up, so its outcome is stored under
+    // the key and a retry gets the replay instead of waiting out the lock.
+    let correlation_id = correlation::current();
+    let work = tokio::spawn(correlation::scope(correlation_id, async move {
+        express(&state, campaign_id, buyer, locale, key, request, Utc::now()).await
+    }));
+    let outcome = work
+        .await
+        .map_err(|e| anyhow::anyhow!("express checkout task: {e}"))??;
+    let json = HeaderValue::from_static("application/json");
+    Ok(match outcome {
+        Express::Placed(body) => {
+            (StatusCode::OK, [(header::CONTENT_TYPE, json)], body).into_response()
+        }
+        Express::Replayed(body) => (
+            StatusCode::ALREADY_REPORTED,
+            [
+                (header::CONTENT_TYPE, json),
+                (REPLAYED.clone(), HeaderValue::from_static("true")),
+            ],
+            body,
+        )
+            .into_response(),
+    })
+}
+
+/// The Idempotency-Key header: 400 `idempotency-key-missing` when absent, 400
+/// `request-validation-failed` when it is not a UUID.
+fn idempotency_key(headers: &HeaderMap) -> Result<Uuid> {
+    let value = headers.get(IDEMPOTENCY_KEY).ok_or_else(|| {
+        Error::new(
+            ProblemType::IdempotencyKeyMissing,
+            "Send an Idempotency-Key header (a UUID) with every express checkout.",
+        )
+    })?;
+    value
+        .to_str()
+        .ok()
+        .and_then(|v| Uuid::parse_str(v.trim()).ok())
+        .ok_or_else(|| {
+            Error::invalid_field(
+                "Idempotency-Key",
+                "invalid",
+                "Idempotency-Key must be a UUID",
+            )
+        })
+}

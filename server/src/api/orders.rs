@@ -1,0 +1,132 @@
+//! `/v2/me/...`: the signed-in customer's orders (with tickets) and loyalty ledger.
+
+use app::wire::{Envelope, LoyaltyEntry, Order, Problem};
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use crate::{
+    checkout::order_view::order_views,
+    error::{Error, ProblemType, Result},
+    http::{
+        campaign::SessionCampaign,
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiPath, ApiQuery},
+    },
+    state::AppState,
+    store::{LoyaltyEntryRecord, OrderRecord},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_orders))
+        .routes(routes!(get_order))
+        .routes(routes!(list_loyalty_entries))
+}
+
+/// The customer's orders in the campaign, newest first by `last_mutation_date`.
+#[utoipa::path(get, path = "/v2/me/fulfillment/orders", tag = "orders", security(("public_bearer" = [])),
+    params(PageParams, ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    responses((status = 200, body = inline(Envelope<Vec<Order>>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 403, body = Problem, content_type = "application/problem+json")))]
+async fn list_orders(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiQuery(params): ApiQuery<PageParams>,
+) -> Result<Page<Order>> {
+    let (customer, campaign_id) = (user.customer_id, campaign.campaign_id);
+    let page = paginate(
+        &state.cursors,
+        &params,
+        "v2/me/fulfillment/orders",
+        &format!("campaign_id={campaign_id}"),
+        |o: &OrderRecord| (o.last_mutation_date, o.customer_order_id),
+        |after: Option<(DateTime<Utc>, Uuid)>, limit| {
+            state
+                .store
+                .orders_of_customer(customer, campaign_id, after, limit)
+        },
+    )
+    .await?;
+    Ok(Page {
+        items: order_views(&state, &page.items).await?,
+        limit: page.limit,
+        next_token: page.next_token,
+    })
+}
+
+/// One of the customer's orders, with its tickets once paid.
+#[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}", tag = "orders", security(("public_bearer" = [])),
+    params(("order_id" = Uuid, Path), ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    responses((status = 200, body = inline(Envelope<Order>)),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json")))]
+async fn get_order(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<Data<Order>> {
+    let order = state
+        .store
+        .order(order_id)
+        .await?
+        .filter(|o| {
+            o.customer_id == Some(user.customer_id) && o.campaign_id == campaign.campaign_id
+        })
+        .ok_or_else(|| {
+            Error::new(
+                ProblemType::NotFound,
+                format!("Order {order_id} was not found."),
+            )
+        })?;
+    let mut views = order_views(&state, std::slice::from_ref(&order)).await?;
+    Ok(Data::ok(views.remove(0)))
+}
+
+/// The customer's loyalty ledger in the campaign, newest first.
+#[utoipa::path(get, path = "/v2/me/loyalty/ledger/entries", tag = "orders", security(("public_bearer" = [])),
+    params(PageParams, ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    responses((status = 200, body = inline(Envelope<Vec<LoyaltyEntry>>)),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json")))]
+async fn list_loyalty_entries(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiQuery(params): ApiQuery<PageParams>,
+) -> Result<Page<LoyaltyEntry>> {
+    let (customer, campaign_id) = (user.customer_id, campaign.campaign_id);
+    let page = paginate(
+        &state.cursors,
+        &params,
+        "v2/me/loyalty/ledger/entries",
+        &format!("campaign_id={campaign_id}"),
+        |e: &LoyaltyEntryRecord| (e.occurred_at, e.loyalty_entry_id),
+        |after: Option<(DateTime<Utc>, Uuid)>, limit| {
+            state
+                .store
+                .loyalty_entries(customer, campaign_id, after, limit)
+        },
+    )
+    .await?;
+    Ok(Page {
+        items: page
+            .items
+            .into_iter()
+            .map(|e| LoyaltyEntry {
+                id: e.loyalty_entry_id,
+                occurred_at: e.occurred_at,
+                kind: e.kind,
+                points: e.points,
+                balance_after: e.balance_after,
+                description: e.description,
+                order_id: e.customer_order_id,
+            })
+            .collect(),
+        limit: page.limit,
+        next_token: page.next_token,
+    })
+}

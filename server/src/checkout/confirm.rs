@@ -1,0 +1,55 @@
+//! `POST /v2/checkouts/{checkout_id}/confirm`: the customer's details turn a reservation into
+//! an order awaiting payment.
+
+use app::wire::{ConfirmRequest, PlacedOrder};
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{
+    customer,
+    place::{not_reserved, place_order, Confirming},
+    plan::shipping_address_required,
+    read,
+};
+use crate::{error::Result, state::AppState};
+
+pub async fn confirm(
+    state: &AppState,
+    checkout_id: Uuid,
+    customer_id: Option<Uuid>,
+    request: &ConfirmRequest,
+    now: DateTime<Utc>,
+) -> Result<PlacedOrder> {
+    let checkout = read::visible(state, checkout_id, customer_id).await?;
+    if checkout.status != "RESERVED" {
+        return Err(not_reserved(checkout_id, &checkout.status));
+    }
+    if checkout.requires_shipping_address && request.shipping_address.is_none() {
+        return Err(shipping_address_required());
+    }
+    let fields = customer::validate(
+        state,
+        checkout.campaign_id,
+        checkout.partner_client_id,
+        request,
+    )
+    .await?;
+    let mut tx = state.store.begin_checkout().await?;
+    let placed = place_order(
+        state,
+        tx.as_mut(),
+        &Confirming {
+            checkout_id,
+            campaign_id: checkout.campaign_id,
+            customer_id: checkout.customer_id,
+            partner_client_id: checkout.partner_client_id,
+            total: checkout.total,
+            currency: checkout.currency.clone(),
+        },
+        &fields,
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(placed)
+}

@@ -1,0 +1,60 @@
+//! `POST /v2/checkouts`: reserve a basket and return the priced review.
+
+use app::wire::{Checkout, CheckoutRequest, Locale};
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{
+    plan::plan,
+    read,
+    reserve::{self, Buyer, Reservation},
+};
+use crate::{error::Result, state::AppState};
+
+pub async fn create(
+    state: &AppState,
+    campaign_id: Uuid,
+    buyer: Buyer,
+    locale: Locale,
+    request: &CheckoutRequest,
+    now: DateTime<Utc>,
+) -> Result<Checkout> {
+    let plan = plan(
+        state.store.as_ref(),
+        campaign_id,
+        locale,
+        request,
+        None,
+        now,
+    )
+    .await?;
+    let discounts = reserve::discounts(
+        state,
+        campaign_id,
+        &plan,
+        &request.voucher_codes,
+        buyer,
+        now,
+    )
+    .await?;
+    let checkout_id = Uuid::new_v4();
+    let mut tx = state.store.begin_checkout().await?;
+    reserve::reserve(
+        state,
+        tx.as_mut(),
+        &plan,
+        &discounts,
+        &Reservation {
+            checkout_id,
+            campaign_id,
+            request,
+            buyer,
+            locale,
+            now,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    state.catalog.changed();
+    read::view_of(state, checkout_id).await
+}

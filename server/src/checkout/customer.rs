@@ -1,0 +1,179 @@
+//! The customer fields of a confirmation: required text, the e-mail address and shipping
+//! country (422 `checkout-billing-detail-rejected` when unusable), and the return URL, whose
+//! origin the partner must have registered.
+
+use app::wire::{ConfirmRequest, FieldError};
+use url::Url;
+use uuid::Uuid;
+
+use crate::{
+    error::{Error, ProblemType, Result},
+    http::validate::{is_email, Checks},
+    state::AppState,
+    store::CustomerFields,
+};
+
+const MAX_NEWSLETTERS: usize = 20;
+
+/// 400 for missing or malformed fields, then 422 for details a provider would reject.
+pub async fn validate(
+    state: &AppState,
+    campaign_id: Uuid,
+    partner_client_id: Option<Uuid>,
+    request: &ConfirmRequest,
+) -> Result<CustomerFields> {
+    let mut checks = Checks::default();
+    checks.text("email", request.email.trim(), 1, 254);
+    checks.text("first_name", request.first_name.trim(), 1, 100);
+    checks.text("last_name", request.last_name.trim(), 1, 100);
+    let return_url = Url::parse(request.return_url.trim())
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+    checks.check(
+        return_url.is_some(),
+        "return_url",
+        "invalid",
+        "return_url must be an absolute http(s) URL",
+    );
+    if let Some(address) = &request.shipping_address {
+        checks.text("shipping_address.street", address.street.trim(), 1, 200);
+        checks.text(
+            "shipping_address.house_number",
+            address.house_number.trim(),
+            1,
+            20,
+        );
+        checks.text(
+            "shipping_address.postal_code",
+            address.postal_code.trim(),
+            1,
+            20,
+        );
+        checks.text("shipping_address.city", address.city.trim(), 1, 100);
+    }
+    checks.check(
+        request.newsletters.len() <= MAX_NEWSLETTERS,
+        "newsletters",
+        "too-many",
+        format!("at most {MAX_NEWSLETTERS} newsletters"),
+    );
+    for (i, id) in request.newsletters.iter().enumerate() {
+        checks.text(&format!("newsletters[{i}]"), id, 1, 100);
+    }
+    checks.finish()?;
+
+    let mut rejected = Vec::new();
+    if !is_email(request.email.trim()) {
+        rejected.push(FieldError::new(
+            "email",
+            "email",
+            "email is not a deliverable e-mail address",
+        ));
+    }
+    if let Some(address) = &request.shipping_address {
+        if isocountry::CountryCode::for_alpha2(address.country.trim()).is_err() {
+            rejected.push(FieldError::new(
+                "shipping_address.country",
+                "country",
+                "shipping_address.country is not an ISO 3166-1 alpha-2 country code",
+            ));
+        }
+    }
+    if !rejected.is_empty() {
+        let detail = rejected
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut error = Error::new(ProblemType::CheckoutBillingDetailRejected, detail);
+        if let Error::Problem { errors, .. } = &mut error {
+            *errors = rejected;
+        }
+        return Err(error);
+    }
+
+    let return_url = return_url.expect("checked above");
+    let origins = state
+        .store
+        .return_origins(campaign_id, partner_client_id)
+        .await?;
+    if !origins.iter().any(|o| origin_matches(o, &return_url)) {
+        return Err(Error::invalid_field(
+            "return_url",
+            "origin-not-allowed",
+            format!(
+                "return_url's origin {} is not registered for this partner",
+                return_url.origin().ascii_serialization()
+            ),
+        ));
+    }
+
+    Ok(CustomerFields {
+        email: request.email.trim().to_owned(),
+        first_name: request.first_name.trim().to_owned(),
+        last_name: request.last_name.trim().to_owned(),
+        return_url: return_url.to_string(),
+        shipping_address: request.shipping_address.as_ref().map(|a| {
+            serde_json::json!({
+                "street": a.street.trim(), "house_number": a.house_number.trim(),
+                "postal_code": a.postal_code.trim(), "city": a.city.trim(),
+                "country": a.country.trim().to_ascii_uppercase(),
+            })
+        }),
+        newsletters: request.newsletters.clone(),
+    })
+}
+
+/// Whether `url`'s origin is the registered `pattern` (`scheme://host[:port]`, the port
+/// possibly `*`).
+pub fn origin_matches(pattern: &str, url: &Url) -> bool {
+    let origin = url.origin().ascii_serialization();
+    match pattern.strip_suffix(":*") {
+        Some(prefix) => {
+            let host_part = format!("{}://{}", url.scheme(), url.host_str().unwrap_or(""));
+            prefix.eq_ignore_ascii_case(&host_part)
+        }
+        None => pattern.trim_end_matches('/').eq_ignore_ascii_case(&origin),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn origins_match_exactly_or_on_any_port() {
+        assert!(origin_matches(
+            "https://shop.example",
+            &url("https://shop.example/done?x=1")
+        ));
+        assert!(!origin_matches(
+            "https://shop.example",
+            &url("http://shop.example/done")
+        ));
+        assert!(!origin_matches(
+            "https://shop.example",
+            &url("https://shop.example.evil/done")
+        ));
+        assert!(origin_matches(
+            "http://localhost:*",
+            &url("http://localhost:5173/x")
+        ));
+        assert!(origin_matches(
+            "http://localhost:*",
+            &url("http://localhost/x")
+        ));
+        assert!(!origin_matches(
+            "http://localhost:*",
+            &url("http://localhost.evil:80/x")
+        ));
+        assert!(origin_matches(
+            "http://127.0.0.1:3000",
+            &url("http://127.0.0.1:3000/frame/return")
+        ));
+    }
+}

@@ -1,0 +1,177 @@
+//! `POST /v2/checkouts/express`: reserve and confirm in one call, exactly once per
+//! Idempotency-Key.
+//!
+//! Order of checks (the express error table, decisions.md §5): the bearer (401), the key
+//! (400), the campaign (400/403/404), the body and the customer's fields (400, then 422 for
+//! details a provider would reject), the key's claim (208 replay, 409 in flight or reused),
+//! the basket and its products (400), date and time (400), the shipping address (400), price
+//! and capacity (422), the providers (422/502). Everything after the claim runs in one
+//! transaction that also stores the success under the key: a failure keeps nothing, releases
+//! the key, and a retry with the same key re-attempts cleanly.
+
+use app::wire::{Envelope, ExpressCheckoutRequest, Locale, Meta};
+use chrono::{DateTime, Duration, Utc};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::{
+    basket, customer,
+    place::{place_order, Confirming},
+    plan::plan,
+    reserve::{self, Buyer, Reservation},
+};
+use crate::{
+    error::{Error, ProblemType, Result},
+    http::correlation,
+    state::AppState,
+    store::{IdempotencyClaim, IdempotentRequest},
+};
+
+/// How long a claim blocks retries when its request died without releasing it.
+pub const LOCK: Duration = Duration::seconds(90);
+/// How long a success is replayed.
+pub const RETENTION: Duration = Duration::hours(24);
+
+/// The response body to send, and whether it is a replay of an earlier success.
+#[derive(Debug)]
+pub enum Express {
+    Placed(Vec<u8>),
+    Replayed(Vec<u8>),
+}
+
+/// SHA-256 of the request as the server understood it (field order fixed by the type), so
+/// whitespace or key order in the JSON do not make a retry a different request.
+fn request_hash(request: &ExpressCheckoutRequest) -> Vec<u8> {
+    let canonical = serde_json::to_vec(request).expect("a request serialises");
+    Sha256::digest(canonical).to_vec()
+}
+
+pub async fn express(
+    state: &AppState,
+    campaign_id: Uuid,
+    buyer: Buyer,
+    locale: Locale,
+    key: Uuid,
+    request: ExpressCheckoutRequest,
+    now: DateTime<Utc>,
+) -> Result<Express> {
+    let hash = request_hash(&request);
+    let has_address = request.shipping_address.is_some();
+    let (basket_request, customer_request) = request.split();
+    basket::check(&basket_request.lines)?;
+    let fields = customer::validate(
+        state,
+        campaign_id,
+        buyer.partner_client_id,
+        &customer_request,
+    )
+    .await?;
+
+    match state
+        .store
+        .claim_idempotency_key(
+            &IdempotentRequest {
+                campaign_id,
+                key,
+                request_hash: hash,
+                customer_id: buyer.customer_id,
+                lock_until: now + LOCK,
+                expires_at: now + RETENTION,
+            },
+            now,
+        )
+        .await?
+    {
+        IdempotencyClaim::Claimed => {}
+        IdempotencyClaim::Replay { body, .. } => return Ok(Express::Replayed(body)),
+        IdempotencyClaim::InFlight => {
+            return Err(Error::new(
+                ProblemType::IdempotencyKeyInUse,
+                "A request with this Idempotency-Key is still being processed; retry shortly with the same key.",
+            ))
+        }
+        IdempotencyClaim::Reused => {
+            return Err(Error::new(
+                ProblemType::IdempotencyKeyReused,
+                "This Idempotency-Key was used for a different request; use a new key for a new request.",
+            ))
+        }
+    }
+
+    let attempt = async {
+        let plan = plan(
+            state.store.as_ref(),
+            campaign_id,
+            locale,
+            &basket_request,
+            Some(has_address),
+            now,
+        )
+        .await?;
+        let discounts = reserve::discounts(
+            state,
+            campaign_id,
+            &plan,
+            &basket_request.voucher_codes,
+            buyer,
+            now,
+        )
+        .await?;
+        let checkout_id = Uuid::new_v4();
+        let mut tx = state.store.begin_checkout().await?;
+        let checkout = reserve::reserve(
+            state,
+            tx.as_mut(),
+            &plan,
+            &discounts,
+            &Reservation {
+                checkout_id,
+                campaign_id,
+                request: &basket_request,
+                buyer,
+                locale,
+                now,
+            },
+        )
+        .await?;
+        let placed = place_order(
+            state,
+            tx.as_mut(),
+            &Confirming {
+                checkout_id,
+                campaign_id,
+                customer_id: buyer.customer_id,
+                partner_client_id: buyer.partner_client_id,
+                total: checkout.total,
+                currency: checkout.currency.clone(),
+            },
+            &fields,
+            now,
+        )
+        .await?;
+        let body = serde_json::to_vec(&Envelope {
+            data: placed,
+            meta: Meta {
+                correlation_id: correlation::current(),
+                ..Meta::default()
+            },
+        })
+        .map_err(anyhow::Error::from)?;
+        tx.complete_idempotency(campaign_id, key, 200, &body)
+            .await?;
+        tx.commit().await?;
+        Ok::<_, Error>(body)
+    };
+    match attempt.await {
+        Ok(body) => {
+            state.catalog.changed();
+            Ok(Express::Placed(body))
+        }
+        Err(err) => {
+            if let Err(release) = state.store.release_idempotency_key(campaign_id, key).await {
+                tracing::warn!(error = ?release, "releasing the idempotency key failed; its lock runs out in 90 s");
+            }
+            Err(err)
+        }
+    }
+}

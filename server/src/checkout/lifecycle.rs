@@ -1,0 +1,351 @@
+//! What happens after a checkout is placed: payment succeeds (order PAID, tickets issued,
+//! loyalty points earned, `orders.OrderPaid`), payment fails or runs out (order CANCELLED,
+//! everything held released, `orders.OrderCancelled`), or an unconfirmed hold ends
+//! (`checkouts.CheckoutExpired`).
+//!
+//! Each transition is one conditional status update inside the transaction that does its
+//! work, so when two nodes (or a sweeper and a reader) race, exactly one does it: capacity,
+//! vouchers and wallet are released exactly once.
+
+use chrono::{DateTime, Utc};
+use rust_decimal::prelude::ToPrimitive;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::{
+    error::Result,
+    events::{EventType, NewEvent},
+    providers::{sandbox::crockford, Booking, BookingLine},
+    state::AppState,
+    store::{CheckoutLineRecord, CheckoutRecord, CheckoutTx, NewTicket},
+};
+
+/// How a payment ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaymentOutcome {
+    Paid,
+    Declined,
+    Cancelled,
+    Expired,
+}
+
+impl PaymentOutcome {
+    pub fn status(self) -> &'static str {
+        match self {
+            PaymentOutcome::Paid => "PAID",
+            PaymentOutcome::Declined => "DECLINED",
+            PaymentOutcome::Cancelled => "CANCELLED",
+            PaymentOutcome::Expired => "EXPIRED",
+        }
+    }
+}
+
+fn booking_of(checkout: &CheckoutRecord, lines: &[CheckoutLineRecord]) -> Booking {
+    Booking {
+        checkout_id: checkout.checkout_id,
+        lines: lines
+            .iter()
+            .map(|l| BookingLine {
+                product_id: l.product_id,
+                sku: l.sku.clone(),
+                day: l.visit_date.unwrap_or(checkout.visit_date),
+                // Lines written before the group was recorded cannot exist: checkouts
+                // arrived with the migration that added it.
+                availability_group_id: l.availability_group_id.unwrap_or_default(),
+                timeslot_id: l.timeslot_id,
+                quantity: u32::try_from(l.quantity).unwrap_or(0),
+            })
+            .collect(),
+    }
+}
+
+/// Gives back what the checkout holds: the provider's booking, voucher redemptions and the
+/// wallet amount. Called only after this transaction moved the checkout out of a holding
+/// state, which makes it run once.
+async fn release(
+    state: &AppState,
+    tx: &mut dyn CheckoutTx,
+    checkout: &CheckoutRecord,
+    lines: &[CheckoutLineRecord],
+) -> Result<()> {
+    let provider = state
+        .fulfillment
+        .get(&checkout.provider)
+        .ok_or_else(|| anyhow::anyhow!("no fulfilment provider named {:?}", checkout.provider))?;
+    provider
+        .release(tx, &booking_of(checkout, lines))
+        .await
+        .map_err(anyhow::Error::from)?;
+    let mut vouchers = tx.release_checkout_vouchers(checkout.checkout_id).await?;
+    vouchers.sort();
+    for voucher_id in vouchers {
+        tx.unredeem_voucher(voucher_id).await?;
+    }
+    if let (Some(customer), false) = (checkout.customer_id, checkout.wallet_applied.is_zero()) {
+        let balance = tx.lock_wallet(customer, checkout.campaign_id).await?;
+        tx.set_wallet_balance(
+            customer,
+            checkout.campaign_id,
+            balance + checkout.wallet_applied,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Ends a RESERVED checkout whose hold ran out by `now`; `false` when it was not (confirmed
+/// in time, or already expired by someone else).
+pub async fn expire_reservation(
+    state: &AppState,
+    checkout_id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let Some(checkout) = state.store.checkout(checkout_id).await? else {
+        return Ok(false);
+    };
+    if checkout.status != "RESERVED" || checkout.expires_at > now {
+        return Ok(false);
+    }
+    let lines = state.store.checkout_lines(checkout_id).await?;
+    let mut tx = state.store.begin_checkout().await?;
+    if !tx
+        .transition_checkout(checkout_id, "RESERVED", "EXPIRED", Some(now))
+        .await?
+    {
+        return Ok(false);
+    }
+    release(state, tx.as_mut(), &checkout, &lines).await?;
+    tx.insert_event(&NewEvent {
+        event_type: EventType::CheckoutExpired,
+        subject: format!("checkouts/{checkout_id}"),
+        campaign_id: checkout.campaign_id,
+        partner_client_id: checkout.partner_client_id,
+        data: json!({ "checkout_id": checkout_id, "status": "EXPIRED" }),
+    })
+    .await?;
+    tx.commit().await?;
+    state.catalog.changed();
+    Ok(true)
+}
+
+/// Applies a payment's outcome; `false` when the payment was no longer open (already
+/// settled, by this request's twin or the sweeper).
+pub async fn settle_payment(
+    state: &AppState,
+    payment_id: Uuid,
+    outcome: PaymentOutcome,
+) -> Result<bool> {
+    let Some(payment) = state.store.payment(payment_id).await? else {
+        return Ok(false);
+    };
+    if payment.status != "OPEN" {
+        return Ok(false);
+    }
+    let order = state
+        .store
+        .order(payment.customer_order_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("payment {payment_id} has no order"))?;
+    let checkout = state
+        .store
+        .checkout(order.checkout_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("order {} has no checkout", order.customer_order_id))?;
+    let lines = state.store.checkout_lines(checkout.checkout_id).await?;
+    let campaign = state
+        .store
+        .campaign(checkout.campaign_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("checkout {} has no campaign", checkout.checkout_id))?;
+    let validity = ticket_validity(state, &lines).await?;
+
+    let mut tx = state.store.begin_checkout().await?;
+    if !tx.settle_payment(payment_id, outcome.status()).await? {
+        return Ok(false);
+    }
+    let order_id = order.customer_order_id;
+    let subject = format!("orders/{order_id}");
+    if outcome == PaymentOutcome::Paid {
+        tx.transition_order(order_id, "PENDING_PAYMENT", "PAID")
+            .await?;
+        tx.transition_checkout(checkout.checkout_id, "CONFIRMED", "PAID", None)
+            .await?;
+        let tickets = issue_tickets(order_id, &checkout, &lines, &validity);
+        tx.insert_tickets(&tickets).await?;
+        let points = (order.total * campaign.loyalty_points_per_unit)
+            .floor()
+            .to_i64()
+            .unwrap_or(0);
+        let mut balance = None;
+        if let (Some(customer), true) = (order.customer_id, points > 0) {
+            let description = format!("Order {}", order.display_id);
+            balance = Some(
+                tx.add_loyalty_entry(
+                    customer,
+                    checkout.campaign_id,
+                    Some(order_id),
+                    "EARN",
+                    points,
+                    &description,
+                )
+                .await?,
+            );
+        }
+        tx.insert_event(&NewEvent {
+            event_type: EventType::OrderPaid,
+            subject,
+            campaign_id: checkout.campaign_id,
+            partner_client_id: checkout.partner_client_id,
+            data: json!({
+                "order_id": order_id,
+                "order_display_id": order.display_id,
+                "checkout_id": checkout.checkout_id,
+                "payment_id": payment_id,
+                "status": "PAID",
+                "total": app::wire::Money::new(order.total, order.currency.clone()),
+                "tickets": tickets.len(),
+                "loyalty_points": if balance.is_some() { points } else { 0 },
+            }),
+        })
+        .await?;
+        tx.commit().await?;
+        fulfil(state, order_id).await?;
+    } else {
+        tx.transition_order(order_id, "PENDING_PAYMENT", "CANCELLED")
+            .await?;
+        if tx
+            .transition_checkout(checkout.checkout_id, "CONFIRMED", "CANCELLED", None)
+            .await?
+        {
+            release(state, tx.as_mut(), &checkout, &lines).await?;
+        }
+        tx.insert_event(&NewEvent {
+            event_type: EventType::OrderCancelled,
+            subject,
+            campaign_id: checkout.campaign_id,
+            partner_client_id: checkout.partner_client_id,
+            data: json!({
+                "order_id": order_id,
+                "order_display_id": order.display_id,
+                "checkout_id": checkout.checkout_id,
+                "payment_id": payment_id,
+                "status": "CANCELLED",
+                "reason": outcome.status(),
+            }),
+        })
+        .await?;
+        tx.commit().await?;
+        state.catalog.changed();
+    }
+    Ok(true)
+}
+
+/// Tells the provider a paid order is final and marks it FULFILLED; a failure leaves it PAID
+/// for the sweeper to try again.
+pub async fn fulfil(state: &AppState, order_id: Uuid) -> Result<()> {
+    let Some(order) = state.store.order(order_id).await? else {
+        return Ok(());
+    };
+    if order.status != "PAID" {
+        return Ok(());
+    }
+    let Some(checkout) = state.store.checkout(order.checkout_id).await? else {
+        return Ok(());
+    };
+    let lines = state.store.checkout_lines(checkout.checkout_id).await?;
+    let Some(provider) = state.fulfillment.get(&checkout.provider) else {
+        tracing::warn!(provider = %checkout.provider, %order_id, "no fulfilment provider for a paid order");
+        return Ok(());
+    };
+    if let Err(err) = provider.confirm(&booking_of(&checkout, &lines)).await {
+        tracing::warn!(error = %err, %order_id, "confirming the fulfilment failed; will retry");
+        return Ok(());
+    }
+    let mut tx = state.store.begin_checkout().await?;
+    tx.transition_order(order_id, "PAID", "FULFILLED").await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A ticket's last valid day per product: the product's validity date when it has one, else
+/// the visit date.
+async fn ticket_validity(
+    state: &AppState,
+    lines: &[CheckoutLineRecord],
+) -> Result<Vec<(Uuid, Option<chrono::NaiveDate>)>> {
+    let mut out = Vec::new();
+    for line in lines {
+        let product = state.store.product(line.product_id).await?;
+        out.push((
+            line.product_id,
+            product.and_then(|p| p.ticket_validity_date),
+        ));
+    }
+    Ok(out)
+}
+
+/// One ticket per unit, each with a unique code (`XXXX-XXXX-XXXX`, 60 random bits; the
+/// unique index is the backstop).
+fn issue_tickets(
+    order_id: Uuid,
+    checkout: &CheckoutRecord,
+    lines: &[CheckoutLineRecord],
+    validity: &[(Uuid, Option<chrono::NaiveDate>)],
+) -> Vec<NewTicket> {
+    let mut tickets = Vec::new();
+    for line in lines {
+        let valid_until = validity
+            .iter()
+            .find(|(p, _)| *p == line.product_id)
+            .and_then(|(_, d)| *d)
+            .or(line.visit_date)
+            .or(Some(checkout.visit_date));
+        for _ in 0..line.quantity.max(0) {
+            let code = crockford(12);
+            tickets.push(NewTicket {
+                ticket_id: Uuid::new_v4(),
+                order_id,
+                checkout_line_id: line.checkout_line_id,
+                product_id: line.product_id,
+                code: format!("{}-{}-{}", &code[..4], &code[4..8], &code[8..]),
+                visit_date: line.visit_date,
+                timeslot_id: line.timeslot_id,
+                valid_until,
+            });
+        }
+    }
+    tickets
+}
+
+/// Expires what ran out by `now`, and retries unfinished fulfilments: one pass of the sweeper.
+pub async fn sweep(state: &AppState, now: DateTime<Utc>) -> Result<u32> {
+    let mut done = 0;
+    for checkout_id in state.store.lapsed_reservations(now, 100).await? {
+        done += u32::from(expire_reservation(state, checkout_id, now).await?);
+    }
+    for payment_id in state.store.lapsed_payments(now, 100).await? {
+        done += u32::from(settle_payment(state, payment_id, PaymentOutcome::Expired).await?);
+    }
+    for order_id in state.store.unfulfilled_orders(100).await? {
+        fulfil(state, order_id).await?;
+    }
+    state.store.purge_idempotency_records(now).await?;
+    Ok(done)
+}
+
+/// Runs `sweep` every `interval` until `stop` turns true. Safe on several nodes at once.
+pub async fn run_sweeper(
+    state: AppState,
+    interval: std::time::Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        if let Err(err) = sweep(&state, Utc::now()).await {
+            tracing::warn!(error = ?err, "checkout sweep failed");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Confirming a reserved checkout: inside the caller's transaction the checkout becomes
+//! CONFIRMED with the customer's fields, the order (PENDING_PAYMENT) and its payment are
+//! written, and `checkouts.CheckoutFulfillmentRegistered` is emitted.
+
+use app::wire::{Money, PlacedOrder};
+use chrono::{DateTime, Duration, Utc};
+use rust_decimal::Decimal;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::{
+    error::{Error, ProblemType, Result},
+    events::{EventType, NewEvent},
+    providers::{sandbox::crockford, PaymentRequest},
+    state::AppState,
+    store::{CheckoutTx, CustomerFields, NewOrder},
+};
+
+/// How long a payment stays open before the order is cancelled (decisions.md §5).
+pub const PAYMENT_WINDOW: Duration = Duration::minutes(30);
+
+/// The checkout being confirmed.
+#[derive(Debug, Clone)]
+pub struct Confirming {
+    pub checkout_id: Uuid,
+    pub campaign_id: Uuid,
+    pub customer_id: Option<Uuid>,
+    pub partner_client_id: Option<Uuid>,
+    pub total: Decimal,
+    pub currency: String,
+}
+
+/// `BX-7K3M-9Q2P`: 8 Crockford base32 characters.
+pub fn display_id() -> String {
+    let code = crockford(8);
+    format!("BX-{}-{}", &code[..4], &code[4..])
+}
+
+/// 409 `checkout-not-reserved` naming the state the checkout is in.
+pub fn not_reserved(checkout_id: Uuid, status: &str) -> Error {
+    Error::new(
+        ProblemType::CheckoutNotReserved,
+        format!(
+            "Checkout {checkout_id} is {status}; only a RESERVED checkout whose hold has not ended can be confirmed."
+        ),
+    )
+}
+
+pub async fn place_order(
+    state: &AppState,
+    tx: &mut dyn CheckoutTx,
+    c: &Confirming,
+    fields: &CustomerFields,
+    now: DateTime<Utc>,
+) -> Result<PlacedOrder> {
+    if !tx.confirm_checkout(c.checkout_id, fields, now).await? {
+        return Err(not_reserved(c.checkout_id, "no longer reserved"));
+    }
+    let order_id = Uuid::new_v4();
+    let payment_id = Uuid::new_v4();
+    let display_id = display_id();
+    let payment_url = match state
+        .payments
+        .create_payment(&PaymentRequest {
+            payment_id,
+            order_display_id: display_id.clone(),
+            amount: c.total,
+            currency: c.currency.clone(),
+        })
+        .await
+    {
+        Ok(Some(url)) => url.to_string(),
+        Ok(None) => {
+            return Err(Error::new(
+                ProblemType::CheckoutOrderEmptyRedirect,
+                "The payment provider gave no payment URL; retry with the same Idempotency-Key.",
+            ))
+        }
+        Err(err) => {
+            tracing::error!(error = ?err, "creating the payment failed");
+            return Err(Error::new(
+                ProblemType::CheckoutOrderFailed,
+                "The order could not be placed with the payment provider; retry with the same Idempotency-Key.",
+            ));
+        }
+    };
+    tx.insert_order(&NewOrder {
+        order_id,
+        display_id: display_id.clone(),
+        checkout_id: c.checkout_id,
+        campaign_id: c.campaign_id,
+        customer_id: c.customer_id,
+        total: c.total,
+        currency: c.currency.clone(),
+        payment_id,
+        payment_provider: state.payments.name().to_owned(),
+        payment_url: payment_url.clone(),
+        return_url: fields.return_url.clone(),
+        payment_expires_at: now + PAYMENT_WINDOW,
+    })
+    .await?;
+    tx.insert_event(&NewEvent {
+        event_type: EventType::CheckoutFulfillmentRegistered,
+        subject: format!("checkouts/{}", c.checkout_id),
+        campaign_id: c.campaign_id,
+        partner_client_id: c.partner_client_id,
+        data: json!({
+            "checkout_id": c.checkout_id,
+            "order_id": order_id,
+            "order_display_id": display_id,
+            "payment_id": payment_id,
+            "status": "CONFIRMED",
+            "total": Money::new(c.total, c.currency.clone()),
+        }),
+    })
+    .await?;
+    Ok(PlacedOrder {
+        checkout_id: c.checkout_id,
+        order_id,
+        order_display_id: display_id,
+        payment_url,
+    })
+}

@@ -1,0 +1,231 @@
+//! From a basket and a date to what a reservation takes: the products, the merchant, the
+//! visit in the merchant's zone, each line's day, slot and price. Reads only; the reservation
+//! transaction (`reserve`) then takes the capacity.
+//!
+//! Checks come in the order of the express error table: the basket itself, then the products
+//! (unknown, outside the campaign, across merchants or providers), then the date and time.
+
+use app::wire::{CheckoutRequest, Locale};
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use rust_decimal::Decimal;
+
+use super::{
+    basket,
+    visit::{Visit, VisitInput},
+};
+use crate::{
+    error::{Error, ProblemType, Result},
+    store::{Merchant, Product, Store, Timeslot},
+    time::{local_date, local_to_utc},
+};
+
+/// One line, resolved.
+#[derive(Debug, Clone)]
+pub struct PlannedLine {
+    pub product: Product,
+    pub title: String,
+    pub quantity: u32,
+    /// The day its capacity is taken on.
+    pub day: NaiveDate,
+    pub timeslot: Option<Timeslot>,
+    pub unit_price: Decimal,
+    pub list_price: Decimal,
+}
+
+/// A basket ready to be reserved.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub merchant: Merchant,
+    pub zone: Tz,
+    pub provider: String,
+    pub visit_date: NaiveDate,
+    pub lines: Vec<PlannedLine>,
+    pub requires_shipping_address: bool,
+}
+
+impl Plan {
+    /// The slot of the visit, when a line has one (all timeslotted lines share the time).
+    pub fn timeslot(&self) -> Option<&Timeslot> {
+        self.lines.iter().find_map(|l| l.timeslot.as_ref())
+    }
+}
+
+/// 400 `checkout-shipping-address-required`.
+pub fn shipping_address_required() -> Error {
+    Error::new(
+        ProblemType::CheckoutShippingAddressRequired,
+        "The basket holds a physical product: send shipping_address.",
+    )
+}
+
+fn line_invalid(index: usize, message: String) -> Error {
+    let mut error = Error::new(ProblemType::CheckoutBasketLineInvalid, message.clone());
+    if let Error::Problem { errors, .. } = &mut error {
+        errors.push(app::wire::FieldError::new(
+            format!("lines[{index}].product_id"),
+            "invalid",
+            message,
+        ));
+    }
+    error
+}
+
+/// Resolves `request` in `campaign_id` at `now`. `shipping_given` says whether the customer
+/// sent an address, when the same call confirms (the express checkout): a physical product
+/// without one fails before any price or capacity is looked at.
+pub async fn plan(
+    store: &dyn Store,
+    campaign_id: uuid::Uuid,
+    locale: Locale,
+    request: &CheckoutRequest,
+    shipping_given: Option<bool>,
+    now: DateTime<Utc>,
+) -> Result<Plan> {
+    basket::check(&request.lines)?;
+    let Some(input) = VisitInput::parse(&request.date) else {
+        return Err(Error::invalid_field(
+            "date",
+            "invalid",
+            "date must be an ISO 8601 date-time (or YYYY-MM-DD for products without timeslots)",
+        ));
+    };
+
+    let mut products = Vec::with_capacity(request.lines.len());
+    for (i, line) in request.lines.iter().enumerate() {
+        let product = store
+            .product(line.product_id)
+            .await?
+            .filter(|p| p.campaign_ids.contains(&campaign_id))
+            .ok_or_else(|| {
+                line_invalid(
+                    i,
+                    format!(
+                        "lines[{i}]: product {} is not sold in this campaign",
+                        line.product_id
+                    ),
+                )
+            })?;
+        products.push(product);
+    }
+    let first = &products[0];
+    if products.iter().any(|p| p.merchant_id != first.merchant_id) {
+        return Err(Error::new(
+            ProblemType::CheckoutBasketSpansMerchants,
+            "The basket holds products of more than one merchant; make one checkout per merchant.",
+        ));
+    }
+    if products.iter().any(|p| p.provider != first.provider) {
+        return Err(Error::new(
+            ProblemType::CheckoutBasketSpansProviders,
+            "The basket holds products of more than one fulfilment provider; make one checkout per provider.",
+        ));
+    }
+    let merchant = store
+        .merchant(first.merchant_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("product {} has no merchant", first.product_id))?;
+    let zone = merchant.zone()?;
+    let today = local_date(zone, now);
+    let visit = Visit::resolve(input, zone);
+
+    let dated = products.iter().any(|p| !p.no_date);
+    if products.iter().any(|p| p.requires_timeslot) && visit.slot_time().is_none() {
+        return Err(Error::new(
+            ProblemType::CheckoutTimeslotRequired,
+            "A timeslotted product needs the slot's start time in date (midnight is never a slot).",
+        ));
+    }
+    if dated && visit.date < today {
+        return Err(Error::new(
+            ProblemType::CheckoutDateInPast,
+            format!(
+                "{} is in the past in the merchant's time zone ({}); today there is {today}.",
+                visit.date, merchant.timezone
+            ),
+        ));
+    }
+    let visit_date = if dated { visit.date } else { today };
+    let requires_shipping_address = products.iter().any(|p| p.physical_product);
+    if requires_shipping_address && shipping_given == Some(false) {
+        return Err(shipping_address_required());
+    }
+
+    let priced = store
+        .products_with_calendar(&products.iter().map(|p| p.product_id).collect::<Vec<_>>())
+        .await?;
+    let mut lines = Vec::with_capacity(products.len());
+    for (product, line) in products.into_iter().zip(&request.lines) {
+        let day = if product.no_date { today } else { visit_date };
+        let timeslot = if product.requires_timeslot {
+            Some(slot_at(store, &product, zone, day, visit, now).await?)
+        } else {
+            None
+        };
+        let (unit_price, list_price) = if product.no_date || !priced.contains(&product.product_id) {
+            (product.unit_price, product.list_price)
+        } else {
+            match store.calendar(product.product_id, day, day).await?.first() {
+                Some(d) => (d.price, d.list_price),
+                None => {
+                    return Err(Error::new(
+                        ProblemType::CheckoutProductNotPriceable,
+                        format!(
+                            "Product {} is not sold on {day}; offer another date.",
+                            product.product_id
+                        ),
+                    ))
+                }
+            }
+        };
+        lines.push(PlannedLine {
+            title: product.localized(locale).title.to_owned(),
+            quantity: line.quantity,
+            day,
+            timeslot,
+            unit_price,
+            list_price,
+            product,
+        });
+    }
+    Ok(Plan {
+        provider: lines[0].product.provider.clone(),
+        requires_shipping_address,
+        merchant,
+        zone,
+        visit_date,
+        lines,
+    })
+}
+
+/// The slot of the product's group that starts at the visit's local time and has not started.
+async fn slot_at(
+    store: &dyn Store,
+    product: &Product,
+    zone: Tz,
+    day: NaiveDate,
+    visit: Visit,
+    now: DateTime<Utc>,
+) -> Result<Timeslot> {
+    let not_fulfillable = |why: String| Error::new(ProblemType::CheckoutProductNotFulfillable, why);
+    let time = visit.slot_time().expect("checked by the caller");
+    let start = local_to_utc(zone, day, time)
+        .ok_or_else(|| not_fulfillable(format!("{day} {time} does not exist in {zone}")))?;
+    let slot = store
+        .timeslots(product.availability_group_id, day, day)
+        .await?
+        .into_iter()
+        .find(|s| s.start_time == start)
+        .ok_or_else(|| {
+            not_fulfillable(format!(
+                "No timeslot of product {} starts at {time} on {day}; offer one from POST /v2/fulfillment/timeslots.",
+                product.product_id
+            ))
+        })?;
+    if slot.start_time <= now {
+        return Err(not_fulfillable(format!(
+            "The timeslot at {time} on {day} has already started."
+        )));
+    }
+    Ok(slot)
+}

@@ -1,0 +1,78 @@
+//! Reading a checkout: who may see it, and expiry applied on read so a reader never sees a
+//! hold that has ended (the sweeper does the same in the background).
+
+use app::wire::Checkout;
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::{
+    lifecycle::{expire_reservation, settle_payment, PaymentOutcome},
+    view::checkout_view,
+};
+use crate::{
+    error::{Error, ProblemType, Result},
+    state::AppState,
+    store::CheckoutRecord,
+};
+
+fn not_found(checkout_id: Uuid) -> Error {
+    Error::new(
+        ProblemType::CheckoutNotFound,
+        format!("Checkout {checkout_id} was not found."),
+    )
+}
+
+/// The checkout `checkout_id`, when `customer_id` may see it: a checkout made under a bearer
+/// only by that customer, a guest's by anyone holding its id (a random UUIDv4). Others get the
+/// same 404 as a checkout that does not exist.
+pub async fn visible(
+    state: &AppState,
+    checkout_id: Uuid,
+    customer_id: Option<Uuid>,
+) -> Result<CheckoutRecord> {
+    let checkout = state
+        .store
+        .checkout(checkout_id)
+        .await?
+        .ok_or_else(|| not_found(checkout_id))?;
+    if checkout.customer_id.is_some() && checkout.customer_id != customer_id {
+        return Err(not_found(checkout_id));
+    }
+    let now = Utc::now();
+    let mut changed = false;
+    if checkout.status == "RESERVED" && checkout.expires_at <= now {
+        changed |= expire_reservation(state, checkout_id, now).await?;
+    }
+    if checkout.status == "CONFIRMED" {
+        if let Some(order) = state.store.order_of_checkout(checkout_id).await? {
+            if let Some(payment) = state
+                .store
+                .payment_of_order(order.customer_order_id)
+                .await?
+            {
+                if payment.status == "OPEN" && payment.expires_at <= now {
+                    changed |=
+                        settle_payment(state, payment.payment_id, PaymentOutcome::Expired).await?;
+                }
+            }
+        }
+    }
+    if changed {
+        return state
+            .store
+            .checkout(checkout_id)
+            .await?
+            .ok_or_else(|| not_found(checkout_id));
+    }
+    Ok(checkout)
+}
+
+/// The API view of a checkout this request just wrote.
+pub async fn view_of(state: &AppState, checkout_id: Uuid) -> Result<Checkout> {
+    let checkout = state
+        .store
+        .checkout(checkout_id)
+        .await?
+        .ok_or_else(|| not_found(checkout_id))?;
+    checkout_view(state, &checkout).await
+}

@@ -1,0 +1,279 @@
+//! The reservation: inside one transaction the provider holds the capacity, vouchers are
+//! redeemed, the wallet is debited, and the priced checkout is written with its
+//! `checkouts.CheckoutStarted` event. Anything failing rolls all of it back.
+
+use app::wire::{CheckoutRequest, Locale};
+use chrono::{DateTime, Duration, Utc};
+use rust_decimal::Decimal;
+use serde_json::json;
+use uuid::Uuid;
+
+use super::{
+    plan::Plan,
+    pricing::{self, LineInput, PricingInput, VoucherInput, VoucherKind},
+};
+use crate::{
+    error::{Error, ProblemType, Result},
+    events::{EventType, NewEvent},
+    providers::{Booking, BookingLine, FulfillmentError},
+    state::AppState,
+    store::{self, CheckoutTx, NewCheckout, NewCheckoutLine, Voucher},
+};
+
+/// How long a reservation holds its capacity (decisions.md §5).
+pub const HOLD: Duration = Duration::minutes(15);
+
+/// Who is buying: a signed-in customer (with the session's partner) or a guest.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Buyer {
+    pub customer_id: Option<Uuid>,
+    pub partner_client_id: Option<Uuid>,
+}
+
+/// What the reservation reads before its transaction begins, so the transaction holds its
+/// locks only for writes (on SQLite a read on another connection inside it could wait for a
+/// pool slot held by a writer waiting for our lock).
+pub struct Discounts {
+    /// Vouchers that are valid now, in the order the codes were sent.
+    vouchers: Vec<Voucher>,
+    membership_percentage: Option<Decimal>,
+}
+
+pub async fn discounts(
+    state: &AppState,
+    campaign_id: Uuid,
+    plan: &Plan,
+    codes: &[String],
+    buyer: Buyer,
+    now: DateTime<Utc>,
+) -> Result<Discounts> {
+    let mut vouchers: Vec<Voucher> = Vec::new();
+    for code in codes {
+        if let Some(v) = state.store.valid_voucher(campaign_id, code, now).await? {
+            let for_merchant = v.merchant_id.is_none_or(|m| m == plan.merchant.merchant_id);
+            if for_merchant && !vouchers.iter().any(|seen| seen.voucher_id == v.voucher_id) {
+                vouchers.push(v);
+            }
+        }
+    }
+    let membership_percentage = match buyer.customer_id {
+        Some(customer) => state
+            .store
+            .active_memberships(customer, campaign_id, plan.visit_date)
+            .await?
+            .into_iter()
+            .map(|m| m.discount_percentage)
+            .max(),
+        None => None,
+    };
+    Ok(Discounts {
+        vouchers,
+        membership_percentage,
+    })
+}
+
+/// The booking a provider holds for the lines of a plan.
+pub fn booking(checkout_id: Uuid, plan: &Plan) -> Booking {
+    Booking {
+        checkout_id,
+        lines: plan
+            .lines
+            .iter()
+            .map(|l| BookingLine {
+                product_id: l.product.product_id,
+                sku: l.product.sku.clone(),
+                day: l.day,
+                availability_group_id: l.product.availability_group_id,
+                timeslot_id: l.timeslot.as_ref().map(|s| s.timeslot_id),
+                quantity: l.quantity,
+            })
+            .collect(),
+    }
+}
+
+/// A provider's failure as the express error table names it.
+pub fn fulfillment_problem(err: FulfillmentError) -> Error {
+    match err {
+        FulfillmentError::Unavailable(why) => Error::new(
+            ProblemType::CheckoutProductNotFulfillable,
+            format!("The products cannot be booked for that date: {why}. Offer another date."),
+        ),
+        FulfillmentError::Refused(why) => Error::new(
+            ProblemType::CheckoutFulfillmentRequestRejected,
+            format!("The provider refused the booking: {why}."),
+        ),
+        FulfillmentError::Failed(err) => {
+            tracing::error!(error = ?err, "fulfilment reservation failed");
+            Error::new(
+                ProblemType::CheckoutFulfillmentReservationFailed,
+                "The reservation at the provider failed; retry with the same Idempotency-Key.",
+            )
+        }
+    }
+}
+
+/// Everything the reservation needs besides the plan.
+pub struct Reservation<'a> {
+    pub checkout_id: Uuid,
+    pub campaign_id: Uuid,
+    pub request: &'a CheckoutRequest,
+    pub buyer: Buyer,
+    pub locale: Locale,
+    pub now: DateTime<Utc>,
+}
+
+/// Reserves `plan` inside `tx` and writes the checkout; returns what was written.
+pub async fn reserve(
+    state: &AppState,
+    tx: &mut dyn CheckoutTx,
+    plan: &Plan,
+    discounts: &Discounts,
+    r: &Reservation<'_>,
+) -> Result<NewCheckout> {
+    let provider = state.fulfillment.get(&plan.provider).ok_or_else(|| {
+        fulfillment_problem(FulfillmentError::Failed(anyhow::anyhow!(
+            "no fulfilment provider named {:?}",
+            plan.provider
+        )))
+    })?;
+    provider
+        .reserve(tx, &booking(r.checkout_id, plan))
+        .await
+        .map_err(fulfillment_problem)?;
+
+    // Redemptions are counted in id order (the lock order); exhausted vouchers are ignored
+    // like invalid ones. Pricing applies them in the order the codes were sent.
+    let mut by_id: Vec<&Voucher> = discounts.vouchers.iter().collect();
+    by_id.sort_by_key(|v| v.voucher_id);
+    let mut redeemed = Vec::new();
+    for v in by_id {
+        if tx.redeem_voucher(v.voucher_id).await? {
+            redeemed.push(v.voucher_id);
+        }
+    }
+    let wallet_balance = match r.buyer.customer_id {
+        Some(customer) => tx.lock_wallet(customer, r.campaign_id).await?,
+        None => Decimal::ZERO,
+    };
+    let quote = pricing::quote(&PricingInput {
+        lines: plan
+            .lines
+            .iter()
+            .map(|l| LineInput {
+                product_id: l.product.product_id,
+                quantity: l.quantity,
+                unit_price: l.unit_price,
+                list_price: l.list_price,
+                booking_costs: l.product.booking_costs,
+                visit_guarantee_cost: l.product.visit_guarantee_cost,
+            })
+            .collect(),
+        flexible_date: r.request.flexible_date,
+        vouchers: discounts
+            .vouchers
+            .iter()
+            .filter(|v| redeemed.contains(&v.voucher_id))
+            .map(|v| VoucherInput {
+                voucher_id: v.voucher_id,
+                kind: match v.kind {
+                    store::VoucherKind::Percentage => VoucherKind::Percentage,
+                    store::VoucherKind::Amount => VoucherKind::Amount,
+                },
+                value: v.value,
+            })
+            .collect(),
+        membership_percentage: discounts.membership_percentage,
+        wallet_balance,
+    });
+    // A voucher that took nothing off (the tickets were already free) keeps its redemption.
+    let mut unused: Vec<Uuid> = quote
+        .voucher_discounts
+        .iter()
+        .filter(|(_, d)| d.is_zero())
+        .map(|(id, _)| *id)
+        .collect();
+    unused.sort();
+    for id in &unused {
+        tx.unredeem_voucher(*id).await?;
+    }
+    if let (Some(customer), false) = (r.buyer.customer_id, quote.wallet_applied.is_zero()) {
+        tx.set_wallet_balance(
+            customer,
+            r.campaign_id,
+            wallet_balance - quote.wallet_applied,
+        )
+        .await?;
+    }
+
+    let timeslot_id = plan.timeslot().map(|s| s.timeslot_id);
+    let checkout = NewCheckout {
+        checkout_id: r.checkout_id,
+        campaign_id: r.campaign_id,
+        merchant_id: plan.merchant.merchant_id,
+        customer_id: r.buyer.customer_id,
+        partner_client_id: r.buyer.partner_client_id,
+        provider: plan.provider.clone(),
+        locale: r.locale.tag().to_owned(),
+        visit_date: plan.visit_date,
+        timeslot_id,
+        flexible_date: r.request.flexible_date,
+        currency: plan.merchant.currency.clone(),
+        subtotal: quote.subtotal,
+        discount_total: quote.discount_total,
+        wallet_applied: quote.wallet_applied,
+        total: quote.total,
+        requires_shipping_address: plan.requires_shipping_address,
+        voucher_codes: r.request.voucher_codes.clone(),
+        external_reference: r.request.external_reference.clone(),
+        expires_at: r.now + HOLD,
+        lines: plan
+            .lines
+            .iter()
+            .zip(&quote.lines)
+            .map(|(l, q)| NewCheckoutLine {
+                checkout_line_id: Uuid::new_v4(),
+                product_id: l.product.product_id,
+                availability_group_id: l.product.availability_group_id,
+                timeslot_id: l.timeslot.as_ref().map(|s| s.timeslot_id),
+                visit_date: l.day,
+                sku: l.product.sku.clone(),
+                title: l.title.clone(),
+                age_group: l.product.age_group.clone(),
+                quantity: l.quantity,
+                unit_price: q.unit_price,
+                list_price: q.list_price,
+                booking_costs: q.booking_costs,
+                visit_guarantee_cost: q.visit_guarantee_cost,
+                line_total: q.line_total,
+            })
+            .collect(),
+        vouchers: quote
+            .voucher_discounts
+            .iter()
+            .filter(|(_, d)| !d.is_zero())
+            .cloned()
+            .collect(),
+    };
+    tx.insert_checkout(&checkout).await?;
+    tx.insert_event(&NewEvent {
+        event_type: EventType::CheckoutStarted,
+        subject: format!("checkouts/{}", checkout.checkout_id),
+        campaign_id: checkout.campaign_id,
+        partner_client_id: checkout.partner_client_id,
+        data: json!({
+            "checkout_id": checkout.checkout_id,
+            "merchant_id": checkout.merchant_id,
+            "status": "RESERVED",
+            "visit_date": checkout.visit_date,
+            "timeslot_id": checkout.timeslot_id,
+            "external_reference": checkout.external_reference,
+            "expires_at": checkout.expires_at,
+            "lines": checkout.lines.iter().map(|l| json!({
+                "product_id": l.product_id, "sku": l.sku, "quantity": l.quantity,
+            })).collect::<Vec<_>>(),
+            "total": app::wire::Money::new(checkout.total, checkout.currency.clone()),
+        }),
+    })
+    .await?;
+    Ok(checkout)
+}

@@ -1,0 +1,160 @@
+//! The sandbox payment page (`/pay/{payment_id}`): the order and its total with Pay, Decline
+//! and Cancel. Each choice settles the payment and sends the customer to the partner's
+//! return URL with `payment_id` added and the partner's own parameters kept.
+
+use axum::{
+    extract::State,
+    http::{header, StatusCode},
+    response::{IntoResponse, Response},
+    Form,
+};
+use html_escape::{encode_double_quoted_attribute, encode_text};
+use serde::Deserialize;
+use url::Url;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::page::page;
+use crate::{
+    checkout::lifecycle::{settle_payment, PaymentOutcome},
+    error::Result,
+    http::extract::ApiPath,
+    state::AppState,
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(show_payment, complete_payment))
+}
+
+fn unknown() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        page("Unknown payment", "<h1>Unknown payment</h1>"),
+    )
+        .into_response()
+}
+
+/// The sandbox's page for paying an order.
+#[utoipa::path(get, path = "/pay/{payment_id}", tag = "sandbox",
+    params(("payment_id" = Uuid, Path)),
+    responses((status = 200, content_type = "text/html", body = String),
+              (status = 404, content_type = "text/html", body = String)))]
+async fn show_payment(
+    State(state): State<AppState>,
+    ApiPath(payment_id): ApiPath<Uuid>,
+) -> Result<Response> {
+    let Some(payment) = state.store.payment(payment_id).await? else {
+        return Ok(unknown());
+    };
+    let Some(order) = state.store.order(payment.customer_order_id).await? else {
+        return Ok(unknown());
+    };
+    let amount = app::wire::Money::new(payment.amount, payment.currency.clone());
+    let body = if payment.status == "OPEN" {
+        format!(
+            "<h1>Pay order {order}</h1><p>Total: <strong>{amount}</strong></p>\
+             <form method=\"post\" action=\"/pay/{id}\">\
+             <button type=\"submit\" name=\"action\" value=\"pay\">Pay</button>\
+             <button type=\"submit\" name=\"action\" value=\"decline\">Decline</button>\
+             <button type=\"submit\" name=\"action\" value=\"cancel\">Cancel</button></form>",
+            order = encode_text(&order.display_id),
+            amount = encode_text(&amount.to_string()),
+            id = encode_double_quoted_attribute(&payment_id.to_string()),
+        )
+    } else {
+        format!(
+            "<h1>Order {order}</h1><p>This payment is {status}.</p><p><a href=\"{back}\">Back to the shop</a></p>",
+            order = encode_text(&order.display_id),
+            status = encode_text(&payment.status),
+            back = encode_double_quoted_attribute(&return_to(&payment.return_url, payment_id)),
+        )
+    };
+    Ok((
+        StatusCode::OK,
+        [(header::CACHE_CONTROL, "no-store")],
+        page("Sandbox payment", &body),
+    )
+        .into_response())
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+struct PayForm {
+    /// pay, decline or cancel.
+    action: String,
+}
+
+/// Settles the payment as the customer chose and redirects to the partner's return URL.
+#[utoipa::path(post, path = "/pay/{payment_id}", tag = "sandbox",
+    params(("payment_id" = Uuid, Path)),
+    request_body(content = PayForm, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 303, description = "To the return URL with payment_id"),
+              (status = 400, content_type = "text/html", body = String),
+              (status = 404, content_type = "text/html", body = String)))]
+async fn complete_payment(
+    State(state): State<AppState>,
+    ApiPath(payment_id): ApiPath<Uuid>,
+    Form(form): Form<PayForm>,
+) -> Result<Response> {
+    let outcome = match form.action.as_str() {
+        "pay" => PaymentOutcome::Paid,
+        "decline" => PaymentOutcome::Declined,
+        "cancel" => PaymentOutcome::Cancelled,
+        _ => {
+            return Ok((
+                StatusCode::BAD_REQUEST,
+                page("Unknown choice", "<h1>Choose Pay, Decline or Cancel</h1>"),
+            )
+                .into_response())
+        }
+    };
+    let Some(payment) = state.store.payment(payment_id).await? else {
+        return Ok(unknown());
+    };
+    // A second submit (or a payment that ran out meanwhile) changes nothing; the customer is
+    // still sent back, and the partner reads the outcome from the checkout.
+    settle_payment(&state, payment_id, outcome).await?;
+    Ok((
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, return_to(&payment.return_url, payment_id))],
+    )
+        .into_response())
+}
+
+/// `return_url` with `payment_id` set, keeping every other parameter of the partner's.
+pub fn return_to(return_url: &str, payment_id: Uuid) -> String {
+    let Ok(mut url) = Url::parse(return_url) else {
+        return return_url.to_owned();
+    };
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| k != "payment_id")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    url.query_pairs_mut()
+        .clear()
+        .extend_pairs(kept)
+        .append_pair("payment_id", &payment_id.to_string());
+    url.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_return_url_keeps_the_partners_parameters() {
+        let id = Uuid::from_u128(7);
+        assert_eq!(
+            return_to("https://shop.example/done?order=42&x=a%20b", id),
+            format!("https://shop.example/done?order=42&x=a+b&payment_id={id}")
+        );
+        assert_eq!(
+            return_to("https://shop.example/done?payment_id=forged", id),
+            format!("https://shop.example/done?payment_id={id}")
+        );
+        assert_eq!(
+            return_to("https://shop.example/done", id),
+            format!("https://shop.example/done?payment_id={id}")
+        );
+    }
+}

@@ -1,0 +1,286 @@
+//! A shop to check out in (campaign, partner, merchant, a ticket with a calendar), calls to
+//! the checkout API, and providers that refuse or fail on command.
+
+use std::sync::{Arc, Mutex};
+
+use chrono::NaiveDate;
+use reqwest::Method;
+use serde_json::{json, Value};
+use server::{
+    providers::{
+        sandbox::SandboxPayments, Booking, FulfillmentError, FulfillmentProvider, Inventory,
+        PaymentProvider, PaymentRequest, ProvisionedAccount,
+    },
+    store::CheckoutTx,
+};
+
+use crate::{
+    catalog_fixtures::create_merchant,
+    helpers::{TestApp, TestResponse},
+    partner_fixtures::{id_of, partner, shift, today_in, write_calendar, Partner},
+};
+
+pub const ZONE: &str = "Europe/Amsterdam";
+
+/// A partner and a merchant with one dated ticket priced 12.50 (list 15.00, booking costs
+/// 0.50) for the next 30 days, `capacity` places a day.
+pub struct Shop {
+    pub partner: Partner,
+    pub merchant: String,
+    pub product: String,
+    pub group: String,
+}
+
+pub async fn shop(app: &TestApp, capacity: Option<i32>) -> Shop {
+    let partner = partner(app).await;
+    let merchant = create_merchant(app, "Zoo", ZONE).await;
+    let product = partner.product(app, &merchant, "Zoo", |_| {}).await;
+    let today = today_in(ZONE);
+    write_calendar(
+        app,
+        &id_of(&product, "product_id"),
+        (today, shift(today, 30)),
+        ("12.50", "15.00"),
+        capacity,
+    )
+    .await;
+    Shop {
+        partner,
+        merchant,
+        group: id_of(&product, "availability_group_id"),
+        product: id_of(&product, "product_id"),
+    }
+}
+
+/// The visit day the tests book: a week ahead in the merchant's zone.
+pub fn visit_day() -> NaiveDate {
+    shift(today_in(ZONE), 7)
+}
+
+pub fn basket(product: &str, quantity: u32) -> Value {
+    json!({
+        "date": visit_day().to_string(),
+        "flexible_date": false,
+        "lines": [{ "product_id": product, "quantity": quantity }],
+    })
+}
+
+pub fn express_body(product: &str, quantity: u32) -> Value {
+    let mut body = basket(product, quantity);
+    let extra = json!({
+        "email": "ada@example.com",
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+        "return_url": "http://localhost:5173/done?basket=7",
+    });
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    body
+}
+
+pub fn customer() -> Value {
+    json!({
+        "email": "ada@example.com",
+        "first_name": "Ada",
+        "last_name": "Lovelace",
+        "return_url": "http://localhost:5173/done?basket=7",
+    })
+}
+
+/// `POST /v2/checkouts/express` as a guest of `campaign` (or with `token`).
+pub async fn express(
+    app: &TestApp,
+    campaign: &str,
+    token: Option<&str>,
+    key: &str,
+    body: &Value,
+) -> TestResponse {
+    let mut request = app
+        .request(Method::POST, "/v2/checkouts/express")
+        .header("x-campaign-id", campaign)
+        .header("idempotency-key", key)
+        .json(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    app.send(request).await
+}
+
+/// Chooses `action` (pay, decline, cancel) on the sandbox page; returns the redirect target.
+pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
+    let path = payment_url
+        .strip_prefix(&app.base_url)
+        .expect("a sandbox URL of this server");
+    let page = app.get(path).await;
+    assert_eq!(page.status.as_u16(), 200);
+    assert!(page.text.contains("Pay") && page.text.contains("Decline"));
+    let response = app
+        .send(app.request(Method::POST, path).form(&[("action", action)]))
+        .await;
+    assert_eq!(response.status.as_u16(), 303, "{}", response.text);
+    response.header("location").unwrap().to_owned()
+}
+
+/// Places reserved on the group's day, read from the store.
+pub async fn reserved(app: &TestApp, group: &str, day: NaiveDate) -> i64 {
+    app.state
+        .store
+        .reserved_on_day(group.parse().unwrap(), day)
+        .await
+        .unwrap()
+}
+
+/// What the scripted providers do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Script {
+    #[default]
+    Succeed,
+    /// Fulfilment: refuse the booking (422). Payment: give no redirect (502).
+    Refuse,
+    /// Fail (502), after the fulfilment took the capacity.
+    Fail,
+}
+
+/// A fulfilment provider over our inventory that refuses or fails on command, after it took
+/// the capacity: what a failure after reservation looks like.
+#[derive(Clone, Default)]
+pub struct ScriptedFulfillment(pub Arc<Mutex<Script>>);
+
+#[async_trait::async_trait]
+impl FulfillmentProvider for ScriptedFulfillment {
+    async fn reserve(
+        &self,
+        tx: &mut dyn CheckoutTx,
+        booking: &Booking,
+    ) -> Result<(), FulfillmentError> {
+        Inventory.reserve(tx, booking).await?;
+        let script = *self.0.lock().unwrap();
+        match script {
+            Script::Succeed => Ok(()),
+            Script::Refuse => Err(FulfillmentError::Refused(
+                "closed for a private event".into(),
+            )),
+            Script::Fail => Err(FulfillmentError::Failed(anyhow::anyhow!(
+                "provider timed out"
+            ))),
+        }
+    }
+
+    async fn release(
+        &self,
+        tx: &mut dyn CheckoutTx,
+        booking: &Booking,
+    ) -> Result<(), FulfillmentError> {
+        Inventory.release(tx, booking).await
+    }
+
+    async fn confirm(&self, booking: &Booking) -> Result<(), FulfillmentError> {
+        Inventory.confirm(booking).await
+    }
+}
+
+/// The sandbox, except that payment creation fails or gives no redirect on command.
+pub struct ScriptedPayments {
+    pub script: Arc<Mutex<Script>>,
+    pub sandbox: SandboxPayments,
+}
+
+#[async_trait::async_trait]
+impl PaymentProvider for ScriptedPayments {
+    fn name(&self) -> &'static str {
+        "sandbox"
+    }
+
+    async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<url::Url>> {
+        let script = *self.script.lock().unwrap();
+        match script {
+            Script::Succeed => self.sandbox.create_payment(request).await,
+            Script::Refuse => Ok(None),
+            Script::Fail => anyhow::bail!("the provider answered 500"),
+        }
+    }
+
+    async fn provision_account(
+        &self,
+        legal_name: &str,
+        email: &str,
+    ) -> anyhow::Result<ProvisionedAccount> {
+        self.sandbox.provision_account(legal_name, email).await
+    }
+
+    async fn kyc_url(&self, provider_account_id: &str) -> anyhow::Result<url::Url> {
+        self.sandbox.kyc_url(provider_account_id).await
+    }
+}
+
+/// Handles to steer the scripted providers of an app from `spawn_scripted`.
+pub struct Scripts {
+    pub fulfillment: Arc<Mutex<Script>>,
+    pub payments: Arc<Mutex<Script>>,
+}
+
+impl Scripts {
+    pub fn fulfillment(&self, script: Script) {
+        *self.fulfillment.lock().unwrap() = script;
+    }
+
+    pub fn payments(&self, script: Script) {
+        *self.payments.lock().unwrap() = script;
+    }
+}
+
+/// An app whose provider `scripted` and whose payments follow `Scripts`.
+pub async fn spawn_scripted() -> (TestApp, Scripts) {
+    let scripts = Scripts {
+        fulfillment: Arc::default(),
+        payments: Arc::default(),
+    };
+    let (f, p) = (scripts.fulfillment.clone(), scripts.payments.clone());
+    let app = crate::helpers::spawn_app_with_state(
+        |_| {},
+        move |state| {
+            let mut providers = (*state.fulfillment).clone();
+            providers.register("scripted", Arc::new(ScriptedFulfillment(f)));
+            state.fulfillment = Arc::new(providers);
+            state.payments = Arc::new(ScriptedPayments {
+                script: p,
+                sandbox: SandboxPayments::new(state.config.base_url()),
+            });
+        },
+    )
+    .await;
+    (app, scripts)
+}
+
+/// A fresh idempotency key.
+pub fn key() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The events the partner polls, as (type, subject).
+pub async fn events(app: &TestApp, shop: &Shop) -> Vec<(String, String)> {
+    let backend = app.backend_token(&shop.partner.client).await;
+    let mut out = Vec::new();
+    let mut next: Option<String> = None;
+    loop {
+        let path = match &next {
+            Some(token) => format!("/v2/events?limit=100&next_token={token}"),
+            None => "/v2/events?limit=100".to_owned(),
+        };
+        let page = app
+            .send(app.request(Method::GET, &path).bearer_auth(&backend))
+            .await
+            .assert_status(200);
+        for e in page["data"].as_array().unwrap() {
+            out.push((
+                e["type"].as_str().unwrap().to_owned(),
+                e["subject"].as_str().unwrap().to_owned(),
+            ));
+        }
+        match page["meta"]["pagination"]["next_token"].as_str() {
+            Some(token) => next = Some(token.to_owned()),
+            None => return out,
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! The headless purchase from basket to paid order: reserve, confirm, pay in the sandbox,
+//! tickets in /me orders, points in the ledger, and the events of each step.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::{
+    checkout_fixtures::{basket, customer, events, pay, reserved, shop, visit_day},
+    helpers::spawn_app,
+};
+
+#[tokio::test]
+async fn a_partner_sells_tickets_from_basket_to_paid_order() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(10)).await;
+    app.admin_put(
+        &format!("/admin/v1/campaigns/{}", shop.partner.campaign),
+        &json!({ "name": "Summer", "loyalty_points_per_unit": "2" }),
+    )
+    .await
+    .assert_status(200);
+
+    // Reserve: the priced review holds 3 places.
+    let created = shop
+        .partner
+        .post(&app, "/v2/checkouts", &basket(&shop.product, 3))
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    assert_eq!(created["status"], "RESERVED");
+    assert_eq!(created["requires_shipping_address"], false);
+    assert_eq!(
+        created["totals"]["subtotal"]["value"], "39.00",
+        "(12.50 + 0.50) × 3"
+    );
+    assert_eq!(created["totals"]["total"]["value"], "39.00");
+    assert_eq!(created["lines"][0]["unit_price"]["value"], "12.50");
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 3);
+    let checkout_id = created["checkout_id"].as_str().unwrap().to_owned();
+
+    // Confirm: an order awaiting payment and where to pay it.
+    let placed = shop
+        .partner
+        .post(
+            &app,
+            &format!("/v2/checkouts/{checkout_id}/confirm"),
+            &customer(),
+        )
+        .await
+        .assert_status(200)["data"]
+        .clone();
+    let display = placed["order_display_id"].as_str().unwrap();
+    assert!(
+        display.len() == 12 && display.starts_with("BX-") && display.as_bytes()[7] == b'-',
+        "{display}"
+    );
+    let payment_url = placed["payment_url"].as_str().unwrap().to_owned();
+    let read = shop
+        .partner
+        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
+        .await
+        .assert_status(200)["data"]
+        .clone();
+    assert_eq!(read["status"], "CONFIRMED");
+    assert_eq!(read["order_status"], "PENDING_PAYMENT");
+    assert_eq!(read["payment"]["status"], "OPEN");
+    // A second confirmation is refused.
+    shop.partner
+        .post(
+            &app,
+            &format!("/v2/checkouts/{checkout_id}/confirm"),
+            &customer(),
+        )
+        .await
+        .assert_problem(409, "checkout-not-reserved");
+
+    // Pay in the sandbox: back to the partner with payment_id, its own parameters kept.
+    let back = pay(&app, &payment_url, "pay").await;
+    let payment_id = read["payment"]["payment_id"].as_str().unwrap();
+    assert_eq!(
+        back,
+        format!("http://localhost:5173/done?basket=7&payment_id={payment_id}")
+    );
+    let paid = shop
+        .partner
+        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
+        .await
+        .assert_status(200)["data"]
+        .clone();
+    assert_eq!(paid["status"], "PAID");
+    assert_eq!(paid["order_status"], "FULFILLED");
+    assert_eq!(paid["payment"]["status"], "PAID");
+    assert!(paid["payment"].get("payment_url").is_none());
+    assert_eq!(
+        reserved(&app, &shop.group, visit_day()).await,
+        3,
+        "sold, still taken"
+    );
+
+    // Tickets in the customer's orders.
+    let orders = shop
+        .partner
+        .get(&app, "/v2/me/fulfillment/orders")
+        .await
+        .assert_status(200);
+    let order = &orders["data"][0];
+    assert_eq!(order["order_id"], placed["order_id"]);
+    assert_eq!(order["total"]["value"], "39.00");
+    let tickets = order["tickets"].as_array().unwrap();
+    assert_eq!(tickets.len(), 3);
+    let mut codes: Vec<&str> = tickets
+        .iter()
+        .map(|t| t["code"].as_str().unwrap())
+        .collect();
+    codes.sort();
+    codes.dedup();
+    assert_eq!(codes.len(), 3, "unique codes");
+    assert_eq!(tickets[0]["visit_date"], visit_day().to_string());
+    assert_eq!(tickets[0]["status"], "VALID");
+    let one = shop
+        .partner
+        .get(
+            &app,
+            &format!(
+                "/v2/me/fulfillment/orders/{}",
+                placed["order_id"].as_str().unwrap()
+            ),
+        )
+        .await
+        .assert_status(200);
+    assert_eq!(one["data"]["tickets"].as_array().unwrap().len(), 3);
+
+    // Points: 39.00 × 2 per unit.
+    let ledger = shop
+        .partner
+        .get(&app, "/v2/me/loyalty/ledger/entries")
+        .await
+        .assert_status(200);
+    let entry = &ledger["data"][0];
+    assert_eq!(entry["kind"], "EARN");
+    assert_eq!(entry["points"], 78);
+    assert_eq!(entry["balance_after"], 78);
+    assert_eq!(entry["order_id"], placed["order_id"]);
+
+    // Every step is an event the partner can poll, oldest first.
+    let seen: Vec<String> = events(&app, &shop)
+        .await
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "checkouts.CheckoutStarted",
+            "checkouts.CheckoutFulfillmentRegistered",
+            "orders.OrderPaid"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(5)).await;
+    app.admin_post(
+        "/admin/v1/vouchers",
+        &json!({ "campaign_id": shop.partner.campaign, "code": "ONCE", "kind": "AMOUNT",
+                 "value": "5.00", "max_redemptions": 1 }),
+    )
+    .await
+    .assert_status(201);
+    let mut body = basket(&shop.product, 2);
+    body["voucher_codes"] = json!(["once", "NOPE"]);
+    let created = shop
+        .partner
+        .post(&app, "/v2/checkouts", &body)
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    assert_eq!(
+        created["vouchers"][0]["code"], "ONCE",
+        "the unknown code is ignored"
+    );
+    assert_eq!(created["totals"]["discount_total"]["value"], "5.00");
+    assert_eq!(created["totals"]["total"]["value"], "21.00");
+    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let placed = shop
+        .partner
+        .post(
+            &app,
+            &format!("/v2/checkouts/{checkout_id}/confirm"),
+            &customer(),
+        )
+        .await
+        .assert_status(200)["data"]
+        .clone();
+    // The voucher's one redemption is held: another checkout does not get it.
+    let other = shop
+        .partner
+        .post(&app, "/v2/checkouts", &body)
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    assert_eq!(other["vouchers"], json!([]));
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 4);
+
+    pay(&app, placed["payment_url"].as_str().unwrap(), "decline").await;
+    let read = shop
+        .partner
+        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
+        .await
+        .assert_status(200)["data"]
+        .clone();
+    assert_eq!(read["status"], "CANCELLED");
+    assert_eq!(read["order_status"], "CANCELLED");
+    assert_eq!(read["payment"]["status"], "DECLINED");
+    assert_eq!(
+        reserved(&app, &shop.group, visit_day()).await,
+        2,
+        "given back once"
+    );
+    // Paying after declining changes nothing.
+    let again = app
+        .send(
+            app.request(
+                Method::POST,
+                placed["payment_url"]
+                    .as_str()
+                    .unwrap()
+                    .strip_prefix(&app.base_url)
+                    .unwrap(),
+            )
+            .form(&[("action", "pay")]),
+        )
+        .await;
+    assert_eq!(again.status.as_u16(), 303);
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    // The redemption is free again.
+    let third = shop
+        .partner
+        .post(&app, "/v2/checkouts", &body)
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    assert_eq!(third["vouchers"][0]["code"], "ONCE");
+    let seen: Vec<String> = events(&app, &shop)
+        .await
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert!(
+        seen.contains(&"orders.OrderCancelled".to_owned()),
+        "{seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(5)).await;
+    let created = shop
+        .partner
+        .post(&app, "/v2/checkouts", &basket(&shop.product, 2))
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    let checkout_id = created["checkout_id"].as_str().unwrap().to_owned();
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    execute_sql!(
+        &app,
+        "UPDATE checkout SET expires_at = $1 WHERE checkout_id = $2",
+        chrono::Utc::now() - chrono::Duration::minutes(1),
+        checkout_id.parse::<uuid::Uuid>().unwrap()
+    );
+    // The sweeper on several nodes and a reader race to expire it; one wins.
+    let now = chrono::Utc::now();
+    let sweeps = (0..6).map(|_| {
+        let state = app.state.clone();
+        tokio::spawn(async move {
+            server::checkout::lifecycle::sweep(&state, now)
+                .await
+                .unwrap()
+        })
+    });
+    let read = shop
+        .partner
+        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
+        .await
+        .assert_status(200)["data"]
+        .clone();
+    for sweep in sweeps {
+        sweep.await.unwrap();
+    }
+    assert_eq!(read["status"], "EXPIRED");
+    assert_eq!(
+        reserved(&app, &shop.group, visit_day()).await,
+        0,
+        "released exactly once"
+    );
+    let expired = events(&app, &shop)
+        .await
+        .into_iter()
+        .filter(|(t, _)| t == "checkouts.CheckoutExpired")
+        .count();
+    assert_eq!(expired, 1);
+    shop.partner
+        .post(
+            &app,
+            &format!("/v2/checkouts/{checkout_id}/confirm"),
+            &customer(),
+        )
+        .await
+        .assert_problem(409, "checkout-not-reserved");
+}

@@ -1,0 +1,174 @@
+//! Concurrency: no oversell under a crowd of buyers, one order per Idempotency-Key however
+//! many copies race, and webhooks a partner can verify.
+
+use std::sync::{Arc, Mutex};
+
+use axum::{body::Bytes, http::HeaderMap, routing::post, Router};
+use futures::future::join_all;
+use serde_json::json;
+
+use crate::{
+    checkout_fixtures::{express, express_body, key, reserved, shop, visit_day},
+    helpers::spawn_app,
+};
+
+#[tokio::test]
+async fn n_seats_and_four_n_buyers_sell_exactly_n() {
+    const SEATS: usize = 12;
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(SEATS as i32)).await;
+    let body = express_body(&shop.product, 1);
+    let responses = join_all((0..4 * SEATS).map(|_| {
+        let (app, campaign, body) = (&app, &shop.partner.campaign, &body);
+        async move { express(app, campaign, None, &key(), body).await }
+    }))
+    .await;
+    let sold = responses
+        .iter()
+        .filter(|r| r.status.as_u16() == 200)
+        .count();
+    let refused = responses
+        .iter()
+        .filter(|r| r.status.as_u16() == 422)
+        .inspect(|r| {
+            r.assert_problem(422, "checkout-product-not-fulfillable");
+        })
+        .count();
+    assert_eq!(
+        (sold, refused),
+        (SEATS, 3 * SEATS),
+        "every response is one or the other"
+    );
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, SEATS as i64);
+    let orders = crate::checkout_fixtures::events(&app, &shop)
+        .await
+        .into_iter()
+        .filter(|(t, _)| t == "checkouts.CheckoutFulfillmentRegistered")
+        .count();
+    assert_eq!(orders, SEATS);
+}
+
+#[tokio::test]
+async fn ten_copies_of_one_request_make_one_order() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(100)).await;
+    let body = express_body(&shop.product, 2);
+    let k = key();
+    let responses = join_all((0..10).map(|_| {
+        let (app, campaign, body, k) = (&app, &shop.partner.campaign, &body, &k);
+        async move { express(app, campaign, None, k, body).await }
+    }))
+    .await;
+    let mut bodies = Vec::new();
+    for r in &responses {
+        match r.status.as_u16() {
+            200 | 208 => bodies.push(r.text.clone()),
+            409 => {
+                r.assert_problem(409, "idempotency-key-in-use");
+            }
+            other => panic!("unexpected {other}: {}", r.text),
+        }
+    }
+    assert!(!bodies.is_empty());
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "every success is the same order"
+    );
+    // Once the first is done, every retry replays it.
+    let replay = express(&app, &shop.partner.campaign, None, &k, &body).await;
+    assert_eq!(replay.status.as_u16(), 208);
+    assert_eq!(replay.text, bodies[0]);
+    assert_eq!(
+        reserved(&app, &shop.group, visit_day()).await,
+        2,
+        "one order of two"
+    );
+}
+
+#[tokio::test]
+async fn a_partners_webhook_receives_signed_events_it_can_verify() {
+    let received: Arc<Mutex<Vec<(HeaderMap, Bytes)>>> = Arc::default();
+    let sink = received.clone();
+    let receiver = Router::new().route(
+        "/hooks",
+        post(move |headers: HeaderMap, body: Bytes| {
+            let sink = sink.clone();
+            async move {
+                sink.lock().unwrap().push((headers, body));
+                "ok"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook_url = format!("http://{}/hooks", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, receiver).await });
+
+    let app = crate::helpers::spawn_app_with(|c| c.worker_interval_ms = 100).await;
+    let shop = shop(&app, None).await;
+    let client = app
+        .state
+        .store
+        .partner_client_by_client_id(&shop.partner.client.client_id)
+        .await
+        .unwrap()
+        .unwrap();
+    let id = client.client.partner_client_id;
+    let mut update = serde_json::to_value(&client.client).unwrap();
+    update["webhook_url"] = json!(hook_url);
+    let update = json!({
+        "name": update["name"], "campaign_ids": update["campaign_ids"],
+        "frame_origins": update["frame_origins"], "return_origins": update["return_origins"],
+        "webhook_url": hook_url,
+    });
+    app.admin_put(&format!("/admin/v1/clients/{id}"), &update)
+        .await
+        .assert_status(200);
+    let secret = client.webhook_secret.unwrap();
+
+    express(
+        &app,
+        &shop.partner.campaign,
+        Some(&shop.partner.token),
+        &key(),
+        &express_body(&shop.product, 1),
+    )
+    .await
+    .assert_status(200);
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while received.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let got = received.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "both checkout events delivered");
+    let mut types = Vec::new();
+    for (headers, body) in &got {
+        let header = |n: &str| headers.get(n).unwrap().to_str().unwrap().to_owned();
+        let timestamp: i64 = header("webhook-timestamp").parse().unwrap();
+        assert!(server::events::signature::verify(
+            &secret,
+            &header("webhook-id"),
+            timestamp,
+            body,
+            &header("webhook-signature"),
+        ));
+        assert!(!server::events::signature::verify(
+            &secret,
+            &header("webhook-id"),
+            timestamp + 1,
+            body,
+            &header("webhook-signature"),
+        ));
+        let event: serde_json::Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(event["specversion"], "1.0");
+        types.push(event["type"].as_str().unwrap().to_owned());
+    }
+    types.sort();
+    assert_eq!(
+        types,
+        [
+            "checkouts.CheckoutFulfillmentRegistered",
+            "checkouts.CheckoutStarted"
+        ]
+    );
+}
