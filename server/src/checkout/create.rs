@@ -28,22 +28,10 @@ pub async fn create(
         now,
     )
     .await?;
-    let discounts = reserve::discounts(
-        state,
-        campaign_id,
-        &plan,
-        &request.voucher_codes,
-        buyer,
-        now,
-    )
-    .await?;
     let checkout_id = Uuid::new_v4();
-    let mut tx = state.store.begin_checkout().await?;
-    reserve::reserve(
+    let (tx, _) = reserve::begin_reservation(
         state,
-        tx.as_mut(),
         &plan,
-        &discounts,
         &Reservation {
             checkout_id,
             campaign_id,

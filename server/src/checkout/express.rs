@@ -108,22 +108,10 @@ pub async fn express(
             now,
         )
         .await?;
-        let discounts = reserve::discounts(
-            state,
-            campaign_id,
-            &plan,
-            &basket_request.voucher_codes,
-            buyer,
-            now,
-        )
-        .await?;
         let checkout_id = Uuid::new_v4();
-        let mut tx = state.store.begin_checkout().await?;
-        let checkout = reserve::reserve(
+        let (mut tx, checkout) = reserve::begin_reservation(
             state,
-            tx.as_mut(),
             &plan,
-            &discounts,
             &Reservation {
                 checkout_id,
                 campaign_id,

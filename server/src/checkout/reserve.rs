@@ -112,6 +112,27 @@ pub fn fulfillment_problem(err: FulfillmentError) -> Error {
     }
 }
 
+/// Reads the discounts, begins the transaction and reserves `plan` in it: the first step of
+/// both `POST /v2/checkouts` and the express checkout. The caller commits (or adds more).
+pub async fn begin_reservation(
+    state: &AppState,
+    plan: &Plan,
+    r: &Reservation<'_>,
+) -> Result<(Box<dyn CheckoutTx>, NewCheckout)> {
+    let discounts = discounts(
+        state,
+        r.campaign_id,
+        plan,
+        &r.request.voucher_codes,
+        r.buyer,
+        r.now,
+    )
+    .await?;
+    let mut tx = state.store.begin_checkout().await?;
+    let checkout = reserve(state, tx.as_mut(), plan, &discounts, r).await?;
+    Ok((tx, checkout))
+}
+
 /// Everything the reservation needs besides the plan.
 pub struct Reservation<'a> {
     pub checkout_id: Uuid,
