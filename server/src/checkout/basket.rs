@@ -9,6 +9,29 @@ pub use app::wire::BasketLine;
 /// Limits of decisions.md §2.
 pub const MAX_LINES: usize = 20;
 pub const MAX_QUANTITY: u32 = 50;
+/// Our limits: a basket's codes are looked up one by one, and references are stored.
+pub const MAX_VOUCHER_CODES: usize = 10;
+pub const MAX_CODE_CHARS: usize = 64;
+pub const MAX_REFERENCE_CHARS: usize = 200;
+
+/// 400 `request-validation-failed` for too many or too long voucher codes, or a too long
+/// external reference.
+pub fn check_fields(voucher_codes: &[String], external_reference: Option<&str>) -> Result<()> {
+    let mut checks = crate::http::validate::Checks::default();
+    checks.check(
+        voucher_codes.len() <= MAX_VOUCHER_CODES,
+        "voucher_codes",
+        "too-many",
+        format!("at most {MAX_VOUCHER_CODES} voucher codes"),
+    );
+    for (i, code) in voucher_codes.iter().enumerate() {
+        checks.text(&format!("voucher_codes[{i}]"), code, 0, MAX_CODE_CHARS);
+    }
+    if let Some(reference) = external_reference {
+        checks.text("external_reference", reference, 1, MAX_REFERENCE_CHARS);
+    }
+    checks.finish()
+}
 
 /// 400 `checkout-basket-empty` for no lines; 400 `checkout-basket-line-invalid` naming the
 /// line for too many lines, a quantity outside 1..=50, or a product repeated.

@@ -59,6 +59,10 @@ pub async fn express(
     let has_address = request.shipping_address.is_some();
     let (basket_request, customer_request) = request.split();
     basket::check(&basket_request.lines)?;
+    basket::check_fields(
+        &basket_request.voucher_codes,
+        basket_request.external_reference.as_deref(),
+    )?;
     let fields = customer::validate(
         state,
         campaign_id,

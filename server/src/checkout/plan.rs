@@ -83,6 +83,10 @@ pub async fn plan(
     now: DateTime<Utc>,
 ) -> Result<Plan> {
     basket::check(&request.lines)?;
+    basket::check_fields(
+        &request.voucher_codes,
+        request.external_reference.as_deref(),
+    )?;
     let Some(input) = VisitInput::parse(&request.date) else {
         return Err(Error::invalid_field(
             "date",

@@ -51,7 +51,9 @@ const BACKEND: &str = "sqlite";
 
 include!("sql/store.rs");
 include!("sql/campaigns.rs");
+include!("sql/checkout_tx.rs");
 include!("sql/checkouts.rs");
+include!("sql/orders.rs");
 include!("sql/clients.rs");
 include!("sql/customers.rs");
 include!("sql/events.rs");

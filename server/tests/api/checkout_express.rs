@@ -146,6 +146,18 @@ async fn every_request_error_of_the_express_table() {
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(problem["errors"][0]["code"], "origin-not-allowed");
+    // 400 for more voucher codes than a basket may carry, or an oversized reference.
+    let mut body = ok.clone();
+    body["voucher_codes"] = json!(vec!["X"; 11]);
+    let problem = express(&app, &campaign, None, &key(), &body)
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(problem["errors"][0]["field"], "voucher_codes");
+    let mut body = ok.clone();
+    body["external_reference"] = json!("r".repeat(201));
+    express(&app, &campaign, None, &key(), &body)
+        .await
+        .assert_problem(400, "request-validation-failed");
     // 422 for details a provider would reject.
     let mut body = ok.clone();
     body["email"] = json!("ada-at-example");

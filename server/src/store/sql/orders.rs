@@ -1,0 +1,118 @@
+// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+
+#[async_trait::async_trait]
+impl crate::store::OrderStore for SqlStore {
+    async fn orders_of_customer(
+        &self,
+        customer_id: uuid::Uuid,
+        campaign_id: uuid::Uuid,
+        after: Option<(chrono::DateTime<chrono::Utc>, uuid::Uuid)>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::OrderRecord>> {
+        let (after_date, after_id) = after.unzip();
+        Ok(sqlx::query_as(
+            concat!(
+                "SELECT o.*, c.merchant_id, c.visit_date FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id",
+                " WHERE o.customer_id = $1 AND o.campaign_id = $2
+                   AND ($3 IS NULL OR o.last_mutation_date < $3
+                        OR (o.last_mutation_date = $3 AND o.customer_order_id < $4))
+                 ORDER BY o.last_mutation_date DESC, o.customer_order_id DESC LIMIT $5"
+            ),
+        )
+        .bind(customer_id)
+        .bind(campaign_id)
+        .bind(after_date)
+        .bind(after_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    async fn tickets_of_orders(
+        &self,
+        order_ids: &[uuid::Uuid],
+    ) -> crate::store::StoreResult<Vec<crate::store::TicketRecord>> {
+        if order_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query =
+            sqlx::QueryBuilder::<Db>::new("SELECT * FROM ticket WHERE customer_order_id IN (");
+        let mut ids = query.separated(", ");
+        for id in order_ids {
+            ids.push_bind(*id);
+        }
+        query.push(") ORDER BY customer_order_id, checkout_line_id, code");
+        Ok(query.build_query_as().fetch_all(&self.pool).await?)
+    }
+
+    async fn lines_of_orders(
+        &self,
+        order_ids: &[uuid::Uuid],
+    ) -> crate::store::StoreResult<Vec<(uuid::Uuid, crate::store::CheckoutLineRecord)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            customer_order_id: uuid::Uuid,
+            #[sqlx(flatten)]
+            line: crate::store::CheckoutLineRecord,
+        }
+        if order_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT o.customer_order_id, l.checkout_line_id, l.product_id, l.availability_group_id, l.timeslot_id, l.visit_date,
+                    l.sku, l.title, l.age_group, l.quantity, l.unit_price, l.list_price, l.booking_costs,
+                    l.visit_guarantee_cost, l.line_total
+             FROM customer_order o JOIN checkout_line l ON l.checkout_id = o.checkout_id
+             WHERE o.customer_order_id IN (",
+        );
+        let mut ids = query.separated(", ");
+        for id in order_ids {
+            ids.push_bind(*id);
+        }
+        query.push(") ORDER BY o.customer_order_id, l.sku, l.checkout_line_id");
+        let rows: Vec<Row> = query.build_query_as().fetch_all(&self.pool).await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.customer_order_id, r.line))
+            .collect())
+    }
+
+    async fn loyalty_entries(
+        &self,
+        customer_id: uuid::Uuid,
+        campaign_id: uuid::Uuid,
+        after: Option<(chrono::DateTime<chrono::Utc>, uuid::Uuid)>,
+        limit: u32,
+    ) -> crate::store::StoreResult<Vec<crate::store::LoyaltyEntryRecord>> {
+        let (after_date, after_id) = after.unzip();
+        Ok(sqlx::query_as(
+            "SELECT loyalty_entry_id, occurred_at, kind, points, balance_after, description, customer_order_id
+             FROM loyalty_entry
+             WHERE customer_id = $1 AND campaign_id = $2
+               AND ($3 IS NULL OR occurred_at < $3 OR (occurred_at = $3 AND loyalty_entry_id < $4))
+             ORDER BY occurred_at DESC, loyalty_entry_id DESC LIMIT $5",
+        )
+        .bind(customer_id)
+        .bind(campaign_id)
+        .bind(after_date)
+        .bind(after_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    async fn reserved_on_day(
+        &self,
+        group: uuid::Uuid,
+        day: chrono::NaiveDate,
+    ) -> crate::store::StoreResult<i64> {
+        let reserved: Option<i32> = sqlx::query_scalar(
+            "SELECT reserved FROM availability_day WHERE availability_group_id = $1 AND day = $2",
+        )
+        .bind(group)
+        .bind(day)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(reserved.map(i64::from).unwrap_or(0))
+    }
+}
