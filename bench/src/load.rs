@@ -3,6 +3,7 @@
 //! Latency is measured per request, from writing it to reading the whole body.
 
 use std::{
+    collections::BTreeMap,
     net::SocketAddr,
     sync::{
         atomic::{AtomicUsize, Ordering},
@@ -24,6 +25,8 @@ pub struct Call {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Bytes,
+    /// A header sent with a new UUID on every request (an Idempotency-Key: one per purchase).
+    pub fresh_key: Option<String>,
 }
 
 impl Call {
@@ -33,7 +36,14 @@ impl Call {
             path: path.into(),
             headers: Vec::new(),
             body: Bytes::new(),
+            fresh_key: None,
         }
+    }
+
+    /// Sends `name` with a new UUID on every request.
+    pub fn fresh_key(mut self, name: &str) -> Self {
+        self.fresh_key = Some(name.to_owned());
+        self
     }
 
     pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
@@ -47,6 +57,7 @@ impl Call {
             path: path.into(),
             headers: vec![("content-type".to_owned(), "application/json".to_owned())],
             body: Bytes::from(serde_json::to_vec(body).expect("JSON serialises")),
+            fresh_key: None,
         }
     }
 
@@ -57,6 +68,9 @@ impl Call {
             .header("host", addr.to_string());
         for (name, value) in &self.headers {
             builder = builder.header(name, value);
+        }
+        if let Some(name) = &self.fresh_key {
+            builder = builder.header(name, uuid::Uuid::new_v4().to_string());
         }
         builder
             .body(Full::new(self.body.clone()))
@@ -73,6 +87,8 @@ pub struct Measured {
     pub latencies_us: Vec<u64>,
     pub failures: usize,
     pub body_bytes: usize,
+    /// How many answers came with each status.
+    pub statuses: BTreeMap<u16, usize>,
 }
 
 impl Measured {
@@ -125,12 +141,14 @@ pub async fn run(
             let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await?;
             tokio::spawn(connection);
             let mut latencies = Vec::new();
+            let mut statuses = BTreeMap::<u16, usize>::new();
             let (mut failures, mut bytes) = (0, 0);
             while next.fetch_add(1, Ordering::Relaxed) < total {
                 sender.ready().await?;
                 let sent = Instant::now();
                 let response = sender.send_request(call.request(addr)).await?;
                 let ok = response.status() == expect;
+                *statuses.entry(response.status().as_u16()).or_default() += 1;
                 let body = response.into_body().collect().await?.to_bytes();
                 latencies.push(sent.elapsed().as_micros() as u64);
                 bytes += body.len();
@@ -138,7 +156,7 @@ pub async fn run(
                     failures += 1;
                 }
             }
-            anyhow::Ok((latencies, failures, bytes))
+            anyhow::Ok((latencies, failures, bytes, statuses))
         }));
     }
     let mut measured = Measured {
@@ -147,9 +165,13 @@ pub async fn run(
         latencies_us: Vec::with_capacity(total),
         failures: 0,
         body_bytes: 0,
+        statuses: BTreeMap::new(),
     };
     for worker in workers {
-        let (latencies, failures, bytes) = worker.await??;
+        let (latencies, failures, bytes, statuses) = worker.await??;
+        for (status, count) in statuses {
+            *measured.statuses.entry(status).or_default() += count;
+        }
         measured.latencies_us.extend(latencies);
         measured.failures += failures;
         measured.body_bytes += bytes;

@@ -1,6 +1,6 @@
-//! Medians over rounds, and docs/benchmarks.md.
+//! Medians over rounds, and the sections of docs/benchmarks.md.
 
-use std::fmt::Write;
+use std::{fmt::Write, time::Duration};
 
 use crate::load::Measured;
 
@@ -17,7 +17,7 @@ pub struct Scenario {
     pub target_share: Option<f64>,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
     if n % 2 == 1 {
@@ -35,7 +35,6 @@ pub struct Summary {
     pub base_p50: f64,
     pub base_p99: f64,
     pub bytes: usize,
-    pub failures: usize,
 }
 
 impl Scenario {
@@ -53,11 +52,6 @@ impl Scenario {
             base_p50: base(|m| m.quantile_ms(0.5)),
             base_p99: base(|m| m.quantile_ms(0.99)),
             bytes: first.body_bytes / first.requests.max(1),
-            failures: self
-                .rounds
-                .iter()
-                .map(|(r, b)| r.failures + b.failures)
-                .sum(),
         }
     }
 
@@ -66,25 +60,28 @@ impl Scenario {
         let s = self.summary();
         let mut parts = Vec::new();
         if let Some(share) = self.target_share {
-            let ok = s.rps >= share * s.base_rps;
             parts.push(format!(
                 "≥ {:.0} % of limit: {}",
                 share * 100.0,
-                if ok { "met" } else { "NOT met" }
+                met(s.rps >= share * s.base_rps)
             ));
         }
         if let Some(p99) = self.target_p99_ms {
-            let ok = s.p99 < p99;
-            parts.push(format!(
-                "p99 < {p99} ms: {}",
-                if ok { "met" } else { "NOT met" }
-            ));
+            parts.push(format!("p99 < {p99} ms: {}", met(s.p99 < p99)));
         }
         if parts.is_empty() {
             "(no target)".to_owned()
         } else {
             parts.join("; ")
         }
+    }
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "NOT met"
     }
 }
 
@@ -97,50 +94,23 @@ pub struct Machine {
     pub date: String,
 }
 
-/// The whole of docs/benchmarks.md.
-pub fn markdown(
-    machine: &Machine,
-    merchants: usize,
-    rounds: usize,
-    scenarios: &[Scenario],
-    notes: &[String],
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# Benchmarks\n\n\
-         Written by `bench/run.sh` (the `bench` crate); rerun it to refresh this page. Numbers are\n\
-         medians over {rounds} rounds. Each round measures the real endpoint and, right beside it,\n\
-         `/bench/baseline`: an axum handler behind the same middleware that answers with the very\n\
-         bytes the real endpoint returned, held in memory. The baseline is the most this server can\n\
-         do on this machine for a response of that size, so the real endpoint is reported as a\n\
-         share of it (the limit).\n"
-    );
-    let _ = writeln!(out, "## Machine\n");
-    let _ = writeln!(out, "| | |\n|---|---|");
+fn machine_table(out: &mut String, machine: &Machine) {
+    let _ = writeln!(out, "| machine | |\n|---|---|");
     let _ = writeln!(out, "| CPU | {} |", machine.cpu);
     let _ = writeln!(out, "| cores | {} |", machine.cores);
     let _ = writeln!(out, "| memory | {} |", machine.memory);
     let _ = writeln!(out, "| kernel | {} |", machine.kernel);
     let _ = writeln!(out, "| rustc | {} |", machine.rustc);
-    let _ = writeln!(out, "| measured | {} |", machine.date);
+    let _ = writeln!(out, "| measured | {} |\n", machine.date);
     let _ = writeln!(
         out,
-        "\nThe server (release build, embedded SQLite in tmpfs, `BOXOFFICE_LOG=warn`) and the load\n\
-         generator share these cores, so every figure includes the generator's own cost; the\n\
-         baseline carries the same cost, which is why the comparison is made against it.\n"
+        "The server (release build, `BOXOFFICE_LOG=warn`, SQLite files in tmpfs) and the load generator\n\
+         share these cores, so every figure includes the generator's own cost; the baseline\n\
+         carries the same cost, which is why the comparison is made against it.\n"
     );
-    let _ = writeln!(out, "## Data\n");
-    let _ = writeln!(
-        out,
-        "{merchants} merchants, each with a product in the benchmark campaign (so every one is in\n\
-         the campaign and searchable), named from Dutch word lists with diacritics (`Café`, `Liège`,\n\
-         `Köln`), scattered around 24 cities; a quarter have an English name too. One of them, the\n\
-         product-list merchant, has eight products: two sharing a gate's capacity, a discounted\n\
-         family ticket, a timeslotted tour (7 slots a day), a small-capacity evening, a voucher,\n\
-         a physical guide book and an annual pass, with 90 days of calendar.\n"
-    );
-    let _ = writeln!(out, "## Results\n");
+}
+
+fn results_table(out: &mut String, scenarios: &[Scenario]) {
     let _ = writeln!(
         out,
         "| scenario | request | conn. | requests × rounds | body | req/s | p50 ms | p99 ms | limit req/s | limit p50 / p99 ms | share of limit | targets |\n\
@@ -167,19 +137,214 @@ pub fn markdown(
             s.verdict()
         );
     }
-    let failures: usize = scenarios.iter().map(|s| s.summary().failures).sum();
     let _ = writeln!(
         out,
-        "\nUnexpected statuses during the measurements: {failures}.\n"
+        "\nEvery answer's status was checked: a run with one unexpected status fails instead of \
+         reporting.\n"
     );
-    if !notes.is_empty() {
-        let _ = writeln!(out, "## Notes\n");
-        for note in notes {
-            let _ = writeln!(out, "- {note}");
-        }
-        out.push('\n');
+}
+
+fn notes(out: &mut String, notes: &[&str]) {
+    let _ = writeln!(out, "Notes:\n");
+    for note in notes {
+        let _ = writeln!(out, "- {note}");
     }
+    out.push('\n');
+}
+
+/// The catalog part (issue 4).
+pub fn catalog_section(
+    machine: &Machine,
+    merchants: usize,
+    rounds: usize,
+    scenarios: &[Scenario],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Catalog reads\n\n\
+         `bench/run.sh --only catalog`. Medians over {rounds} rounds. Each round measures the real\n\
+         endpoint and, right beside it, `/bench/baseline`: an axum handler behind the same\n\
+         middleware that answers with the very bytes the real endpoint returned, held in memory.\n\
+         The baseline is the most this server can do on this machine for a response of that\n\
+         size, so the real endpoint is reported as a share of it (the limit).\n"
+    );
+    machine_table(&mut out, machine);
+    let _ = writeln!(
+        out,
+        "Data: {merchants} merchants, each with a product in the benchmark campaign (so every one\n\
+         is in the campaign and searchable), named from Dutch word lists with diacritics (`Café`,\n\
+         `Liège`, `Köln`), scattered around 24 cities; a quarter have an English name too. One of\n\
+         them, the product-list merchant, has eight products: two sharing a gate's capacity, a\n\
+         discounted family ticket, a timeslotted tour (7 slots a day), a small-capacity evening,\n\
+         a voucher, a physical guide book and an annual pass, with 90 days of calendar. Embedded\n\
+         SQLite.\n"
+    );
+    results_table(&mut out, scenarios);
+    notes(
+        &mut out,
+        &[
+            "The product list is served from a per-node cache keyed by (merchant, campaign, \
+             locale); an entry is dropped at any catalog or capacity change made through the node \
+             (a generation counter) and lives at most `BOXOFFICE_CATALOG_CACHE_TTL` (5 s) for \
+             changes made through other nodes. Per request only the envelope around the cached \
+             bytes is written. The \"cache off\" row is the same build with \
+             `BOXOFFICE_CATALOG_CACHE_TTL=0`: four queries and a serialisation per request.",
+            "Search answers from an in-memory index per node (an inverted index of folded words \
+             with their merchants, rebuilt after a catalog change), not from SQL; the response \
+             size, not the index, dominates an unlimited search. The one-word query matches about \
+             3 % of the merchants.",
+            "Calendar and merchants page read the database on every request (three queries of \
+             the bearer and campaign checks, then the data); they have no target in issue 4 and \
+             are reported for scale.",
+            "Responses are not compressed in these runs (the generator sends no Accept-Encoding).",
+        ],
+    );
     out
+}
+
+/// One contention run: `buyers` express checkouts racing for `seats`.
+pub struct ContentionRound {
+    pub elapsed: Duration,
+    /// 200 answers.
+    pub sold: usize,
+    /// 422 `checkout-product-not-fulfillable` answers.
+    pub sold_out: usize,
+    /// Anything else.
+    pub other: usize,
+    /// Orders and reserved places found in the database afterwards.
+    pub orders_stored: i64,
+    pub reserved: i64,
+}
+
+pub struct Contention {
+    pub backend: &'static str,
+    pub buyers: usize,
+    pub at_once: usize,
+    pub seats: usize,
+    pub rounds: Vec<ContentionRound>,
+}
+
+impl Contention {
+    fn exact(&self) -> bool {
+        self.rounds.iter().all(|r| {
+            r.sold == self.seats
+                && r.orders_stored == self.seats as i64
+                && r.reserved == self.seats as i64
+                && r.sold_out == self.buyers - self.seats
+                && r.other == 0
+        })
+    }
+}
+
+/// The express checkout part (issue 5).
+pub fn express_section(
+    machine: &Machine,
+    rounds: usize,
+    scenarios: &[Scenario],
+    contention: &[Contention],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Express checkout\n\n\
+         `bench/run.sh --only express`. Medians over {rounds} rounds. Each round measures\n\
+         `POST /v2/checkouts/express` (a guest buying one ticket for a fixed day, a new\n\
+         Idempotency-Key per request) and, right beside it, `POST /bench/baseline/express`: a bare\n\
+         transaction doing the same writes through the same store (claim the key; take the\n\
+         capacity; write the checkout, its line and `CheckoutStarted`; confirm it; write the\n\
+         order, payment and `CheckoutFulfillmentRegistered`; store the response under the key)\n\
+         with none of the reads, checks, pricing or provider calls. That is the limit the real\n\
+         endpoint is reported against.\n"
+    );
+    machine_table(&mut out, machine);
+    let _ = writeln!(
+        out,
+        "Every request of a run books the same product on the same day, so all of them update\n\
+         one capacity row: the worst case for the database, on purpose. SQLite is the embedded\n\
+         default (WAL, in tmpfs); Postgres is the machine's local server (a fresh database per\n\
+         run, default settings, so every commit is fsynced).\n"
+    );
+    results_table(&mut out, scenarios);
+    let _ = writeln!(out, "### Contention: many buyers, few seats\n");
+    let _ = writeln!(
+        out,
+        "Every buyer sends one express checkout for one seat of the same day at once over\n\
+         their own keys; the day has the seats and nothing else. Afterwards the database is\n\
+         read: orders stored for that day and the day's reserved counter. Target: exactly the\n\
+         seats sold, in under 3 s.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| backend | buyers | at once | seats | rounds | 200 (sold) | 422 not fulfillable | other | orders stored | reserved | elapsed s (median, max) | targets |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for c in contention {
+        let per_round = |f: fn(&ContentionRound) -> String| {
+            let mut values: Vec<String> = c.rounds.iter().map(f).collect();
+            values.dedup();
+            values.join(" / ")
+        };
+        let elapsed: Vec<f64> = c.rounds.iter().map(|r| r.elapsed.as_secs_f64()).collect();
+        let max = elapsed.iter().copied().fold(0.0, f64::max);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}, {:.2} | exactly {} sold: {}; < 3 s: {} |",
+            c.backend,
+            c.buyers,
+            c.at_once,
+            c.seats,
+            c.rounds.len(),
+            per_round(|r| r.sold.to_string()),
+            per_round(|r| r.sold_out.to_string()),
+            per_round(|r| r.other.to_string()),
+            per_round(|r| r.orders_stored.to_string()),
+            per_round(|r| r.reserved.to_string()),
+            median(elapsed.clone()),
+            max,
+            c.seats,
+            met(c.exact()),
+            met(max < 3.0),
+        );
+    }
+    out.push('\n');
+    out
+}
+
+const TITLE: &str = "# Benchmarks\n\n\
+    Written by `bench/run.sh` (the `bench` crate): it builds the release server, starts it on\n\
+    loopback with `BOXOFFICE_BENCH_BASELINE=1` (which mounts the baselines under `/bench/`), and\n\
+    drives it with its own closed-loop HTTP/1.1 generator. Each part rewrites only its own\n\
+    section of this page; rerun a part with `bench/run.sh --only catalog` or `--only express`.\n";
+
+/// `page` with the section named `name` replaced by `section` (or added at the end).
+pub fn splice(page: &str, name: &str, section: &str) -> String {
+    let begin = format!("<!-- bench:{name} -->");
+    let end = format!("<!-- /bench:{name} -->");
+    let block = format!("{begin}\n{section}{end}\n");
+    let mut page = if page.trim().is_empty() {
+        format!("{TITLE}\n")
+    } else {
+        page.to_owned()
+    };
+    match (page.find(&begin), page.find(&end)) {
+        (Some(from), Some(to)) if to > from => {
+            let to = to + end.len();
+            let to = if page[to..].starts_with('\n') {
+                to + 1
+            } else {
+                to
+            };
+            page.replace_range(from..to, &block);
+        }
+        _ => {
+            if !page.ends_with("\n\n") {
+                page.push('\n');
+            }
+            page.push_str(&block);
+        }
+    }
+    page
 }
 
 fn human_bytes(n: usize) -> String {
@@ -189,5 +354,22 @@ fn human_bytes(n: usize) -> String {
         format!("{:.1} KiB", n as f64 / 1024.0)
     } else {
         format!("{n} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::splice;
+
+    #[test]
+    fn splice_replaces_only_its_own_section() {
+        let page = splice("", "catalog", "catalog one\n");
+        let page = splice(&page, "express", "express one\n");
+        let page = splice(&page, "catalog", "catalog two\n");
+        assert!(page.starts_with("# Benchmarks"));
+        assert!(page.contains("catalog two\n") && !page.contains("catalog one"));
+        assert!(page.contains("express one\n"));
+        assert!(page.find("catalog two") < page.find("express one"));
+        assert_eq!(page.matches("<!-- bench:catalog -->").count(), 1);
     }
 }

@@ -186,8 +186,9 @@ fn product_input(merchant_id: Uuid, campaign_id: Uuid, title: &str, cents: i64) 
     }
 }
 
-/// Writes the campaign, the partner client, `n` search merchants and the product-list merchant.
-pub async fn seed(store: &dyn Store, n: usize) -> anyhow::Result<Seeded> {
+/// The benchmark campaign and its partner client (which may return customers to any
+/// `http://localhost` port).
+async fn campaign_and_partner(store: &dyn Store) -> anyhow::Result<Uuid> {
     let campaign_id = Uuid::new_v4();
     store
         .create_campaign(
@@ -215,7 +216,12 @@ pub async fn seed(store: &dyn Store, n: usize) -> anyhow::Result<Seeded> {
             },
         )
         .await?;
+    Ok(campaign_id)
+}
 
+/// Writes the campaign, the partner client, `n` search merchants and the product-list merchant.
+pub async fn seed(store: &dyn Store, n: usize) -> anyhow::Result<Seeded> {
+    let campaign_id = campaign_and_partner(store).await?;
     let mut rng = StdRng::seed_from_u64(42);
     let started = std::time::Instant::now();
     for i in 0..n {
@@ -370,4 +376,62 @@ async fn list_merchant(store: &dyn Store, campaign_id: Uuid) -> anyhow::Result<(
         .write_timeslots(ids[3].availability_group_id, &slots, Some(12))
         .await?;
     Ok((merchant_id, ids[0].product_id))
+}
+
+/// A museum to check out in: one ticket whose days have room for every request of the
+/// throughput runs, and an evening with `seats` places a day for the contention runs. Each
+/// product has its own capacity; the calendars cover the next 30 days.
+pub struct Shop {
+    pub campaign_id: Uuid,
+    pub merchant_zone: chrono_tz::Tz,
+    pub ticket: Uuid,
+    pub evening: Uuid,
+    pub evening_group: Uuid,
+}
+
+pub async fn shop(store: &dyn Store, seats: i32) -> anyhow::Result<Shop> {
+    let campaign_id = campaign_and_partner(store).await?;
+    let merchant = store
+        .create_merchant(
+            Uuid::new_v4(),
+            &merchant_input(
+                "Bench Museum".to_owned(),
+                "Amsterdam",
+                "Museum",
+                (52.360, 4.885),
+            ),
+        )
+        .await?;
+    let zone: chrono_tz::Tz = merchant.timezone.parse()?;
+    let today = local_date(zone, Utc::now());
+    let mut written = Vec::new();
+    for (title, cents, capacity) in [("Entree", 2250, 10_000_000), ("Avond", 1950, seats)] {
+        let product = store
+            .create_product(
+                Uuid::new_v4(),
+                &product_input(merchant.merchant_id, campaign_id, title, cents),
+            )
+            .await?;
+        store
+            .write_calendar(
+                product.product_id,
+                &CalendarInput {
+                    from: today,
+                    until: today + Days::new(30),
+                    price: money(cents),
+                    list_price: money(cents + 250),
+                    capacity: Some(capacity),
+                },
+            )
+            .await?
+            .context("the product exists")?;
+        written.push(product);
+    }
+    Ok(Shop {
+        campaign_id,
+        merchant_zone: zone,
+        ticket: written[0].product_id,
+        evening: written[1].product_id,
+        evening_group: written[1].availability_group_id,
+    })
 }

@@ -198,7 +198,7 @@ async fn express_checkout(
 
 /// The Idempotency-Key header: 400 `idempotency-key-missing` when absent, 400
 /// `request-validation-failed` when it is not a UUID.
-fn idempotency_key(headers: &HeaderMap) -> Result<Uuid> {
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Uuid> {
     let value = headers.get(IDEMPOTENCY_KEY).ok_or_else(|| {
         Error::new(
             ProblemType::IdempotencyKeyMissing,

@@ -1,7 +1,7 @@
 //! The partner-facing API: thin handlers over the business logic modules.
 
 mod availability;
-mod checkouts;
+pub(crate) mod checkouts;
 mod events;
 mod me;
 mod merchant_accounts;

@@ -8,6 +8,10 @@
 //! and capacity (422), the providers (422/502). Everything after the claim runs in one
 //! transaction that also stores the success under the key: a failure keeps nothing, releases
 //! the key, and a retry with the same key re-attempts cleanly.
+//!
+//! For a key with no record the basket is planned before the claim, so a request that is
+//! bound to fail is answered without a write; the answer is the one the claim-first order
+//! gives, as there is nothing to replay.
 
 use app::wire::{Envelope, ExpressCheckoutRequest, Locale, Meta};
 use chrono::{DateTime, Duration, Utc};
@@ -71,6 +75,27 @@ pub async fn express(
     )
     .await?;
 
+    // A key never seen has nothing to replay or wait for, so a request bound to fail (an
+    // unknown product, a past date, a sold-out day) fails here without writing anything: a
+    // rush for the last places does not queue the refused for the write lock twice.
+    let planned = || {
+        plan(
+            state.store.as_ref(),
+            campaign_id,
+            locale,
+            &basket_request,
+            Some(has_address),
+            now,
+        )
+    };
+    let early = if state.store.idempotency_key_seen(campaign_id, key).await? {
+        None
+    } else {
+        let plan = planned().await?;
+        reserve::refuse_if_short(state, &plan)?;
+        Some(plan)
+    };
+
     match state
         .store
         .claim_idempotency_key(
@@ -103,15 +128,10 @@ pub async fn express(
     }
 
     let attempt = async {
-        let plan = plan(
-            state.store.as_ref(),
-            campaign_id,
-            locale,
-            &basket_request,
-            Some(has_address),
-            now,
-        )
-        .await?;
+        let plan = match early {
+            Some(plan) => plan,
+            None => planned().await?,
+        };
         let checkout_id = Uuid::new_v4();
         let (mut tx, checkout) = reserve::begin_reservation(
             state,

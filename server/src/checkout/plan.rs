@@ -9,6 +9,7 @@ use app::wire::{CheckoutRequest, Locale};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use rust_decimal::Decimal;
+use uuid::Uuid;
 
 use super::{
     basket,
@@ -31,6 +32,9 @@ pub struct PlannedLine {
     pub timeslot: Option<Timeslot>,
     pub unit_price: Decimal,
     pub list_price: Decimal,
+    /// Places the line's group had left on `day` when planned; `None` when unlimited or not
+    /// read. Only a hint: the reservation decides.
+    pub day_left: Option<i64>,
 }
 
 /// A basket ready to be reserved.
@@ -48,6 +52,42 @@ impl Plan {
     /// The slot of the visit, when a line has one (all timeslotted lines share the time).
     pub fn timeslot(&self) -> Option<&Timeslot> {
         self.lines.iter().find_map(|l| l.timeslot.as_ref())
+    }
+
+    /// Why the basket surely cannot be held, judged from the places read while planning: a
+    /// day or slot it needs more places of than were left. Places come back only by expiry,
+    /// cancellation or a raised capacity, so a refusal here is what the reservation would have
+    /// answered a moment later; a basket that passes may still be refused by the reservation.
+    pub fn short_of_places(&self) -> Option<String> {
+        let mut days: Vec<((Uuid, NaiveDate), u32, Option<i64>)> = Vec::new();
+        let mut slots: Vec<(Uuid, u32, Option<i64>)> = Vec::new();
+        for l in &self.lines {
+            let key = (l.product.availability_group_id, l.day);
+            match days.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, q, _)) => *q += l.quantity,
+                None => days.push((key, l.quantity, l.day_left)),
+            }
+            if let Some(slot) = &l.timeslot {
+                let left = slot
+                    .capacity
+                    .map(|c| i64::from(c) - i64::from(slot.reserved));
+                match slots.iter_mut().find(|(id, _, _)| *id == slot.timeslot_id) {
+                    Some((_, q, _)) => *q += l.quantity,
+                    None => slots.push((slot.timeslot_id, l.quantity, left)),
+                }
+            }
+        }
+        let short =
+            |quantity: u32, left: Option<i64>| left.is_some_and(|n| i64::from(quantity) > n);
+        if let Some(((_, day), quantity, _)) = days.iter().find(|(_, q, left)| short(*q, *left)) {
+            return Some(format!("fewer than {quantity} places are left on {day}"));
+        }
+        slots
+            .iter()
+            .find(|(_, q, left)| short(*q, *left))
+            .map(|(_, quantity, _)| {
+                format!("fewer than {quantity} places are left in the chosen timeslot")
+            })
     }
 }
 
@@ -76,7 +116,7 @@ fn line_invalid(index: usize, message: String) -> Error {
 /// without one fails before any price or capacity is looked at.
 pub async fn plan(
     store: &dyn Store,
-    campaign_id: uuid::Uuid,
+    campaign_id: Uuid,
     locale: Locale,
     request: &CheckoutRequest,
     shipping_given: Option<bool>,
@@ -166,22 +206,27 @@ pub async fn plan(
         } else {
             None
         };
-        let (unit_price, list_price) = if product.no_date || !priced.contains(&product.product_id) {
-            (product.unit_price, product.list_price)
-        } else {
-            match store.calendar(product.product_id, day, day).await?.first() {
-                Some(d) => (d.price, d.list_price),
-                None => {
-                    return Err(Error::new(
-                        ProblemType::CheckoutProductNotPriceable,
-                        format!(
-                            "Product {} is not sold on {day}; offer another date.",
-                            product.product_id
-                        ),
-                    ))
+        let (unit_price, list_price, day_left) =
+            if product.no_date || !priced.contains(&product.product_id) {
+                (product.unit_price, product.list_price, None)
+            } else {
+                match store.calendar(product.product_id, day, day).await?.first() {
+                    Some(d) => (
+                        d.price,
+                        d.list_price,
+                        d.capacity.map(|c| i64::from(c) - i64::from(d.reserved)),
+                    ),
+                    None => {
+                        return Err(Error::new(
+                            ProblemType::CheckoutProductNotPriceable,
+                            format!(
+                                "Product {} is not sold on {day}; offer another date.",
+                                product.product_id
+                            ),
+                        ))
+                    }
                 }
-            }
-        };
+            };
         lines.push(PlannedLine {
             title: product.localized(locale).title.to_owned(),
             quantity: line.quantity,
@@ -189,6 +234,7 @@ pub async fn plan(
             timeslot,
             unit_price,
             list_price,
+            day_left,
             product,
         });
     }

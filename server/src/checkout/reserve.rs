@@ -112,6 +112,20 @@ pub fn fulfillment_problem(err: FulfillmentError) -> Error {
     }
 }
 
+/// Refuses a basket that `plan` already shows cannot be held, before any lock is taken or
+/// anything written, when the provider's places are the ones the calendar shows. Under a rush
+/// for the last places this keeps the refused from queueing for the write lock.
+pub fn refuse_if_short(state: &AppState, plan: &Plan) -> Result<()> {
+    let ours = state
+        .fulfillment
+        .get(&plan.provider)
+        .is_some_and(|p| p.capacity_is_ours());
+    match plan.short_of_places() {
+        Some(why) if ours => Err(fulfillment_problem(FulfillmentError::Unavailable(why))),
+        _ => Ok(()),
+    }
+}
+
 /// Reads the discounts, begins the transaction and reserves `plan` in it: the first step of
 /// both `POST /v2/checkouts` and the express checkout. The caller commits (or adds more).
 pub async fn begin_reservation(
@@ -119,6 +133,7 @@ pub async fn begin_reservation(
     plan: &Plan,
     r: &Reservation<'_>,
 ) -> Result<(Box<dyn CheckoutTx>, NewCheckout)> {
+    refuse_if_short(state, plan)?;
     let discounts = discounts(
         state,
         r.campaign_id,
@@ -276,7 +291,13 @@ pub async fn reserve(
             .collect(),
     };
     tx.insert_checkout(&checkout).await?;
-    tx.insert_event(&NewEvent {
+    tx.insert_event(&started_event(&checkout)).await?;
+    Ok(checkout)
+}
+
+/// `checkouts.CheckoutStarted` for a checkout just reserved.
+pub fn started_event(checkout: &NewCheckout) -> NewEvent {
+    NewEvent {
         event_type: EventType::CheckoutStarted,
         subject: format!("checkouts/{}", checkout.checkout_id),
         campaign_id: checkout.campaign_id,
@@ -294,7 +315,5 @@ pub async fn reserve(
             })).collect::<Vec<_>>(),
             "total": app::wire::Money::new(checkout.total, checkout.currency.clone()),
         }),
-    })
-    .await?;
-    Ok(checkout)
+    }
 }

@@ -3,23 +3,28 @@
 //! the most any endpoint of this server can reach on the machine, so the benchmark reports the
 //! real endpoints as a share of it (docs/benchmarks.md).
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use axum::{
     body::Bytes,
     http::{header, StatusCode},
     response::{IntoResponse, Response},
+    Extension,
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::state::AppState;
 
-static BODY: RwLock<Bytes> = RwLock::new(Bytes::new());
+/// The bytes to answer with; one per router, so servers in one process keep their own.
+type Held = Arc<RwLock<Bytes>>;
 
 /// The routes when the baseline is switched on; none otherwise.
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     if state.config.bench_baseline {
-        OpenApiRouter::new().routes(routes!(baseline, set_baseline))
+        OpenApiRouter::new()
+            .routes(routes!(baseline, set_baseline))
+            .layer(Extension(Held::default()))
+            .merge(super::bench_express::routes())
     } else {
         OpenApiRouter::new()
     }
@@ -28,8 +33,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 /// Benchmarks only: the bytes last stored with PUT, as application/json.
 #[utoipa::path(get, path = "/bench/baseline", tag = "operations",
     responses((status = 200, content_type = "application/json", body = Object)))]
-async fn baseline() -> Response {
-    let body = BODY.read().unwrap_or_else(|e| e.into_inner()).clone();
+async fn baseline(Extension(held): Extension<Held>) -> Response {
+    let body = held.read().unwrap_or_else(|e| e.into_inner()).clone();
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -37,7 +42,7 @@ async fn baseline() -> Response {
 #[utoipa::path(put, path = "/bench/baseline", tag = "operations",
     request_body(content = String, content_type = "application/json"),
     responses((status = 204)))]
-async fn set_baseline(body: Bytes) -> StatusCode {
-    *BODY.write().unwrap_or_else(|e| e.into_inner()) = body;
+async fn set_baseline(Extension(held): Extension<Held>, body: Bytes) -> StatusCode {
+    *held.write().unwrap_or_else(|e| e.into_inner()) = body;
     StatusCode::NO_CONTENT
 }

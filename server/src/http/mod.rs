@@ -1,6 +1,7 @@
 //! HTTP conventions shared by every route, and the assembly of the whole router.
 
 pub mod bench_baseline;
+mod bench_express;
 pub mod campaign;
 pub mod conditional;
 pub mod correlation;

@@ -66,6 +66,11 @@ pub trait FulfillmentProvider: Send + Sync {
     ) -> Result<(), FulfillmentError>;
     /// Makes a paid booking final (tickets may be used).
     async fn confirm(&self, booking: &Booking) -> Result<(), FulfillmentError>;
+    /// Whether the places the calendar shows are this provider's own, so a basket needing more
+    /// than are left can be refused before any lock is taken or anything is written.
+    fn capacity_is_ours(&self) -> bool {
+        false
+    }
 }
 
 /// The built-in provider over our own availability groups: a booking takes places of the
@@ -144,6 +149,10 @@ impl FulfillmentProvider for Inventory {
     async fn confirm(&self, _booking: &Booking) -> Result<(), FulfillmentError> {
         // Our own capacity is final once the payment commits; nothing to tell anyone.
         Ok(())
+    }
+
+    fn capacity_is_ours(&self) -> bool {
+        true
     }
 }
 

@@ -39,6 +39,8 @@ pub trait IdempotencyStore {
         request: &IdempotentRequest,
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim>;
+    /// Whether any record of the key exists (claimed, completed or stale); reads only.
+    async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool>;
     /// Gives a claimed key back after a failure, so a retry re-attempts cleanly.
     async fn release_idempotency_key(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<()>;
     /// Forgets outcomes past their retention; returns how many.

@@ -23,6 +23,9 @@ mod dialect {
 #[derive(Clone)]
 pub struct SqlStore {
     pool: sqlx::Pool<Db>,
+    /// The same pool: Postgres takes concurrent writers (the SQL shared with SQLite names
+    /// its writes by this field).
+    writer: sqlx::Pool<Db>,
 }
 
 impl SqlStore {
@@ -32,7 +35,10 @@ impl SqlStore {
             .connect(url)
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
-        Ok(Self { pool })
+        Ok(Self {
+            writer: pool.clone(),
+            pool,
+        })
     }
 
     pub fn pool(&self) -> &sqlx::Pool<Db> {

@@ -1,5 +1,11 @@
 //! The embedded SQLite store: WAL, `synchronous=FULL`, foreign keys on, and every write
 //! transaction begun `IMMEDIATE` so a read-then-write never fails to upgrade its lock.
+//!
+//! SQLite lets one connection write at a time. Writes therefore go through a pool of one
+//! connection (`writer`), where they queue in order, while reads use a pool of read-only
+//! connections that WAL never blocks. With writers sharing one pool, a writer that found the
+//! lock taken would sleep in SQLite's busy handler (1 ms, then 2, 5, … up to 100 ms per try):
+//! under load that made p99 latency hundreds of milliseconds (docs/benchmarks.md).
 
 use std::{str::FromStr, time::Duration};
 
@@ -23,23 +29,31 @@ mod dialect {
 /// The store over one SQLite database file.
 #[derive(Clone)]
 pub struct SqlStore {
+    /// Read-only connections.
     pool: sqlx::Pool<Db>,
+    /// The one connection that writes.
+    writer: sqlx::Pool<Db>,
 }
 
 impl SqlStore {
+    /// `max_connections` readers and one writer. Another process writing the same file (a
+    /// second server, a tool) is still waited for, up to the busy timeout.
     pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
         let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone().create_if_missing(true))
+            .await?;
+        sqlx::migrate!("migrations/sqlite").run(&writer).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(max_connections)
-            .connect_with(options)
+            .connect_with(options.read_only(true))
             .await?;
-        sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        Ok(Self { pool })
+        Ok(Self { pool, writer })
     }
 
     pub fn pool(&self) -> &sqlx::Pool<Db> {

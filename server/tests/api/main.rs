@@ -10,6 +10,7 @@ mod admin_memberships;
 mod admin_products;
 mod admin_vouchers;
 mod admin_wallets;
+mod bench_baselines;
 #[macro_use]
 mod catalog_fixtures;
 mod catalog_access;

@@ -16,7 +16,7 @@ impl crate::store::AvailabilityStore for SqlStore {
         .bind(input.merchant_id)
         .bind(&input.name)
         .bind(chrono::Utc::now())
-        .fetch_one(&self.pool)
+        .fetch_one(&self.writer)
         .await
         .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))
     }
@@ -38,7 +38,7 @@ impl crate::store::AvailabilityStore for SqlStore {
         availability_group_id: uuid::Uuid,
         input: &crate::store::AvailabilityGroupInput,
     ) -> crate::store::StoreResult<Option<crate::store::AvailabilityGroup>> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let current: Option<uuid::Uuid> = sqlx::query_scalar(
             "SELECT merchant_id FROM availability_group WHERE availability_group_id = $1",
         )

@@ -7,7 +7,7 @@ impl crate::store::CalendarStore for SqlStore {
         product_id: uuid::Uuid,
         input: &crate::store::CalendarInput,
     ) -> crate::store::StoreResult<Option<u32>> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let group_id: Option<uuid::Uuid> = sqlx::query_scalar(
             "SELECT availability_group_id FROM product WHERE product_id = $1",
         )

@@ -17,7 +17,7 @@ impl crate::store::CampaignStore for SqlStore {
         .bind(&input.name)
         .bind(crate::store::DbDecimal(input.loyalty_points_per_unit))
         .bind(now)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.writer)
         .await
         .map_err(|e| crate::store::StoreError::classify(e, "campaign"))
     }
@@ -46,7 +46,7 @@ impl crate::store::CampaignStore for SqlStore {
         .bind(&input.name)
         .bind(crate::store::DbDecimal(input.loyalty_points_per_unit))
         .bind(chrono::Utc::now())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?)
     }
 

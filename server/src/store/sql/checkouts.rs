@@ -6,7 +6,7 @@ impl crate::store::CheckoutStore for SqlStore {
         &self,
     ) -> crate::store::StoreResult<Box<dyn crate::store::CheckoutTx>> {
         Ok(Box::new(SqlCheckoutTx {
-            tx: dialect::begin_write(&self.pool).await?,
+            tx: dialect::begin_write(&self.writer).await?,
         }))
     }
 

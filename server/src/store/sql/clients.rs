@@ -58,7 +58,7 @@ impl crate::store::ClientStore for SqlStore {
         secrets: &crate::store::ClientSecrets,
     ) -> crate::store::StoreResult<crate::store::PartnerClient> {
         let now = chrono::Utc::now();
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
                  return_origins, webhook_url, webhook_secret, created_at, updated_at)
@@ -91,7 +91,7 @@ impl crate::store::ClientStore for SqlStore {
         secrets: &crate::store::ClientSecrets,
     ) -> crate::store::StoreResult<crate::store::PartnerClient> {
         let now = chrono::Utc::now();
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let (partner_client_id,): (uuid::Uuid,) = sqlx::query_as(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
                  return_origins, webhook_url, webhook_secret, created_at, updated_at)
@@ -148,7 +148,7 @@ impl crate::store::ClientStore for SqlStore {
         partner_client_id: uuid::Uuid,
         input: &crate::store::PartnerClientInput,
     ) -> crate::store::StoreResult<Option<crate::store::PartnerClient>> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let updated = sqlx::query(
             "UPDATE partner_client SET name = $2, frame_origins = $3, return_origins = $4,
                  webhook_url = $5, updated_at = $6
@@ -208,7 +208,7 @@ impl crate::store::ClientStore for SqlStore {
         .bind(partner_client_id)
         .bind(secret_hash)
         .bind(chrono::Utc::now())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?)
     }
 
@@ -225,7 +225,7 @@ impl crate::store::ClientStore for SqlStore {
         .bind(partner_client_id)
         .bind(webhook_secret)
         .bind(chrono::Utc::now())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?)
     }
 
@@ -235,7 +235,7 @@ impl crate::store::ClientStore for SqlStore {
     ) -> crate::store::StoreResult<bool> {
         let deleted = sqlx::query("DELETE FROM partner_client WHERE partner_client_id = $1")
             .bind(partner_client_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(|e| crate::store::StoreError::classify_delete(e, "The partner client"))?;
         Ok(deleted.rows_affected() > 0)

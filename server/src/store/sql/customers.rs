@@ -54,7 +54,7 @@ impl crate::store::CustomerStore for SqlStore {
             .bind(&details.last_name)
             .bind(&details.locale)
             .bind(chrono::Utc::now())
-            .fetch_one(&self.pool)
+            .fetch_one(&self.writer)
             .await
             .map_err(|e| crate::store::StoreError::classify(e, owner))
     }

@@ -84,7 +84,7 @@ impl crate::store::EventStore for SqlStore {
         lock_until: chrono::DateTime<chrono::Utc>,
         limit: u32,
     ) -> crate::store::StoreResult<Vec<crate::store::DueDelivery>> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let due: Vec<uuid::Uuid> = sqlx::query_scalar(
             "SELECT webhook_delivery_id FROM webhook_delivery
              WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
@@ -158,7 +158,7 @@ impl crate::store::EventStore for SqlStore {
         .bind(error)
         .bind(next)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }

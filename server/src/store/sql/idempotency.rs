@@ -57,7 +57,7 @@ impl crate::store::IdempotencyStore for SqlStore {
             .bind(r.lock_until)
             .bind(now)
             .bind(r.expires_at)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?
             .rows_affected();
             if inserted == 1 {
@@ -89,7 +89,7 @@ impl crate::store::IdempotencyStore for SqlStore {
                 .bind(r.lock_until)
                 .bind(now)
                 .bind(r.expires_at)
-                .execute(&self.pool)
+                .execute(&self.writer)
                 .await?
                 .rows_affected();
                 if taken == 1 {
@@ -111,6 +111,21 @@ impl crate::store::IdempotencyStore for SqlStore {
         Ok(IdempotencyClaim::InFlight)
     }
 
+    async fn idempotency_key_seen(
+        &self,
+        campaign_id: uuid::Uuid,
+        key: uuid::Uuid,
+    ) -> crate::store::StoreResult<bool> {
+        let found: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2",
+        )
+        .bind(campaign_id)
+        .bind(key)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
+    }
+
     async fn release_idempotency_key(
         &self,
         campaign_id: uuid::Uuid,
@@ -121,7 +136,7 @@ impl crate::store::IdempotencyStore for SqlStore {
         )
         .bind(campaign_id)
         .bind(key)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }
@@ -132,7 +147,7 @@ impl crate::store::IdempotencyStore for SqlStore {
     ) -> crate::store::StoreResult<u64> {
         Ok(sqlx::query("DELETE FROM idempotency_record WHERE expires_at <= $1")
             .bind(now)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?
             .rows_affected())
     }

@@ -18,7 +18,7 @@ impl crate::store::IssuerStore for SqlStore {
         .bind(&input.jwks_url_template)
         .bind(&input.audience)
         .bind(chrono::Utc::now())
-        .fetch_one(&self.pool)
+        .fetch_one(&self.writer)
         .await
         .map_err(|e| crate::store::StoreError::classify(e, "An identity issuer with this issuer"))
     }
@@ -61,7 +61,7 @@ impl crate::store::IssuerStore for SqlStore {
         .bind(&input.jwks_url_template)
         .bind(&input.audience)
         .bind(chrono::Utc::now())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await
         .map_err(|e| crate::store::StoreError::classify(e, "An identity issuer with this issuer"))
     }
@@ -72,7 +72,7 @@ impl crate::store::IssuerStore for SqlStore {
     ) -> crate::store::StoreResult<bool> {
         let deleted = sqlx::query("DELETE FROM identity_issuer WHERE identity_issuer_id = $1")
             .bind(identity_issuer_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(|e| crate::store::StoreError::classify_delete(e, "The identity issuer"))?;
         Ok(deleted.rows_affected() > 0)

@@ -21,7 +21,7 @@ impl crate::store::KeyStore for SqlStore {
         .bind(&candidate.public_key)
         .bind(true)
         .bind(candidate.created_at)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(sqlx::query_as(
             "SELECT signing_key_id, algorithm, secret, public_key, active, created_at

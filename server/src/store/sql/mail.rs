@@ -18,7 +18,7 @@ impl crate::store::MailStore for SqlStore {
         .bind(subject)
         .bind(body_text)
         .bind(chrono::Utc::now())
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(mail_id)
     }
@@ -29,7 +29,7 @@ impl crate::store::MailStore for SqlStore {
             .bind(mail_id)
             .bind(status)
             .bind(sent_at)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }

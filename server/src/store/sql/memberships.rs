@@ -7,7 +7,7 @@ impl crate::store::MembershipStore for SqlStore {
         membership_id: uuid::Uuid,
         input: &crate::store::MembershipInput,
     ) -> crate::store::StoreResult<crate::store::Membership> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         require_row(&mut tx, "customer", input.customer_id, "customer_id").await?;
         require_row(&mut tx, "campaign", input.campaign_id, "campaign_id").await?;
         let membership = sqlx::query_as(

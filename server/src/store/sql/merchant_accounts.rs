@@ -8,7 +8,7 @@ impl crate::store::MerchantAccountStore for SqlStore {
         code_hash: &[u8],
         code_expires_at: chrono::DateTime<chrono::Utc>,
     ) -> crate::store::StoreResult<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO merchant_account (merchant_account_id, merchant_id, debtor_code, email, legal_name,
                  provider_account_id, status, created_at, updated_at)
@@ -52,7 +52,7 @@ impl crate::store::MerchantAccountStore for SqlStore {
         )
         .bind(code_hash)
         .bind(now)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?;
         match account_id {
             Some(id) => crate::store::MerchantAccountStore::merchant_account(self, id).await,
@@ -89,7 +89,7 @@ impl crate::store::MerchantAccountStore for SqlStore {
             .bind(merchant_account_id)
             .bind(status)
             .bind(chrono::Utc::now())
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }

@@ -84,7 +84,7 @@ impl crate::store::MerchantStore for SqlStore {
         merchant_id: uuid::Uuid,
         input: &crate::store::MerchantInput,
     ) -> crate::store::StoreResult<crate::store::Merchant> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let mut merchant: crate::store::Merchant = sqlx::query_as(
             "INSERT INTO merchant (merchant_id, name, description, category, street, postal_code,
                  city, country, latitude, longitude, timezone, currency, image_url, website,
@@ -141,7 +141,7 @@ impl crate::store::MerchantStore for SqlStore {
         merchant_id: uuid::Uuid,
         input: &crate::store::MerchantInput,
     ) -> crate::store::StoreResult<Option<crate::store::Merchant>> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let merchant: Option<crate::store::Merchant> = sqlx::query_as(
             "UPDATE merchant SET name = $2, description = $3, category = $4, street = $5,
                  postal_code = $6, city = $7, country = $8, latitude = $9, longitude = $10,

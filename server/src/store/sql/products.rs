@@ -178,7 +178,7 @@ impl crate::store::ProductStore for SqlStore {
         product_id: uuid::Uuid,
         input: &crate::store::ProductInput,
     ) -> crate::store::StoreResult<crate::store::Product> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let group_id = Self::product_group(&mut tx, input, None).await?;
         sqlx::query(
             "INSERT INTO product (product_id, merchant_id, availability_group_id, title,
@@ -231,7 +231,7 @@ impl crate::store::ProductStore for SqlStore {
         product_id: uuid::Uuid,
         input: &crate::store::ProductInput,
     ) -> crate::store::StoreResult<Option<crate::store::Product>> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let current: Option<(uuid::Uuid, uuid::Uuid)> = sqlx::query_as(
             "SELECT merchant_id, availability_group_id FROM product WHERE product_id = $1",
         )

@@ -26,7 +26,7 @@ impl crate::store::SessionStore for SqlStore {
         .bind(s.redeemed_with)
         .bind(sqlx::types::Json(&s.integrator_params))
         .bind(now)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.writer)
         .await
         .map_err(|e| crate::store::StoreError::classify(e, "session"))
     }
@@ -70,7 +70,7 @@ impl crate::store::SessionStore for SqlStore {
         .bind(now)
         .bind(jti)
         .bind(client)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?;
         if let Some(session) = redeemed {
             return Ok(Redemption::Redeemed(Box::new(session)));
@@ -93,7 +93,7 @@ impl crate::store::SessionStore for SqlStore {
             )
             .bind(existing.partner_session_id)
             .bind(now)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
             return Ok(Redemption::Replayed);
         }

@@ -12,7 +12,7 @@ impl crate::store::TimeslotStore for SqlStore {
         capacity: Option<i32>,
     ) -> crate::store::StoreResult<u64> {
         let conflict = "capacity is below what is already reserved on a timeslot";
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         let mut written = 0;
         for chunk in slots.chunks(TIMESLOT_ROWS_PER_STATEMENT) {
             let mut query = sqlx::QueryBuilder::<Db>::new(

@@ -20,7 +20,7 @@ impl crate::store::VoucherStore for SqlStore {
         input: &crate::store::VoucherInput,
     ) -> crate::store::StoreResult<crate::store::Voucher> {
         let now = chrono::Utc::now();
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         require_voucher_references(&mut tx, input).await?;
         let voucher = sqlx::query_as(
             "INSERT INTO voucher (voucher_id, campaign_id, code, kind, value, merchant_id,
@@ -60,7 +60,7 @@ impl crate::store::VoucherStore for SqlStore {
         voucher_id: uuid::Uuid,
         input: &crate::store::VoucherInput,
     ) -> crate::store::StoreResult<crate::store::VoucherUpdate> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         require_voucher_references(&mut tx, input).await?;
         // The redemption limit may not drop below what checkouts already hold; the condition
         // is in the UPDATE itself so a concurrent redemption cannot slip between check and write.
@@ -104,7 +104,7 @@ impl crate::store::VoucherStore for SqlStore {
     async fn delete_voucher(&self, voucher_id: uuid::Uuid) -> crate::store::StoreResult<bool> {
         let deleted = sqlx::query("DELETE FROM voucher WHERE voucher_id = $1")
             .bind(voucher_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(|e| crate::store::StoreError::classify_delete(e, "The voucher"))?;
         Ok(deleted.rows_affected() > 0)

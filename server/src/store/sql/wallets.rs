@@ -8,7 +8,7 @@ impl crate::store::WalletStore for SqlStore {
         campaign_id: uuid::Uuid,
         input: &crate::store::WalletInput,
     ) -> crate::store::StoreResult<(crate::store::Wallet, bool)> {
-        let mut tx = dialect::begin_write(&self.pool).await?;
+        let mut tx = dialect::begin_write(&self.writer).await?;
         require_row(&mut tx, "customer", customer_id, "customer_id").await?;
         require_row(&mut tx, "campaign", campaign_id, "campaign_id").await?;
         let existed: Option<i32> = sqlx::query_scalar(

@@ -1,0 +1,266 @@
+//! Part `express` (issue 5): the express checkout on SQLite and on Postgres beside a bare
+//! transaction doing the same writes (`/bench/baseline/express`), then the contention run:
+//! many buyers racing for a few seats, with the database read afterwards.
+
+use std::{
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use anyhow::{bail, Context};
+use chrono::{Days, NaiveDate, Utc};
+use hyper::{Method, StatusCode};
+use serde_json::json;
+use server::time::local_date;
+use sqlx::Connection;
+use uuid::Uuid;
+
+use crate::{
+    load::{self, Call},
+    measure::{measure, Plan},
+    process::{self, json_of, ServerProcess},
+    report::{self, Contention, ContentionRound, Scenario},
+    seed::{self, Shop},
+    Args,
+};
+
+/// The contention run's seats and buyers (issue 5: 10,000 buyers for 100 seats).
+const SEATS: i32 = 100;
+const BUYERS: usize = 10_000;
+const RETURN_URL: &str = "http://localhost:5173/done?basket=7";
+
+/// Where a run keeps its data.
+enum Backend {
+    Sqlite(PathBuf),
+    /// The server to create the run's database on, and that database's name.
+    Postgres {
+        admin_url: String,
+        database: String,
+    },
+}
+
+impl Backend {
+    fn name(&self) -> &'static str {
+        match self {
+            Backend::Sqlite(_) => "SQLite",
+            Backend::Postgres { .. } => "Postgres",
+        }
+    }
+
+    fn url(&self) -> anyhow::Result<String> {
+        Ok(match self {
+            Backend::Sqlite(file) => format!("sqlite://{}", file.display()),
+            Backend::Postgres {
+                admin_url,
+                database,
+            } => {
+                let (server, _) = admin_url
+                    .split_once('?')
+                    .map_or(admin_url.as_str(), |(u, _)| u)
+                    .rsplit_once('/')
+                    .context("--postgres takes a URL such as postgres://user@host:5432/postgres")?;
+                format!("{server}/{database}")
+            }
+        })
+    }
+
+    async fn create(&self) -> anyhow::Result<()> {
+        if let Backend::Postgres {
+            admin_url,
+            database,
+        } = self
+        {
+            let mut admin = sqlx::PgConnection::connect(admin_url)
+                .await
+                .with_context(|| format!("connecting to {admin_url} (or pass --no-postgres)"))?;
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"))
+                .execute(&mut admin)
+                .await?;
+            sqlx::query(&format!("CREATE DATABASE {database}"))
+                .execute(&mut admin)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn drop_database(&self) -> anyhow::Result<()> {
+        if let Backend::Postgres {
+            admin_url,
+            database,
+        } = self
+        {
+            let mut admin = sqlx::PgConnection::connect(admin_url).await?;
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"))
+                .execute(&mut admin)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
+    let mut backends = vec![Backend::Sqlite(data_dir.join("sqlite").join("express.db"))];
+    match &args.postgres {
+        Some(admin_url) => backends.push(Backend::Postgres {
+            admin_url: admin_url.clone(),
+            database: format!("boxoffice_bench_{}", std::process::id()),
+        }),
+        None => eprintln!("express: --no-postgres: measuring SQLite only"),
+    }
+    let (mut scenarios, mut contention) = (Vec::new(), Vec::new());
+    for backend in &backends {
+        let dir = data_dir.join(backend.name().to_lowercase());
+        std::fs::create_dir_all(&dir)?;
+        backend.create().await?;
+        let measured = on_backend(args, backend, &dir).await;
+        backend.drop_database().await?;
+        let (scenario, raced) = measured?;
+        scenarios.push(scenario);
+        contention.push(raced);
+    }
+    Ok(report::express_section(
+        &process::machine(),
+        args.rounds,
+        &scenarios,
+        &contention,
+    ))
+}
+
+async fn on_backend(
+    args: &Args,
+    backend: &Backend,
+    dir: &Path,
+) -> anyhow::Result<(Scenario, Contention)> {
+    let url = backend.url()?;
+    let store = server::store::connect(&url, 2).await?;
+    let shop = seed::shop(store.as_ref(), SEATS).await?;
+    eprintln!("express: starting the server on {}", backend.name());
+    let server = process::start(&args.server, dir, &[("DATABASE_URL", &url)]).await?;
+    let today = local_date(shop.merchant_zone, Utc::now());
+
+    let visit = today + Days::new(7);
+    let mut put = Call::post_json(
+        "/bench/baseline/express",
+        &json!({ "campaign_id": shop.campaign_id, "product_id": shop.ticket,
+                 "visit_date": visit, "quantity": 1, "return_url": RETURN_URL }),
+    );
+    put.method = Method::PUT;
+    json_of(server.addr, &put, StatusCode::NO_CONTENT).await?;
+    let plan = Plan {
+        name: format!("express checkout, {}", backend.name()),
+        call: express_call(&shop, shop.ticket, visit),
+        baseline: Call::post_json("/bench/baseline/express", &json!({}))
+            .fresh_key("idempotency-key"),
+        expect: StatusCode::OK,
+        connections: 16,
+        per_round: args.scale(2_000),
+        target_p99_ms: Some(25.0),
+        target_share: Some(0.5),
+    };
+    eprintln!("express: measuring {}", plan.name);
+    let scenario = measure(server.addr, &plan, args.rounds).await?;
+
+    let mut raced = Contention {
+        backend: backend.name(),
+        buyers: BUYERS,
+        at_once: args.buyers_at_once,
+        seats: SEATS as usize,
+        rounds: Vec::new(),
+    };
+    for n in 0..args.rounds.min(3) {
+        // A day of its own per round, so each starts with every seat free.
+        let day = today + Days::new(10 + n as u64);
+        let round = contend(&server, &shop, day, args.buyers_at_once, &url).await?;
+        eprintln!(
+            "  contention on {} round {}: {} sold, {} sold out, {} other in {:.2} s; {} orders, {} reserved",
+            backend.name(),
+            n + 1,
+            round.sold,
+            round.sold_out,
+            round.other,
+            round.elapsed.as_secs_f64(),
+            round.orders_stored,
+            round.reserved
+        );
+        raced.rounds.push(round);
+    }
+    drop(server);
+    Ok((scenario, raced))
+}
+
+/// An express checkout of one ticket of `product` on `day`, as a guest.
+fn express_call(shop: &Shop, product: Uuid, day: NaiveDate) -> Call {
+    Call::post_json(
+        "/v2/checkouts/express",
+        &json!({
+            "date": day,
+            "flexible_date": false,
+            "lines": [{ "product_id": product, "quantity": 1 }],
+            "email": "ada@example.com",
+            "first_name": "Ada",
+            "last_name": "Lovelace",
+            "return_url": RETURN_URL,
+        }),
+    )
+    .header("x-campaign-id", shop.campaign_id.to_string())
+    .fresh_key("idempotency-key")
+}
+
+/// `BUYERS` buyers, `at_once` at a time, for the evening's `SEATS` seats on `day`.
+async fn contend(
+    server: &ServerProcess,
+    shop: &Shop,
+    day: NaiveDate,
+    at_once: usize,
+    url: &str,
+) -> anyhow::Result<ContentionRound> {
+    let call = express_call(shop, shop.evening, day);
+    let started = Instant::now();
+    let measured = load::run(server.addr, &call, at_once, BUYERS, StatusCode::OK).await?;
+    let elapsed = started.elapsed();
+    let count = |status: u16| measured.statuses.get(&status).copied().unwrap_or(0);
+    let (sold, unprocessable) = (count(200), count(422));
+
+    // Every 422 of the run had the same cause if one more buyer now gets that cause.
+    let (status, body) = load::once(server.addr, &call).await?;
+    let problem: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let kind = problem["type"].as_str().unwrap_or_default();
+    if status != StatusCode::UNPROCESSABLE_ENTITY
+        || !kind.ends_with("checkout-product-not-fulfillable")
+    {
+        bail!("after the run a buyer got {status} {kind}, not checkout-product-not-fulfillable");
+    }
+
+    let store = server::store::connect(url, 1).await?;
+    let reserved = store.reserved_on_day(shop.evening_group, day).await?;
+    Ok(ContentionRound {
+        elapsed,
+        sold,
+        sold_out: unprocessable,
+        other: measured.requests - sold - unprocessable,
+        orders_stored: orders_on_day(url, shop.evening_group, day).await?,
+        reserved,
+    })
+}
+
+/// Orders whose checkout books `group` on `day`, counted in the database itself.
+async fn orders_on_day(url: &str, group: Uuid, day: NaiveDate) -> anyhow::Result<i64> {
+    const SQL: &str = "SELECT COUNT(DISTINCT o.customer_order_id) FROM customer_order o \
+        JOIN checkout_line l ON l.checkout_id = o.checkout_id \
+        WHERE l.availability_group_id = $1 AND l.visit_date = $2";
+    Ok(if url.starts_with("sqlite:") {
+        let mut db = sqlx::SqliteConnection::connect(url).await?;
+        sqlx::query_scalar(SQL)
+            .bind(group)
+            .bind(day)
+            .fetch_one(&mut db)
+            .await?
+    } else {
+        let mut db = sqlx::PgConnection::connect(url).await?;
+        sqlx::query_scalar(SQL)
+            .bind(group)
+            .bind(day)
+            .fetch_one(&mut db)
+            .await?
+    })
+}
