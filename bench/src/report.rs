@@ -251,10 +251,10 @@ pub fn express_section(
          `bench/run.sh --only express`. Medians over {rounds} rounds. Each round measures\n\
          `POST /v2/checkouts/express` (a guest buying one ticket for a fixed day, a new\n\
          Idempotency-Key per request) and, right beside it, `POST /bench/baseline/express`: a bare\n\
-         transaction doing the same writes through the same store (claim the key; take the\n\
-         capacity; write the checkout, its line and `CheckoutStarted`; confirm it; write the\n\
-         order, payment and `CheckoutFulfillmentRegistered`; store the response under the key)\n\
-         with none of the reads, checks, pricing or provider calls. That is the limit the real\n\
+         transaction doing the same writes in the same order through the same store (claim the\n\
+         key; write the checkout, its line and `CheckoutStarted`; confirm it; write the order,\n\
+         payment and `CheckoutFulfillmentRegistered`; store the response under the key; take the\n\
+         capacity) with none of the reads, checks, pricing or provider calls. That is the limit the real\n\
          endpoint is reported against.\n"
     );
     machine_table(&mut out, machine);

@@ -29,7 +29,7 @@ pub async fn create(
     )
     .await?;
     let checkout_id = Uuid::new_v4();
-    let (tx, _) = reserve::begin_reservation(
+    let (reserved, _) = reserve::begin_reservation(
         state,
         &plan,
         &Reservation {
@@ -42,7 +42,7 @@ pub async fn create(
         },
     )
     .await?;
-    tx.commit().await?;
+    reserved.hold_and_commit().await?;
     state.catalog.changed();
     read::view_of(state, checkout_id).await
 }

@@ -133,7 +133,7 @@ pub async fn express(
             None => planned().await?,
         };
         let checkout_id = Uuid::new_v4();
-        let (mut tx, checkout) = reserve::begin_reservation(
+        let (mut reserved, checkout) = reserve::begin_reservation(
             state,
             &plan,
             &Reservation {
@@ -148,7 +148,7 @@ pub async fn express(
         .await?;
         let placed = place_order(
             state,
-            tx.as_mut(),
+            reserved.tx(),
             &Confirming {
                 checkout_id,
                 campaign_id,
@@ -169,9 +169,11 @@ pub async fn express(
             },
         })
         .map_err(anyhow::Error::from)?;
-        tx.complete_idempotency(campaign_id, key, 200, &body)
+        reserved
+            .tx()
+            .complete_idempotency(campaign_id, key, 200, &body)
             .await?;
-        tx.commit().await?;
+        reserved.hold_and_commit().await?;
         Ok::<_, Error>(body)
     };
     match attempt.await {

@@ -72,10 +72,6 @@ async fn release(
         .fulfillment
         .get(&checkout.provider)
         .ok_or_else(|| anyhow::anyhow!("no fulfilment provider named {:?}", checkout.provider))?;
-    provider
-        .release(tx, &booking_of(checkout, lines))
-        .await
-        .map_err(anyhow::Error::from)?;
     let mut vouchers = tx.release_checkout_vouchers(checkout.checkout_id).await?;
     vouchers.sort();
     for voucher_id in vouchers {
@@ -90,6 +86,11 @@ async fn release(
         )
         .await?;
     }
+    // Places last: the lock order of the reservation (reserve.rs).
+    provider
+        .release(tx, &booking_of(checkout, lines))
+        .await
+        .map_err(anyhow::Error::from)?;
     Ok(())
 }
 

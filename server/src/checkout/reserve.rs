@@ -1,6 +1,9 @@
-//! The reservation: inside one transaction the provider holds the capacity, vouchers are
-//! redeemed, the wallet is debited, and the priced checkout is written with its
-//! `checkouts.CheckoutStarted` event. Anything failing rolls all of it back.
+//! The reservation: inside one transaction vouchers are redeemed, the wallet is debited, the
+//! priced checkout is written with its `checkouts.CheckoutStarted` event, and, last of all
+//! before the commit, the provider holds the places. Anything failing rolls all of it back.
+//!
+//! Locks are taken in one global order by every transaction (vouchers by id, the wallet,
+//! days by group and date, then slots), so Postgres row locks cannot deadlock.
 
 use app::wire::{CheckoutRequest, Locale};
 use chrono::{DateTime, Duration, Utc};
@@ -15,7 +18,7 @@ use super::{
 use crate::{
     error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
-    providers::{Booking, BookingLine, FulfillmentError},
+    providers::{Booking, BookingLine, FulfillmentError, FulfillmentProvider},
     state::AppState,
     store::{self, CheckoutTx, NewCheckout, NewCheckoutLine, Voucher},
 };
@@ -126,14 +129,21 @@ pub fn refuse_if_short(state: &AppState, plan: &Plan) -> Result<()> {
     }
 }
 
-/// Reads the discounts, begins the transaction and reserves `plan` in it: the first step of
-/// both `POST /v2/checkouts` and the express checkout. The caller commits (or adds more).
+/// Reads the discounts, begins the transaction and writes the reservation of `plan` in it:
+/// the first step of both `POST /v2/checkouts` and the express checkout. The places are held
+/// last, by [`Reserved::hold_and_commit`], after whatever else the caller writes.
 pub async fn begin_reservation(
     state: &AppState,
     plan: &Plan,
     r: &Reservation<'_>,
-) -> Result<(Box<dyn CheckoutTx>, NewCheckout)> {
+) -> Result<(Reserved, NewCheckout)> {
     refuse_if_short(state, plan)?;
+    let provider = state.fulfillment.get(&plan.provider).ok_or_else(|| {
+        fulfillment_problem(FulfillmentError::Failed(anyhow::anyhow!(
+            "no fulfilment provider named {:?}",
+            plan.provider
+        )))
+    })?;
     let discounts = discounts(
         state,
         r.campaign_id,
@@ -144,8 +154,40 @@ pub async fn begin_reservation(
     )
     .await?;
     let mut tx = state.store.begin_checkout().await?;
-    let checkout = reserve(state, tx.as_mut(), plan, &discounts, r).await?;
-    Ok((tx, checkout))
+    let checkout = reserve(tx.as_mut(), plan, &discounts, r).await?;
+    let reserved = Reserved {
+        tx,
+        provider,
+        booking: booking(r.checkout_id, plan),
+    };
+    Ok((reserved, checkout))
+}
+
+/// A reservation written in an open transaction whose places are not held yet. They are
+/// taken last, right before the commit, because a busy day's capacity row is the one lock
+/// every buyer of that day waits for: held only for that statement and the commit, buyers of
+/// one day overlap everything else they write. Dropped, it rolls back.
+pub struct Reserved {
+    tx: Box<dyn CheckoutTx>,
+    provider: std::sync::Arc<dyn FulfillmentProvider>,
+    booking: Booking,
+}
+
+impl Reserved {
+    /// The transaction, for what the caller adds (the order, the idempotent response).
+    pub fn tx(&mut self) -> &mut dyn CheckoutTx {
+        self.tx.as_mut()
+    }
+
+    /// Holds the places with the provider and commits everything, or keeps nothing.
+    pub async fn hold_and_commit(mut self) -> Result<()> {
+        self.provider
+            .reserve(self.tx.as_mut(), &self.booking)
+            .await
+            .map_err(fulfillment_problem)?;
+        self.tx.commit().await?;
+        Ok(())
+    }
 }
 
 /// Everything the reservation needs besides the plan.
@@ -158,25 +200,14 @@ pub struct Reservation<'a> {
     pub now: DateTime<Utc>,
 }
 
-/// Reserves `plan` inside `tx` and writes the checkout; returns what was written.
-pub async fn reserve(
-    state: &AppState,
+/// Redeems the vouchers, debits the wallet and writes the priced checkout inside `tx`;
+/// returns what was written.
+async fn reserve(
     tx: &mut dyn CheckoutTx,
     plan: &Plan,
     discounts: &Discounts,
     r: &Reservation<'_>,
 ) -> Result<NewCheckout> {
-    let provider = state.fulfillment.get(&plan.provider).ok_or_else(|| {
-        fulfillment_problem(FulfillmentError::Failed(anyhow::anyhow!(
-            "no fulfilment provider named {:?}",
-            plan.provider
-        )))
-    })?;
-    provider
-        .reserve(tx, &booking(r.checkout_id, plan))
-        .await
-        .map_err(fulfillment_problem)?;
-
     // Redemptions are counted in id order (the lock order); exhausted vouchers are ignored
     // like invalid ones. Pricing applies them in the order the codes were sent.
     let mut by_id: Vec<&Voucher> = discounts.vouchers.iter().collect();

@@ -230,8 +230,8 @@ pub struct NewTicket {
 ///
 /// Every method that takes or gives back a shared resource is one conditional statement, so
 /// concurrent transactions can never oversell; callers take resources in one global order
-/// (days by group, then slots, then vouchers by id, then the wallet) so Postgres row locks
-/// cannot deadlock.
+/// (vouchers by id, the wallet, days by group, then slots) so Postgres row locks cannot
+/// deadlock.
 #[async_trait::async_trait]
 pub trait CheckoutTx: Send {
     /// Takes `quantity` places of the group's day; `false` when there are not enough left.

@@ -172,3 +172,45 @@ async fn a_partners_webhook_receives_signed_events_it_can_verify() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_sold_out_day_is_refused_without_a_write_and_a_replay_still_replays() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(1)).await;
+    let body = express_body(&shop.product, 1);
+    let campaign = &shop.partner.campaign;
+    let winner = key();
+    let sold = express(&app, campaign, None, &winner, &body).await;
+    assert_eq!(sold.status.as_u16(), 200, "{}", sold.text);
+
+    let late = key();
+    express(&app, campaign, None, &late, &body)
+        .await
+        .assert_problem(422, "checkout-product-not-fulfillable");
+    let seen = app
+        .state
+        .store
+        .idempotency_key_seen(campaign.parse().unwrap(), late.parse().unwrap())
+        .await
+        .unwrap();
+    assert!(!seen, "a refused request wrote no idempotency record");
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 1);
+
+    let replay = express(&app, campaign, None, &winner, &body).await;
+    assert_eq!(replay.status.as_u16(), 208, "{}", replay.text);
+    assert_eq!(replay.text, sold.text, "the replay is the original answer");
+    // Asking for more places than are left is refused the same way, on POST /v2/checkouts too.
+    let more = express_body(&shop.product, 2);
+    express(&app, campaign, None, &key(), &more)
+        .await
+        .assert_problem(422, "checkout-product-not-fulfillable");
+    let reserve = app
+        .send(
+            app.request(reqwest::Method::POST, "/v2/checkouts")
+                .bearer_auth(&shop.partner.token)
+                .json(&crate::checkout_fixtures::basket(&shop.product, 1)),
+        )
+        .await;
+    reserve.assert_problem(422, "checkout-product-not-fulfillable");
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 1);
+}
