@@ -9,8 +9,8 @@
 //! transaction that also stores the success under the key: a failure keeps nothing, releases
 //! the key, and a retry with the same key re-attempts cleanly.
 //!
-//! For a key with no record the basket is planned before the claim, so a request that is
-//! bound to fail is answered without a write; the answer is the one the claim-first order
+//! The basket is planned before the claim, so a request that is bound to fail and whose key
+//! has no record is answered without a write; the answer is the one the claim-first order
 //! gives, as there is nothing to replay.
 
 use app::wire::{Envelope, ExpressCheckoutRequest, Locale, Meta};
@@ -75,9 +75,11 @@ pub async fn express(
     )
     .await?;
 
-    // A key never seen has nothing to replay or wait for, so a request bound to fail (an
-    // unknown product, a past date, a sold-out day) fails here without writing anything: a
-    // rush for the last places does not queue the refused for the write lock twice.
+    // The basket is planned before the key is claimed. A request bound to fail (an unknown
+    // product, a past date, a sold-out day) whose key has no record has nothing to replay or
+    // wait for, so it fails here without writing anything: a rush for the last places does
+    // not queue the refused for the write lock. A key with a record takes the claim, which
+    // replays or refuses it as the table says; the plan is then made again after the claim.
     let planned = || {
         plan(
             state.store.as_ref(),
@@ -88,12 +90,17 @@ pub async fn express(
             now,
         )
     };
-    let early = if state.store.idempotency_key_seen(campaign_id, key).await? {
-        None
-    } else {
-        let plan = planned().await?;
-        reserve::refuse_if_short(state, &plan)?;
-        Some(plan)
+    let early = match planned()
+        .await
+        .and_then(|plan| reserve::refuse_if_short(state, &plan).map(|()| plan))
+    {
+        Ok(plan) => Some(plan),
+        Err(refusal) => {
+            if !state.store.idempotency_key_seen(campaign_id, key).await? {
+                return Err(refusal);
+            }
+            None
+        }
     };
 
     match state

@@ -195,9 +195,6 @@ pub async fn plan(
         return Err(shipping_address_required());
     }
 
-    let priced = store
-        .products_with_calendar(&products.iter().map(|p| p.product_id).collect::<Vec<_>>())
-        .await?;
     let mut lines = Vec::with_capacity(products.len());
     for (product, line) in products.into_iter().zip(&request.lines) {
         let day = if product.no_date { today } else { visit_date };
@@ -206,27 +203,11 @@ pub async fn plan(
         } else {
             None
         };
-        let (unit_price, list_price, day_left) =
-            if product.no_date || !priced.contains(&product.product_id) {
-                (product.unit_price, product.list_price, None)
-            } else {
-                match store.calendar(product.product_id, day, day).await?.first() {
-                    Some(d) => (
-                        d.price,
-                        d.list_price,
-                        d.capacity.map(|c| i64::from(c) - i64::from(d.reserved)),
-                    ),
-                    None => {
-                        return Err(Error::new(
-                            ProblemType::CheckoutProductNotPriceable,
-                            format!(
-                                "Product {} is not sold on {day}; offer another date.",
-                                product.product_id
-                            ),
-                        ))
-                    }
-                }
-            };
+        let (unit_price, list_price, day_left) = if product.no_date {
+            (product.unit_price, product.list_price, None)
+        } else {
+            day_price(store, &product, day).await?
+        };
         lines.push(PlannedLine {
             title: product.localized(locale).title.to_owned(),
             quantity: line.quantity,
@@ -246,6 +227,34 @@ pub async fn plan(
         visit_date,
         lines,
     })
+}
+
+/// The product's prices on `day` and the places its group has left then (`None`: unlimited).
+/// A product with a calendar is sold only on its calendar's days; one without is sold every
+/// day at its own prices. The day is read first: it is there for nearly every basket.
+async fn day_price(
+    store: &dyn Store,
+    product: &Product,
+    day: NaiveDate,
+) -> Result<(Decimal, Decimal, Option<i64>)> {
+    if let Some(d) = store.calendar(product.product_id, day, day).await?.first() {
+        let left = d.capacity.map(|c| i64::from(c) - i64::from(d.reserved));
+        return Ok((d.price, d.list_price, left));
+    }
+    if store
+        .products_with_calendar(&[product.product_id])
+        .await?
+        .is_empty()
+    {
+        return Ok((product.unit_price, product.list_price, None));
+    }
+    Err(Error::new(
+        ProblemType::CheckoutProductNotPriceable,
+        format!(
+            "Product {} is not sold on {day}; offer another date.",
+            product.product_id
+        ),
+    ))
 }
 
 /// The slot of the product's group that starts at the visit's local time and has not started.
