@@ -33,7 +33,8 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
 
-    /// Connections in the database pool.
+    /// Connections in the database pool (on SQLite: read-only connections, beside the one that
+    /// writes).
     #[arg(long, env = "BOXOFFICE_DB_MAX_CONNECTIONS", default_value_t = 16)]
     pub db_max_connections: u32,
 

@@ -17,6 +17,13 @@ pub fn distance_km(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
     2.0 * EARTH_RADIUS_KM * a.sqrt().min(1.0).asin()
 }
 
+/// Whether two points are surely more than `radius_km` apart judging by latitude alone: the
+/// great-circle distance is never shorter than the arc along the meridian. A radius search
+/// over many merchants skips the trigonometry for nearly all of them with this.
+pub fn surely_farther(lat1: f64, lat2: f64, radius_km: f64) -> bool {
+    (lat2 - lat1).abs().to_radians() * EARTH_RADIUS_KM > radius_km
+}
+
 /// Rounded to metres, as the wire shows it.
 pub fn round_km(km: f64) -> f64 {
     (km * 1000.0).round() / 1000.0
@@ -38,6 +45,29 @@ mod tests {
         // Across the antimeridian is short, not around the world.
         let d = distance_km(0.0, 179.9, 0.0, -179.9);
         assert!(d < 25.0, "{d}");
+    }
+
+    #[test]
+    fn the_latitude_test_never_drops_a_point_inside_the_radius() {
+        let (lat, lon) = (52.37, 4.895);
+        for (dlat, dlon) in [
+            (0.0, 0.0),
+            (0.02, 0.0),
+            (0.0269, 0.03),
+            (-0.02, -0.04),
+            (0.1, 0.0),
+        ] {
+            let (lat2, lon2) = (lat + dlat, lon + dlon);
+            if distance_km(lat, lon, lat2, lon2) <= 3.0 {
+                assert!(!surely_farther(lat, lat2, 3.0), "{dlat} {dlon}");
+            }
+        }
+        assert!(
+            surely_farther(52.37, 52.40, 3.0),
+            "0.03° of latitude is 3.3 km"
+        );
+        assert!(!surely_farther(52.37, 52.39, 3.0));
+        assert!(!surely_farther(0.0, 80.0, MAX_RADIUS_KM));
     }
 
     #[test]

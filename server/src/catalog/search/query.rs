@@ -163,6 +163,11 @@ impl SearchIndex {
                     None => None,
                     Some(near) => {
                         let location = entry.merchant.location;
+                        if near.radius_km.is_some_and(|r| {
+                            geo::surely_farther(near.latitude, location.latitude, r)
+                        }) {
+                            return None;
+                        }
                         let d = geo::distance_km(
                             near.latitude,
                             near.longitude,
