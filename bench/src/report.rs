@@ -191,9 +191,11 @@ pub fn catalog_section(
              bytes is written. The \"cache off\" row is the same build with \
              `BOXOFFICE_CATALOG_CACHE_TTL=0`: four queries and a serialisation per request.",
             "Search answers from an in-memory index per node (an inverted index of folded words \
-             with their merchants, rebuilt after a catalog change), not from SQL; the response \
-             size, not the index, dominates an unlimited search. The one-word query matches about \
-             3 % of the merchants.",
+             with their merchants, rebuilt after a catalog change), not from SQL, and writes \
+             each matching merchant from JSON rendered once per language and index; the \
+             response size dominates an unlimited search. The one-word query matches about 3 % \
+             of the merchants; the radius search skips merchants by latitude before computing \
+             distances.",
             "Calendar and merchants page read the database on every request (three queries of \
              the bearer and campaign checks, then the data); they have no target in issue 4 and \
              are reported for scale.",

@@ -2,26 +2,22 @@
 //! relevance, or by distance when geo-filtered; paged only when `limit` is sent. Scoring is in
 //! `catalog::search` and docs/api-catalog.md.
 
-use app::wire::{Envelope, Locale, MerchantMatch, Problem};
-use axum::{
-    extract::State,
-    response::{IntoResponse, Response},
-};
+use app::wire::{Envelope, Locale, MerchantMatch, Meta, Pagination, Problem};
+use axum::{extract::State, response::Response};
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::{
     catalog::{
-        geo::{round_km, MAX_RADIUS_KM},
-        merchants::to_wire,
+        geo::MAX_RADIUS_KM,
         search::{self, Hit, Near, Position, Query},
     },
     error::{Error, Result},
     http::{
         campaign::SessionCampaign,
         cursor::{paginate, PageParams},
-        envelope::{Data, Page},
+        envelope,
         extract::ApiQuery,
         locale::RequestLocale,
         validate::Checks,
@@ -224,12 +220,11 @@ async fn run(
         category: search.category.as_deref(),
         near: search.near,
     });
-    let to_match = |hit: &Hit<'_>| MerchantMatch {
-        merchant: to_wire(hit.merchant, locale),
-        distance_km: hit.distance_km.map(round_km),
-    };
     if search.page.limit.is_none() {
-        return Ok(Data::ok(hits.iter().map(to_match).collect::<Vec<_>>()).into_response());
+        return Ok(envelope::around(
+            &search::json_array(&hits, locale),
+            &envelope::meta(),
+        ));
     }
     let page = paginate(
         &state.cursors,
@@ -244,12 +239,18 @@ async fn run(
         },
     )
     .await?;
-    Ok(Page {
-        items: page.items.iter().map(to_match).collect(),
-        limit: page.limit,
-        next_token: page.next_token,
-    }
-    .into_response())
+    let meta = Meta {
+        item_count: Some(page.items.len() as u64),
+        pagination: Some(Pagination {
+            limit: page.limit,
+            next_token: page.next_token,
+        }),
+        ..envelope::meta()
+    };
+    Ok(envelope::around(
+        &search::json_array(&page.items, locale),
+        &meta,
+    ))
 }
 
 /// Merchants of the campaign whose name matches `q`, best first; nearest first with

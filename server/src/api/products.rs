@@ -19,9 +19,7 @@ use crate::{
         products::product_list,
     },
     error::{ProblemType, Result},
-    http::{
-        campaign, conditional::none_match, correlation, extract::ApiPath, locale::RequestLocale,
-    },
+    http::{campaign, conditional::none_match, envelope, extract::ApiPath, locale::RequestLocale},
     state::AppState,
 };
 
@@ -105,16 +103,7 @@ fn respond(body: &ProductListBody, locale: Locale, request: &HeaderMap) -> Respo
     let mut response = if none_match(request, &body.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        // The envelope is written around the cached `data` bytes, so only the correlation id
-        // is serialised per request.
-        let mut bytes = Vec::with_capacity(body.data.len() + 96);
-        bytes.extend_from_slice(br#"{"data":"#);
-        bytes.extend_from_slice(&body.data);
-        bytes.extend_from_slice(br#","meta":{"correlation_id":"#);
-        serde_json::to_writer(&mut bytes, &correlation::current())
-            .expect("a string serialises into memory");
-        bytes.extend_from_slice(b"}}");
-        ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+        envelope::around(&body.data, &envelope::meta())
     };
     let headers = response.headers_mut();
     headers.insert(header::ETAG, body.etag.clone());

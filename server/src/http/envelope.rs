@@ -2,7 +2,7 @@
 
 use app::wire::{Envelope, Meta, Pagination};
 use axum::{
-    http::StatusCode,
+    http::{header, StatusCode},
     response::{IntoResponse, Response},
     Json,
 };
@@ -71,5 +71,25 @@ impl<T: Serialize> IntoResponse for Page<T> {
             meta,
         })
         .into_response()
+    }
+}
+
+/// A `200` of the envelope written around `data`, JSON already serialised (a cached rendering),
+/// so that only `meta` is serialised per request.
+pub fn around(data: &[u8], meta: &Meta) -> Response {
+    let mut bytes = Vec::with_capacity(data.len() + 128);
+    bytes.extend_from_slice(br#"{"data":"#);
+    bytes.extend_from_slice(data);
+    bytes.extend_from_slice(br#","meta":"#);
+    serde_json::to_writer(&mut bytes, meta).expect("meta serialises into memory");
+    bytes.push(b'}');
+    ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
+/// `meta` of a single response.
+pub fn meta() -> Meta {
+    Meta {
+        correlation_id: correlation::current(),
+        ..Meta::default()
     }
 }

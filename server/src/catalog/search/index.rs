@@ -42,6 +42,8 @@ pub struct Entry {
     pub campaigns: Box<[Uuid]>,
     /// The folded category, for the exact category filter.
     pub category: String,
+    /// The merchant's JSON per language, made when first answered.
+    pub rendered: super::render::Rendered,
 }
 
 impl Entry {
@@ -147,6 +149,7 @@ impl SearchIndex {
                     category: fold(&merchant.category),
                     merchant,
                     campaigns: campaigns.into_boxed_slice(),
+                    rendered: Default::default(),
                 }
             })
             .collect();

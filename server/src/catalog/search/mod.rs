@@ -9,6 +9,7 @@
 
 mod index;
 mod query;
+mod render;
 #[cfg(test)]
 mod tests;
 
@@ -22,6 +23,7 @@ use std::{
 
 pub use index::SearchIndex;
 pub use query::{after, Hit, Near, Position, Query};
+pub use render::json_array;
 
 use super::Catalog;
 use crate::{error::Result, store::Store};

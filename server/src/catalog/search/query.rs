@@ -57,6 +57,8 @@ pub struct Hit<'a> {
     pub merchant: &'a Merchant,
     pub score: u32,
     pub distance_km: Option<f64>,
+    /// The merchant's cached JSON (see `render.rs`).
+    pub rendered: &'a super::render::Rendered,
 }
 
 /// A position in the result order: lower comes first, then the lower id.
@@ -182,6 +184,7 @@ impl SearchIndex {
                 };
                 Some(Hit {
                     merchant: &entry.merchant,
+                    rendered: &entry.rendered,
                     score,
                     distance_km,
                 })

@@ -264,3 +264,38 @@ fn after_continues_behind_a_position() {
     assert!(after(&hits, Some(&hits[1].position())).is_empty());
     assert_eq!(after(&hits, None).len(), 2);
 }
+
+#[test]
+fn the_cached_json_is_what_serialising_each_match_gives() {
+    use app::wire::{Locale, MerchantMatch};
+
+    use crate::catalog::{geo::round_km, merchants::to_wire, search::json_array};
+
+    let index = index();
+    let w = words("zoo");
+    let geo = Query {
+        near: Some(Near {
+            latitude: UTRECHT.0,
+            longitude: UTRECHT.1,
+            radius_km: None,
+        }),
+        ..query(&[], false)
+    };
+    for query in [query(&w, true), geo] {
+        let hits = index.search(&query);
+        assert!(!hits.is_empty());
+        for locale in [Locale::NlNl, Locale::EnGb, Locale::NlNl] {
+            let expected: Vec<MerchantMatch> = hits
+                .iter()
+                .map(|h| MerchantMatch {
+                    merchant: to_wire(h.merchant, locale),
+                    distance_km: h.distance_km.map(round_km),
+                })
+                .collect();
+            let cached: serde_json::Value =
+                serde_json::from_slice(&json_array(&hits, locale)).unwrap();
+            assert_eq!(cached, serde_json::to_value(&expected).unwrap());
+        }
+    }
+    assert_eq!(json_array(&[], Locale::NlNl), b"[]");
+}
