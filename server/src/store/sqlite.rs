@@ -44,13 +44,17 @@ impl SqlStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
+        // No ping before each use: the connection is in this process and cannot have gone
+        // away; the ping was a round trip to its worker thread on every query.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .connect_with(options.clone().create_if_missing(true))
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&writer).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(max_connections)
+            .test_before_acquire(false)
             .connect_with(options.read_only(true))
             .await?;
         Ok(Self { pool, writer })
