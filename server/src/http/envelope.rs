@@ -34,10 +34,7 @@ impl<T> Data<T> {
 
 impl<T: Serialize> IntoResponse for Data<T> {
     fn into_response(self) -> Response {
-        let meta = Meta {
-            correlation_id: correlation::current(),
-            ..Meta::default()
-        };
+        let meta = meta();
         (
             self.status,
             Json(Envelope {
@@ -59,12 +56,12 @@ pub struct Page<T> {
 impl<T: Serialize> IntoResponse for Page<T> {
     fn into_response(self) -> Response {
         let meta = Meta {
-            correlation_id: correlation::current(),
             item_count: Some(self.items.len() as u64),
             pagination: Some(Pagination {
                 limit: self.limit,
                 next_token: self.next_token,
             }),
+            ..meta()
         };
         Json(Envelope {
             data: self.items,
