@@ -13,7 +13,7 @@
 //! has no record is answered without a write; the answer is the one the claim-first order
 //! gives, as there is nothing to replay.
 
-use app::wire::{Envelope, ExpressCheckoutRequest, Locale, Meta};
+use app::wire::{Envelope, ExpressCheckoutRequest, Locale, PlacedOrder};
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -26,7 +26,7 @@ use super::{
 };
 use crate::{
     error::{Error, ProblemType, Result},
-    http::correlation,
+    http::envelope,
     state::AppState,
     store::{IdempotencyClaim, IdempotentRequest},
 };
@@ -48,6 +48,16 @@ pub enum Express {
 fn request_hash(request: &ExpressCheckoutRequest) -> Vec<u8> {
     let canonical = serde_json::to_vec(request).expect("a request serialises");
     Sha256::digest(canonical).to_vec()
+}
+
+/// The success as it is answered and stored under the key (replays send these bytes).
+pub fn response_body(placed: PlacedOrder) -> Result<Vec<u8>> {
+    let body = serde_json::to_vec(&Envelope {
+        data: placed,
+        meta: envelope::meta(),
+    })
+    .map_err(anyhow::Error::from)?;
+    Ok(body)
 }
 
 pub async fn express(
@@ -168,14 +178,7 @@ pub async fn express(
             now,
         )
         .await?;
-        let body = serde_json::to_vec(&Envelope {
-            data: placed,
-            meta: Meta {
-                correlation_id: correlation::current(),
-                ..Meta::default()
-            },
-        })
-        .map_err(anyhow::Error::from)?;
+        let body = response_body(placed)?;
         reserved
             .tx()
             .complete_idempotency(campaign_id, key, 200, &body)

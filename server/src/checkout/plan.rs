@@ -59,36 +59,63 @@ impl Plan {
     /// cancellation or a raised capacity, so a refusal here is what the reservation would have
     /// answered a moment later; a basket that passes may still be refused by the reservation.
     pub fn short_of_places(&self) -> Option<String> {
-        let mut days: Vec<((Uuid, NaiveDate), u32, Option<i64>)> = Vec::new();
-        let mut slots: Vec<(Uuid, u32, Option<i64>)> = Vec::new();
-        for l in &self.lines {
-            let key = (l.product.availability_group_id, l.day);
-            match days.iter_mut().find(|(k, _, _)| *k == key) {
-                Some((_, q, _)) => *q += l.quantity,
-                None => days.push((key, l.quantity, l.day_left)),
-            }
-            if let Some(slot) = &l.timeslot {
-                let left = slot
-                    .capacity
-                    .map(|c| i64::from(c) - i64::from(slot.reserved));
-                match slots.iter_mut().find(|(id, _, _)| *id == slot.timeslot_id) {
-                    Some((_, q, _)) => *q += l.quantity,
-                    None => slots.push((slot.timeslot_id, l.quantity, left)),
-                }
-            }
-        }
-        let short =
-            |quantity: u32, left: Option<i64>| left.is_some_and(|n| i64::from(quantity) > n);
-        if let Some(((_, day), quantity, _)) = days.iter().find(|(_, q, left)| short(*q, *left)) {
-            return Some(format!("fewer than {quantity} places are left on {day}"));
-        }
-        slots
+        let takes: Vec<Take> = self
+            .lines
             .iter()
-            .find(|(_, q, left)| short(*q, *left))
-            .map(|(_, quantity, _)| {
-                format!("fewer than {quantity} places are left in the chosen timeslot")
+            .map(|l| Take {
+                group: l.product.availability_group_id,
+                day: l.day,
+                quantity: l.quantity,
+                day_left: l.day_left,
+                slot: l.timeslot.as_ref().map(|s| {
+                    let left = s.capacity.map(|c| i64::from(c) - i64::from(s.reserved));
+                    (s.timeslot_id, left)
+                }),
             })
+            .collect();
+        shortage(&takes)
     }
+}
+
+/// What one line takes, with the places its day and slot had left when planned (`None`:
+/// unlimited or not read).
+#[derive(Debug, Clone, Copy)]
+struct Take {
+    group: Uuid,
+    day: NaiveDate,
+    quantity: u32,
+    day_left: Option<i64>,
+    slot: Option<(Uuid, Option<i64>)>,
+}
+
+/// The first day or slot the lines together need more places of than were left; lines of one
+/// group and day (or one slot) are summed, as the reservation sums them.
+fn shortage(takes: &[Take]) -> Option<String> {
+    let mut days: Vec<((Uuid, NaiveDate), u32, Option<i64>)> = Vec::new();
+    let mut slots: Vec<(Uuid, u32, Option<i64>)> = Vec::new();
+    for t in takes {
+        let key = (t.group, t.day);
+        match days.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, q, _)) => *q += t.quantity,
+            None => days.push((key, t.quantity, t.day_left)),
+        }
+        if let Some((slot, left)) = t.slot {
+            match slots.iter_mut().find(|(id, _, _)| *id == slot) {
+                Some((_, q, _)) => *q += t.quantity,
+                None => slots.push((slot, t.quantity, left)),
+            }
+        }
+    }
+    let short = |quantity: u32, left: Option<i64>| left.is_some_and(|n| i64::from(quantity) > n);
+    if let Some(((_, day), quantity, _)) = days.iter().find(|(_, q, left)| short(*q, *left)) {
+        return Some(format!("fewer than {quantity} places are left on {day}"));
+    }
+    slots
+        .iter()
+        .find(|(_, q, left)| short(*q, *left))
+        .map(|(_, quantity, _)| {
+            format!("fewer than {quantity} places are left in the chosen timeslot")
+        })
 }
 
 /// 400 `checkout-shipping-address-required`.
@@ -287,4 +314,44 @@ async fn slot_at(
         )));
     }
     Ok(slot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn take(group: u128, quantity: u32, day_left: Option<i64>) -> Take {
+        Take {
+            group: Uuid::from_u128(group),
+            day: NaiveDate::from_ymd_opt(2026, 12, 24).unwrap(),
+            quantity,
+            day_left,
+            slot: None,
+        }
+    }
+
+    #[test]
+    fn a_basket_is_short_only_when_a_day_or_slot_has_fewer_places_than_it_takes() {
+        assert_eq!(shortage(&[]), None);
+        assert_eq!(shortage(&[take(1, 3, Some(3))]), None, "exactly enough");
+        assert_eq!(shortage(&[take(1, 9, None)]), None, "unlimited");
+        assert_eq!(
+            shortage(&[take(1, 4, Some(3))]).as_deref(),
+            Some("fewer than 4 places are left on 2026-12-24")
+        );
+        // Two lines of one group add up; lines of other groups do not.
+        assert!(shortage(&[take(1, 2, Some(3)), take(1, 2, Some(3))]).is_some());
+        assert_eq!(shortage(&[take(1, 2, Some(3)), take(2, 2, Some(3))]), None);
+        // A slot is checked on its own places, summed over its lines.
+        let slotted = |quantity, left| Take {
+            slot: Some((Uuid::from_u128(9), left)),
+            ..take(1, quantity, None)
+        };
+        assert_eq!(shortage(&[slotted(2, Some(4)), slotted(2, Some(4))]), None);
+        assert_eq!(
+            shortage(&[slotted(2, Some(3)), slotted(2, Some(3))]).as_deref(),
+            Some("fewer than 4 places are left in the chosen timeslot")
+        );
+        assert_eq!(shortage(&[slotted(5, None)]), None);
+    }
 }

@@ -11,7 +11,6 @@
 
 use std::sync::{Arc, RwLock};
 
-use app::wire::{Envelope, Meta};
 use axum::{
     extract::State,
     http::{header, HeaderMap, StatusCode},
@@ -27,12 +26,12 @@ use uuid::Uuid;
 use crate::{
     api::checkouts::idempotency_key,
     checkout::{
-        express::{LOCK, RETENTION},
+        express::{response_body, LOCK, RETENTION},
         place::{place_order, Confirming},
         reserve::{started_event, HOLD},
     },
     error::{Error, ProblemType, Result},
-    http::{correlation, extract::ApiJson},
+    http::extract::ApiJson,
     state::AppState,
     store::{CustomerFields, IdempotencyClaim, IdempotentRequest, NewCheckout, NewCheckoutLine},
 };
@@ -70,6 +69,13 @@ async fn set_express_baseline(
     Extension(held): Extension<Held>,
     ApiJson(baseline): ApiJson<ExpressBaseline>,
 ) -> Result<StatusCode> {
+    if !(1..=100).contains(&baseline.quantity) {
+        return Err(Error::invalid_field(
+            "quantity",
+            "out_of_range",
+            "quantity must be 1 to 100",
+        ));
+    }
     let not_found = || Error::new(ProblemType::ProductNotFound, "No such product.");
     let product = state
         .store
@@ -199,14 +205,7 @@ async fn express_baseline(
             now,
         )
         .await?;
-        let body = serde_json::to_vec(&Envelope {
-            data: placed,
-            meta: Meta {
-                correlation_id: correlation::current(),
-                ..Meta::default()
-            },
-        })
-        .map_err(anyhow::Error::from)?;
+        let body = response_body(placed)?;
         tx.complete_idempotency(campaign_id, key, 200, &body)
             .await?;
         // Places last, as the express checkout holds them (checkout/reserve.rs).
