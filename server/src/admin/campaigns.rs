@@ -72,6 +72,7 @@ async fn update_campaign(
 ) -> Result<Data<Campaign>> {
     validate(&input)?;
     let campaign = state.store.update_campaign(campaign_id, &input).await?;
+    state.catalog.changed();
     campaign
         .map(Data::ok)
         .ok_or_else(|| Error::not_found("The campaign"))

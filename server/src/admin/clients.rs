@@ -141,6 +141,8 @@ async fn create_client(
         .store
         .create_partner_client(Uuid::new_v4(), &client_id, &input, &stored)
         .await?;
+    // A guest's return URL may have the origins of every client allowed the campaign.
+    state.catalog.changed();
     Ok(no_store(Data::created(CreatedPartnerClient {
         client,
         client_secret,
@@ -196,6 +198,7 @@ async fn update_client(
         .store
         .update_partner_client(partner_client_id, &input)
         .await?;
+    state.catalog.changed();
     client
         .map(Data::ok)
         .ok_or_else(|| Error::not_found("The partner client"))
@@ -213,6 +216,7 @@ async fn delete_client(
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
     if state.store.delete_partner_client(partner_client_id).await? {
+        state.catalog.changed();
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(Error::not_found("The partner client"))

@@ -89,7 +89,7 @@ async fn body(
     )
     .await?;
     let data = serde_json::to_vec(&products).map_err(anyhow::Error::from)?;
-    let body = Arc::new(ProductListBody::new(generation, locale, data));
+    let body = Arc::new(ProductListBody::new(locale, data));
     state
         .catalog
         .product_lists

@@ -1,20 +1,24 @@
 //! The catalog partners read: merchants, products with stock-aware prices, calendars and
 //! timeslots, and the per-node caches that keep those reads fast.
 //!
-//! Freshness: every catalog write and every capacity change calls [`Catalog::changed`], which
-//! bumps this node's generation counter; cached product lists and the search index remember
-//! the generation they were built at and are not served once it moved. Other nodes do not see
+//! Freshness: every catalog write calls [`Catalog::changed`] and every capacity change
+//! [`Catalog::capacity_changed`]; both bump this node's generation counter, and cached product
+//! lists and the search index remember the generation they were built at and are not served
+//! once it moved. The definitions a checkout reads ([`definitions`]) have a counter of their
+//! own that only catalog writes move, so selling a ticket does not throw them away. Other nodes do not see
 //! that counter, so each cached thing also has a short lifetime (`BOXOFFICE_CATALOG_CACHE_TTL`,
 //! `BOXOFFICE_SEARCH_INDEX_TTL`) that bounds how stale another node's copy can be.
 
 pub mod availability;
 pub mod calendar;
+pub mod definitions;
 pub mod geo;
 pub mod merchants;
 pub mod product_cache;
 pub mod products;
 pub mod search;
 pub mod timeslots;
+mod ttl_cache;
 
 use std::{
     sync::{
@@ -31,6 +35,7 @@ pub struct Catalog {
     generation: AtomicU64,
     pub product_lists: product_cache::ProductListCache,
     search: search::SearchIndexCell,
+    pub definitions: definitions::Definitions,
 }
 
 impl Catalog {
@@ -41,6 +46,9 @@ impl Catalog {
                 config.catalog_cache_ttl_secs,
             )),
             search: search::SearchIndexCell::new(Duration::from_secs(config.search_index_ttl_secs)),
+            definitions: definitions::Definitions::new(Duration::from_secs(
+                config.catalog_cache_ttl_secs,
+            )),
         }
     }
 
@@ -50,9 +58,16 @@ impl Catalog {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// Records that catalog data or capacity changed (call after the write committed), so that
-    /// nothing cached before it is served again from this node.
+    /// Records that catalog data changed (call after the write committed), so that nothing
+    /// cached before it is served again from this node.
     pub fn changed(&self) {
+        self.definitions.changed();
+        self.capacity_changed();
+    }
+
+    /// Records that places were taken or given back (call after the write committed): lists
+    /// and search show what is left, the definitions stay.
+    pub fn capacity_changed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
 

@@ -19,15 +19,7 @@ pub async fn create(
     request: &CheckoutRequest,
     now: DateTime<Utc>,
 ) -> Result<Checkout> {
-    let plan = plan(
-        state.store.as_ref(),
-        campaign_id,
-        locale,
-        request,
-        None,
-        now,
-    )
-    .await?;
+    let plan = plan(state, campaign_id, locale, request, None, now).await?;
     let checkout_id = Uuid::new_v4();
     let (reserved, _) = reserve::begin_reservation(
         state,
@@ -43,6 +35,6 @@ pub async fn create(
     )
     .await?;
     reserved.hold_and_commit().await?;
-    state.catalog.changed();
+    state.catalog.capacity_changed();
     read::view_of(state, checkout_id).await
 }

@@ -94,8 +94,9 @@ pub async fn validate(
 
     let return_url = return_url.expect("checked above");
     let origins = state
-        .store
-        .return_origins(campaign_id, partner_client_id)
+        .catalog
+        .definitions
+        .return_origins(state.store.as_ref(), campaign_id, partner_client_id)
         .await?;
     if !origins.iter().any(|o| origin_matches(o, &return_url)) {
         return Err(Error::invalid_field(

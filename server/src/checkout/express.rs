@@ -92,7 +92,7 @@ pub async fn express(
     // replays or refuses it as the table says; the plan is then made again after the claim.
     let planned = || {
         plan(
-            state.store.as_ref(),
+            state,
             campaign_id,
             locale,
             &basket_request,
@@ -188,7 +188,7 @@ pub async fn express(
     };
     match attempt.await {
         Ok(body) => {
-            state.catalog.changed();
+            state.catalog.capacity_changed();
             Ok(Express::Placed(body))
         }
         Err(err) => {

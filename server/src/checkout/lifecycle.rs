@@ -86,7 +86,9 @@ async fn release(
         )
         .await?;
     }
-    // Places last: the lock order of the reservation (reserve.rs).
+    // Places last: the lock order of the reservation (reserve.rs), with the events already
+    // written so a busy day's lock is held only for the give-back and the commit.
+    tx.write_events().await?;
     provider
         .release(tx, &booking_of(checkout, lines))
         .await
@@ -115,7 +117,6 @@ pub async fn expire_reservation(
     {
         return Ok(false);
     }
-    release(state, tx.as_mut(), &checkout, &lines).await?;
     tx.insert_event(&NewEvent {
         event_type: EventType::CheckoutExpired,
         subject: format!("checkouts/{checkout_id}"),
@@ -124,8 +125,9 @@ pub async fn expire_reservation(
         data: json!({ "checkout_id": checkout_id, "status": "EXPIRED" }),
     })
     .await?;
+    release(state, tx.as_mut(), &checkout, &lines).await?;
     tx.commit().await?;
-    state.catalog.changed();
+    state.catalog.capacity_changed();
     Ok(true)
 }
 
@@ -214,12 +216,6 @@ pub async fn settle_payment(
     } else {
         tx.transition_order(order_id, "PENDING_PAYMENT", "CANCELLED")
             .await?;
-        if tx
-            .transition_checkout(checkout.checkout_id, "CONFIRMED", "CANCELLED", None)
-            .await?
-        {
-            release(state, tx.as_mut(), &checkout, &lines).await?;
-        }
         tx.insert_event(&NewEvent {
             event_type: EventType::OrderCancelled,
             subject,
@@ -235,8 +231,14 @@ pub async fn settle_payment(
             }),
         })
         .await?;
+        if tx
+            .transition_checkout(checkout.checkout_id, "CONFIRMED", "CANCELLED", None)
+            .await?
+        {
+            release(state, tx.as_mut(), &checkout, &lines).await?;
+        }
         tx.commit().await?;
-        state.catalog.changed();
+        state.catalog.capacity_changed();
     }
     Ok(true)
 }

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::{
     error::{Error, ProblemType, Result},
+    state::AppState,
     store::{Merchant, Product, Store, Timeslot},
     time::{local_date, local_to_utc},
 };
@@ -142,7 +143,7 @@ fn line_invalid(index: usize, message: String) -> Error {
 /// sent an address, when the same call confirms (the express checkout): a physical product
 /// without one fails before any price or capacity is looked at.
 pub async fn plan(
-    store: &dyn Store,
+    state: &AppState,
     campaign_id: Uuid,
     locale: Locale,
     request: &CheckoutRequest,
@@ -162,10 +163,13 @@ pub async fn plan(
         ));
     };
 
+    // Products and merchants are definitions, read from this node's copies; the day's
+    // prices and places below are always read from the store.
+    let (store, definitions) = (state.store.as_ref(), &state.catalog.definitions);
     let mut products = Vec::with_capacity(request.lines.len());
     for (i, line) in request.lines.iter().enumerate() {
-        let product = store
-            .product(line.product_id)
+        let product = definitions
+            .product(store, line.product_id)
             .await?
             .filter(|p| p.campaign_ids.contains(&campaign_id))
             .ok_or_else(|| {
@@ -192,8 +196,8 @@ pub async fn plan(
             "The basket holds products of more than one fulfilment provider; make one checkout per provider.",
         ));
     }
-    let merchant = store
-        .merchant(first.merchant_id)
+    let merchant = definitions
+        .merchant(store, first.merchant_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("product {} has no merchant", first.product_id))?;
     let zone = merchant.zone()?;

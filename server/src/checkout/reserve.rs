@@ -181,6 +181,7 @@ impl Reserved {
 
     /// Holds the places with the provider and commits everything, or keeps nothing.
     pub async fn hold_and_commit(mut self) -> Result<()> {
+        self.tx.write_events().await?;
         self.provider
             .reserve(self.tx.as_mut(), &self.booking)
             .await

@@ -209,6 +209,7 @@ async fn express_baseline(
         tx.complete_idempotency(campaign_id, key, 200, &body)
             .await?;
         // Places last, as the express checkout holds them (checkout/reserve.rs).
+        tx.write_events().await?;
         for line in &checkout.lines {
             let taken = tx
                 .take_day(line.availability_group_id, line.visit_date, line.quantity)

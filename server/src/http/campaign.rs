@@ -42,12 +42,16 @@ pub fn optional_campaign_id(headers: &HeaderMap) -> Result<Option<Uuid>, Error> 
 
 /// The campaign `id` names: 404 `campaign-not-found` when there is none.
 pub async fn existing(state: &AppState, id: Uuid) -> Result<Campaign, Error> {
-    state.store.campaign(id).await?.ok_or_else(|| {
-        Error::new(
-            ProblemType::CampaignNotFound,
-            format!("Campaign {id} is not configured."),
-        )
-    })
+    let definitions = &state.catalog.definitions;
+    definitions
+        .campaign(state.store.as_ref(), id)
+        .await?
+        .ok_or_else(|| {
+            Error::new(
+                ProblemType::CampaignNotFound,
+                format!("Campaign {id} is not configured."),
+            )
+        })
 }
 
 impl FromRequestParts<AppState> for CampaignScope {

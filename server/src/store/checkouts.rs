@@ -294,7 +294,13 @@ pub trait CheckoutTx: Send {
         points: i64,
         description: &str,
     ) -> StoreResult<i64>;
+    /// Adds `event` to the outbox with this transaction's other changes; returns its id. Events
+    /// are written together, by `write_events` or at the latest by `commit`.
     async fn insert_event(&mut self, event: &NewEvent) -> StoreResult<Uuid>;
+    /// Writes the events added so far, in the order they were added (a handful of statements
+    /// for any number). Call it before taking a contended place, so the place's lock is not
+    /// held while they are written.
+    async fn write_events(&mut self) -> StoreResult<()>;
     /// Stores the success of a claimed idempotency key with the change it made.
     async fn complete_idempotency(
         &mut self,
@@ -303,6 +309,7 @@ pub trait CheckoutTx: Send {
         status: u16,
         body: &[u8],
     ) -> StoreResult<()>;
+    /// Writes the events not written yet and commits.
     async fn commit(self: Box<Self>) -> StoreResult<()>;
 }
 

@@ -19,6 +19,7 @@ mod catalog_merchants;
 mod catalog_products;
 mod catalog_search;
 mod checkout_crash;
+mod checkout_definitions;
 mod checkout_express;
 mod checkout_fixtures;
 mod checkout_flow;

@@ -3,6 +3,17 @@
 /// The checkout unit of work over one database transaction.
 struct SqlCheckoutTx {
     tx: sqlx::Transaction<'static, Db>,
+    /// Events added and not written yet, with their ids.
+    events: Vec<(uuid::Uuid, crate::events::NewEvent)>,
+}
+
+impl SqlCheckoutTx {
+    fn new(tx: sqlx::Transaction<'static, Db>) -> Self {
+        Self {
+            tx,
+            events: Vec::new(),
+        }
+    }
 }
 
 #[async_trait::async_trait]
@@ -443,7 +454,15 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         &mut self,
         event: &crate::events::NewEvent,
     ) -> crate::store::StoreResult<uuid::Uuid> {
-        Ok(insert_event(&mut self.tx, event).await?)
+        let event_id = uuid::Uuid::new_v4();
+        self.events.push((event_id, event.clone()));
+        Ok(event_id)
+    }
+
+    async fn write_events(&mut self) -> crate::store::StoreResult<()> {
+        insert_events(&mut self.tx, &self.events).await?;
+        self.events.clear();
+        Ok(())
     }
 
     async fn complete_idempotency(
@@ -456,7 +475,8 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         Ok(complete_idempotency_key(&mut self.tx, campaign_id, key, status, body).await?)
     }
 
-    async fn commit(self: Box<Self>) -> crate::store::StoreResult<()> {
+    async fn commit(mut self: Box<Self>) -> crate::store::StoreResult<()> {
+        self.write_events().await?;
         Ok(self.tx.commit().await?)
     }
 }

@@ -5,9 +5,9 @@ impl crate::store::CheckoutStore for SqlStore {
     async fn begin_checkout(
         &self,
     ) -> crate::store::StoreResult<Box<dyn crate::store::CheckoutTx>> {
-        Ok(Box::new(SqlCheckoutTx {
-            tx: dialect::begin_write(&self.writer).await?,
-        }))
+        Ok(Box::new(SqlCheckoutTx::new(
+            dialect::begin_write(&self.writer).await?,
+        )))
     }
 
     async fn checkout(

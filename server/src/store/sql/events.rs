@@ -1,56 +1,79 @@
 // Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
 
-/// Writes `event` to the outbox inside the caller's transaction, with a pending webhook
-/// delivery for each partner that should hear of it, so the event commits or rolls back with
-/// the change it reports.
+/// Writes `events` to the outbox inside the caller's transaction, in order, with a pending
+/// webhook delivery for each partner that should hear of each, so the events commit or roll
+/// back with the change they report. A few statements whatever the count: the events in one
+/// INSERT, the recipients read once per (partner, campaign), the deliveries in one INSERT.
 #[allow(dead_code)] // used by the checkout and order transactions
-async fn insert_event(
+async fn insert_events(
     tx: &mut sqlx::Transaction<'static, Db>,
-    event: &crate::events::NewEvent,
-) -> sqlx::Result<uuid::Uuid> {
-    let event_id = uuid::Uuid::new_v4();
-    let now = chrono::Utc::now();
-    sqlx::query(
-        "INSERT INTO event (event_id, event_type, source, subject, occurred_at, campaign_id, partner_client_id, data)
-         VALUES ($1, $2, 'boxoffice', $3, $4, $5, $6, $7)",
-    )
-    .bind(event_id)
-    .bind(event.event_type.as_str())
-    .bind(&event.subject)
-    .bind(now)
-    .bind(event.campaign_id)
-    .bind(event.partner_client_id)
-    .bind(sqlx::types::Json(&event.data))
-    .execute(&mut **tx)
-    .await?;
-    // Deliveries get their own ids from the event id and the partner, so both backends can
-    // create them in one INSERT … SELECT without a UUID function in SQL.
-    let recipients: Vec<uuid::Uuid> = sqlx::query_scalar(
-        "SELECT pc.partner_client_id FROM partner_client pc
-         WHERE pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
-           AND (pc.partner_client_id = $1
-                OR ($1 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
-                                           WHERE pcc.partner_client_id = pc.partner_client_id
-                                             AND pcc.campaign_id = $2)))",
-    )
-    .bind(event.partner_client_id)
-    .bind(event.campaign_id)
-    .fetch_all(&mut **tx)
-    .await?;
-    for partner_client_id in recipients {
-        sqlx::query(
-            "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
-                 next_attempt_at, created_at, updated_at)
-             VALUES ($1, $2, $3, 'PENDING', 0, $4, $4, $4)",
-        )
-        .bind(uuid::Uuid::new_v4())
-        .bind(event_id)
-        .bind(partner_client_id)
-        .bind(now)
-        .execute(&mut **tx)
-        .await?;
+    events: &[(uuid::Uuid, crate::events::NewEvent)],
+) -> sqlx::Result<()> {
+    if events.is_empty() {
+        return Ok(());
     }
-    Ok(event_id)
+    let now = chrono::Utc::now();
+    let mut insert = sqlx::QueryBuilder::<Db>::new(
+        "INSERT INTO event (event_id, event_type, source, subject, occurred_at, campaign_id, partner_client_id, data) ",
+    );
+    insert.push_values(events, |mut row, (event_id, event)| {
+        row.push_bind(*event_id)
+            .push_bind(event.event_type.as_str())
+            .push_bind("boxoffice")
+            .push_bind(&event.subject)
+            .push_bind(now)
+            .push_bind(event.campaign_id)
+            .push_bind(event.partner_client_id)
+            .push_bind(sqlx::types::Json(&event.data));
+    });
+    insert.build().execute(&mut **tx).await?;
+
+    // (partner client or none for guests, campaign) → the partners to deliver to.
+    type Audience = (Option<uuid::Uuid>, uuid::Uuid);
+    let mut audiences: Vec<(Audience, Vec<uuid::Uuid>)> = Vec::new();
+    let mut deliveries = Vec::new();
+    for (event_id, event) in events {
+        let audience = (event.partner_client_id, event.campaign_id);
+        let known = audiences.iter().position(|(a, _)| *a == audience);
+        let index = match known {
+            Some(index) => index,
+            None => {
+                let recipients: Vec<uuid::Uuid> = sqlx::query_scalar(
+                    "SELECT pc.partner_client_id FROM partner_client pc
+                     WHERE pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
+                       AND (pc.partner_client_id = $1
+                            OR ($1 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
+                                                       WHERE pcc.partner_client_id = pc.partner_client_id
+                                                         AND pcc.campaign_id = $2)))",
+                )
+                .bind(audience.0)
+                .bind(audience.1)
+                .fetch_all(&mut **tx)
+                .await?;
+                audiences.push((audience, recipients));
+                audiences.len() - 1
+            }
+        };
+        deliveries.extend(audiences[index].1.iter().map(|r| (*event_id, *r)));
+    }
+    if !deliveries.is_empty() {
+        let mut insert = sqlx::QueryBuilder::<Db>::new(
+            "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
+                 next_attempt_at, created_at, updated_at) ",
+        );
+        insert.push_values(&deliveries, |mut row, (event_id, partner_client_id)| {
+            row.push_bind(uuid::Uuid::new_v4())
+                .push_bind(*event_id)
+                .push_bind(*partner_client_id)
+                .push_bind("PENDING")
+                .push_bind(0_i32)
+                .push_bind(now)
+                .push_bind(now)
+                .push_bind(now);
+        });
+        insert.build().execute(&mut **tx).await?;
+    }
+    Ok(())
 }
 
 #[async_trait::async_trait]
