@@ -21,19 +21,17 @@ pub async fn create(
 ) -> Result<Checkout> {
     let plan = plan(state, campaign_id, locale, request, None, now).await?;
     let checkout_id = Uuid::new_v4();
-    let (reserved, _) = reserve::begin_reservation(
-        state,
-        &plan,
-        &Reservation {
-            checkout_id,
-            campaign_id,
-            request,
-            buyer,
-            locale,
-            now,
-        },
-    )
-    .await?;
+    let reservation = Reservation {
+        checkout_id,
+        campaign_id,
+        request,
+        buyer,
+        locale,
+        now,
+    };
+    let prepared = reserve::prepare(state, &plan, &reservation).await?;
+    let tx = state.store.begin_checkout().await?;
+    let (reserved, _) = reserve::reserve_in(tx, prepared, &plan, &reservation).await?;
     reserved.hold_and_commit().await?;
     state.catalog.capacity_changed();
     read::view_of(state, checkout_id).await

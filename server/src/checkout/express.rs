@@ -13,6 +13,8 @@
 //! has no record is answered without a write; the answer is the one the claim-first order
 //! gives, as there is nothing to replay.
 
+use std::convert::Infallible;
+
 use app::wire::{Envelope, ExpressCheckoutRequest, Locale, PlacedOrder};
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
@@ -85,13 +87,22 @@ pub async fn express(
     )
     .await?;
 
-    // The basket is planned before the key is claimed. A request bound to fail (an unknown
-    // product, a past date, a sold-out day) whose key has no record has nothing to replay or
-    // wait for, so it fails here without writing anything: a rush for the last places does
-    // not queue the refused for the write lock. A key with a record takes the claim, which
-    // replays or refuses it as the table says; the plan is then made again after the claim.
-    let planned = || {
-        plan(
+    // The basket is planned, and the discounts read, before the key is claimed. A request
+    // bound to fail (an unknown product, a past date, a sold-out day) whose key has no record
+    // has nothing to replay or wait for, so it fails here without writing anything: a rush for
+    // the last places does not queue the refused for the write lock. A key with a record takes
+    // the claim, which replays or refuses it as the table says; the plan is then made again
+    // after the claim.
+    let reservation = Reservation {
+        checkout_id: Uuid::new_v4(),
+        campaign_id,
+        request: &basket_request,
+        buyer,
+        locale,
+        now,
+    };
+    let ready = || async {
+        let plan = plan(
             state,
             campaign_id,
             locale,
@@ -99,12 +110,12 @@ pub async fn express(
             Some(has_address),
             now,
         )
+        .await?;
+        let prepared = reserve::prepare(state, &plan, &reservation).await?;
+        Ok::<_, Error>((plan, prepared))
     };
-    let early = match planned()
-        .await
-        .and_then(|plan| reserve::refuse_if_short(state, &plan).map(|()| plan))
-    {
-        Ok(plan) => Some(plan),
+    let early = match ready().await {
+        Ok(ready) => Some(ready),
         Err(refusal) => {
             if !state.store.idempotency_key_seen(campaign_id, key).await? {
                 return Err(refusal);
@@ -113,61 +124,63 @@ pub async fn express(
         }
     };
 
-    match state
-        .store
-        .claim_idempotency_key(
-            &IdempotentRequest {
-                campaign_id,
-                key,
-                request_hash: hash,
-                customer_id: buyer.customer_id,
-                lock_until: now + LOCK,
-                expires_at: now + RETENTION,
-            },
-            now,
-        )
-        .await?
-    {
-        IdempotencyClaim::Claimed => {}
-        IdempotencyClaim::Replay { body, .. } => return Ok(Express::Replayed(body)),
-        IdempotencyClaim::InFlight => {
+    // With everything read, the key is claimed and the transaction begun on the connection
+    // that claimed it (one wait for a connection, not two).
+    let claim = IdempotentRequest {
+        campaign_id,
+        key,
+        request_hash: hash,
+        customer_id: buyer.customer_id,
+        lock_until: now + LOCK,
+        expires_at: now + RETENTION,
+    };
+    let claimed = match early {
+        Some(ready) => state
+            .store
+            .claim_and_begin(&claim, now)
+            .await?
+            .claimed::<Infallible>()
+            .map(|tx| Some((ready, tx))),
+        None => state
+            .store
+            .claim_idempotency_key(&claim, now)
+            .await?
+            .claimed::<Infallible>()
+            .map(|()| None),
+    };
+    let started = match claimed {
+        Ok(started) => started,
+        Err(IdempotencyClaim::Claimed(never)) => match never {},
+        Err(IdempotencyClaim::Replay { body, .. }) => return Ok(Express::Replayed(body)),
+        Err(IdempotencyClaim::InFlight) => {
             return Err(Error::new(
                 ProblemType::IdempotencyKeyInUse,
                 "A request with this Idempotency-Key is still being processed; retry shortly with the same key.",
             ))
         }
-        IdempotencyClaim::Reused => {
+        Err(IdempotencyClaim::Reused) => {
             return Err(Error::new(
                 ProblemType::IdempotencyKeyReused,
                 "This Idempotency-Key was used for a different request; use a new key for a new request.",
             ))
         }
-    }
+    };
 
     let attempt = async {
-        let plan = match early {
-            Some(plan) => plan,
-            None => planned().await?,
+        let ((plan, prepared), tx) = match started {
+            Some(started) => started,
+            None => {
+                let ready = ready().await?;
+                (ready, state.store.begin_checkout().await?)
+            }
         };
-        let checkout_id = Uuid::new_v4();
-        let (mut reserved, checkout) = reserve::begin_reservation(
-            state,
-            &plan,
-            &Reservation {
-                checkout_id,
-                campaign_id,
-                request: &basket_request,
-                buyer,
-                locale,
-                now,
-            },
-        )
-        .await?;
+        let (mut reserved, checkout) =
+            reserve::reserve_in(tx, prepared, &plan, &reservation).await?;
         let placed = place_order(
             state,
             reserved.tx(),
             &Confirming {
-                checkout_id,
+                checkout_id: reservation.checkout_id,
                 campaign_id,
                 customer_id: buyer.customer_id,
                 partner_client_id: buyer.partner_client_id,

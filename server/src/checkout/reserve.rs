@@ -129,14 +129,14 @@ pub fn refuse_if_short(state: &AppState, plan: &Plan) -> Result<()> {
     }
 }
 
-/// Reads the discounts, begins the transaction and writes the reservation of `plan` in it:
-/// the first step of both `POST /v2/checkouts` and the express checkout. The places are held
-/// last, by [`Reserved::hold_and_commit`], after whatever else the caller writes.
-pub async fn begin_reservation(
-    state: &AppState,
-    plan: &Plan,
-    r: &Reservation<'_>,
-) -> Result<(Reserved, NewCheckout)> {
+/// Everything a reservation reads before its transaction begins: the provider and the
+/// discounts. Refuses a basket the plan shows cannot be held.
+pub struct Prepared {
+    provider: std::sync::Arc<dyn FulfillmentProvider>,
+    discounts: Discounts,
+}
+
+pub async fn prepare(state: &AppState, plan: &Plan, r: &Reservation<'_>) -> Result<Prepared> {
     refuse_if_short(state, plan)?;
     let provider = state.fulfillment.get(&plan.provider).ok_or_else(|| {
         fulfillment_problem(FulfillmentError::Failed(anyhow::anyhow!(
@@ -153,11 +153,25 @@ pub async fn begin_reservation(
         r.now,
     )
     .await?;
-    let mut tx = state.store.begin_checkout().await?;
-    let checkout = reserve(tx.as_mut(), plan, &discounts, r).await?;
+    Ok(Prepared {
+        provider: provider.clone(),
+        discounts,
+    })
+}
+
+/// Writes the reservation of `plan` in `tx`, a transaction just begun: the first step of both
+/// `POST /v2/checkouts` and the express checkout. The places are held last, by
+/// [`Reserved::hold_and_commit`], after whatever else the caller writes.
+pub async fn reserve_in(
+    mut tx: Box<dyn CheckoutTx>,
+    prepared: Prepared,
+    plan: &Plan,
+    r: &Reservation<'_>,
+) -> Result<(Reserved, NewCheckout)> {
+    let checkout = reserve(tx.as_mut(), plan, &prepared.discounts, r).await?;
     let reserved = Reserved {
         tx,
-        provider,
+        provider: prepared.provider,
         booking: booking(r.checkout_id, plan),
     };
     Ok((reserved, checkout))

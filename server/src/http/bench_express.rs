@@ -158,9 +158,9 @@ async fn express_baseline(
         line.checkout_line_id = Uuid::new_v4();
     }
     let campaign_id = checkout.campaign_id;
-    let claim = state
+    let claimed = state
         .store
-        .claim_idempotency_key(
+        .claim_and_begin(
             &IdempotentRequest {
                 campaign_id,
                 key,
@@ -172,12 +172,12 @@ async fn express_baseline(
             now,
         )
         .await?;
-    if !matches!(claim, IdempotencyClaim::Claimed) {
+    let IdempotencyClaim::Claimed(mut tx) = claimed else {
         return Err(Error::new(
             ProblemType::IdempotencyKeyReused,
             "Use a new key.",
         ));
-    }
+    };
     let fields = CustomerFields {
         email: "ada@example.com".to_owned(),
         first_name: "Ada".to_owned(),
@@ -187,7 +187,6 @@ async fn express_baseline(
         newsletters: Vec::new(),
     };
     let attempt = async {
-        let mut tx = state.store.begin_checkout().await?;
         tx.insert_checkout(&checkout).await?;
         tx.insert_event(&started_event(&checkout)).await?;
         let placed = place_order(

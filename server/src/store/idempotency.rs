@@ -3,17 +3,30 @@ use uuid::Uuid;
 
 use super::StoreResult;
 
-/// What claiming an idempotency key found.
+/// What claiming an idempotency key found; a claim may come with what was started for it
+/// (the checkout transaction of [`IdempotencyStore::claim_and_begin`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IdempotencyClaim {
+pub enum IdempotencyClaim<T = ()> {
     /// The key is ours: do the work, then complete or release it.
-    Claimed,
+    Claimed(T),
     /// The same request already succeeded: replay this response.
     Replay { status: u16, body: Vec<u8> },
     /// The same request is being processed right now.
     InFlight,
     /// The key was used for a different request or by another user.
     Reused,
+}
+
+impl<T> IdempotencyClaim<T> {
+    /// What came with the claim, or the outcome that is not a claim (to answer with).
+    pub fn claimed<U>(self) -> Result<T, IdempotencyClaim<U>> {
+        match self {
+            Self::Claimed(t) => Ok(t),
+            Self::Replay { status, body } => Err(IdempotencyClaim::Replay { status, body }),
+            Self::InFlight => Err(IdempotencyClaim::InFlight),
+            Self::Reused => Err(IdempotencyClaim::Reused),
+        }
+    }
 }
 
 /// A request asking to be done at most once.
@@ -39,6 +52,16 @@ pub trait IdempotencyStore {
         request: &IdempotentRequest,
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim>;
+    /// Claims the key like `claim_idempotency_key` and, when it is ours, begins the checkout
+    /// transaction on the connection that claimed it. The claim still commits on its own (a
+    /// retry sees it in flight; a crash leaves the lock to run out), but the request waits
+    /// for a connection once, not twice: on SQLite's one writer that is one turn instead of
+    /// two. Read everything the transaction needs first; no pool calls while it is open.
+    async fn claim_and_begin(
+        &self,
+        request: &IdempotentRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<IdempotencyClaim<Box<dyn super::CheckoutTx>>>;
     /// Whether any record of the key exists (claimed, completed or stale); reads only.
     async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool>;
     /// Gives a claimed key back after a failure, so a retry re-attempts cleanly.

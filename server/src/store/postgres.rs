@@ -17,6 +17,15 @@ mod dialect {
     ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         pool.begin().await
     }
+
+    /// `begin_write` on a connection the caller already holds. sqlx makes a transaction that
+    /// owns its pooled connection only in `Pool::begin`, with this (public, undocumented)
+    /// constructor; Cargo.lock pins the version it was checked against.
+    pub async fn begin_write_on(
+        conn: sqlx::pool::PoolConnection<Db>,
+    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        sqlx::Transaction::begin(conn, None).await
+    }
 }
 
 /// The store over one PostgreSQL database.

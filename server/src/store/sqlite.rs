@@ -24,6 +24,15 @@ mod dialect {
     ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         pool.begin_with("BEGIN IMMEDIATE").await
     }
+
+    /// `begin_write` on a connection the caller already holds. sqlx makes a transaction that
+    /// owns its pooled connection only in `Pool::begin`, with this (public, undocumented)
+    /// constructor; Cargo.lock pins the version it was checked against.
+    pub async fn begin_write_on(
+        conn: sqlx::pool::PoolConnection<Db>,
+    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
+    }
 }
 
 /// The store over one SQLite database file.

@@ -207,13 +207,14 @@ async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
     assert_eq!(
         outcomes
             .iter()
-            .filter(|c| **c == IdempotencyClaim::Claimed)
+            .filter(|c| **c == IdempotencyClaim::Claimed(()))
             .count(),
         1
     );
-    assert!(outcomes
-        .iter()
-        .all(|c| matches!(c, IdempotencyClaim::Claimed | IdempotencyClaim::InFlight)));
+    assert!(outcomes.iter().all(|c| matches!(
+        c,
+        IdempotencyClaim::Claimed(()) | IdempotencyClaim::InFlight
+    )));
 
     let other_body = store
         .claim_idempotency_key(&idempotent(campaign, key, b"b", now), now)
@@ -228,7 +229,7 @@ async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
         .unwrap();
     assert_eq!(
         taken,
-        IdempotencyClaim::Claimed,
+        IdempotencyClaim::Claimed(()),
         "a crashed request's lock expires"
     );
 
@@ -239,12 +240,57 @@ async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
         .unwrap();
     assert_eq!(
         again,
-        IdempotencyClaim::Claimed,
+        IdempotencyClaim::Claimed(()),
         "a released key is free for any body"
     );
 
     let day_later = later + Duration::hours(25);
     assert_eq!(store.purge_idempotency_records(day_later).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn a_key_claimed_with_its_transaction_is_committed_before_the_transaction() {
+    let (_app, store) = store().await;
+    let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
+    let request = idempotent(campaign, key, b"a", now);
+
+    // Rolled back, the transaction leaves the claim: it committed on its own.
+    let IdempotencyClaim::Claimed(tx) = store.claim_and_begin(&request, now).await.unwrap() else {
+        panic!("a new key is claimed");
+    };
+    drop(tx);
+    assert_eq!(
+        store.claim_idempotency_key(&request, now).await.unwrap(),
+        IdempotencyClaim::InFlight
+    );
+    assert!(matches!(
+        store.claim_and_begin(&request, now).await.unwrap(),
+        IdempotencyClaim::InFlight
+    ));
+
+    // Completed in the transaction, the success is replayed.
+    store.release_idempotency_key(campaign, key).await.unwrap();
+    let IdempotencyClaim::Claimed(mut tx) = store.claim_and_begin(&request, now).await.unwrap()
+    else {
+        panic!("a released key is claimed again");
+    };
+    tx.complete_idempotency(campaign, key, 200, b"{}")
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    match store.claim_and_begin(&request, now).await.unwrap() {
+        IdempotencyClaim::Replay { status, body } => {
+            assert_eq!((status, &body[..]), (200, &b"{}"[..]))
+        }
+        _ => panic!("the stored success is replayed"),
+    }
+    assert!(matches!(
+        store
+            .claim_and_begin(&idempotent(campaign, key, b"b", now), now)
+            .await
+            .unwrap(),
+        IdempotencyClaim::Reused
+    ));
 }
 
 #[tokio::test]

@@ -34,13 +34,13 @@ struct IdempotencyRow {
     expires_at: chrono::DateTime<chrono::Utc>,
 }
 
-#[async_trait::async_trait]
-impl crate::store::IdempotencyStore for SqlStore {
-    async fn claim_idempotency_key(
-        &self,
-        r: &crate::store::IdempotentRequest,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<crate::store::IdempotencyClaim> {
+/// Claims the key on `conn` (each statement commits on its own); see
+/// `IdempotencyStore::claim_idempotency_key`.
+async fn claim_on(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    r: &crate::store::IdempotentRequest,
+    now: chrono::DateTime<chrono::Utc>,
+) -> sqlx::Result<crate::store::IdempotencyClaim> {
         use crate::store::IdempotencyClaim;
         // A takeover can lose a race to another takeover; a few rounds settle it.
         for _ in 0..3 {
@@ -57,11 +57,11 @@ impl crate::store::IdempotencyStore for SqlStore {
             .bind(r.lock_until)
             .bind(now)
             .bind(r.expires_at)
-            .execute(&self.writer)
+            .execute(&mut *conn)
             .await?
             .rows_affected();
             if inserted == 1 {
-                return Ok(IdempotencyClaim::Claimed);
+                return Ok(IdempotencyClaim::Claimed(()));
             }
             let Some(row): Option<IdempotencyRow> = sqlx::query_as(
                 "SELECT request_hash, customer_id, state, locked_until, response_status, response_body, expires_at
@@ -69,7 +69,7 @@ impl crate::store::IdempotencyStore for SqlStore {
             )
             .bind(r.campaign_id)
             .bind(r.key)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *conn)
             .await?
             else {
                 continue; // released between our insert and read: try again
@@ -89,11 +89,11 @@ impl crate::store::IdempotencyStore for SqlStore {
                 .bind(r.lock_until)
                 .bind(now)
                 .bind(r.expires_at)
-                .execute(&self.writer)
+                .execute(&mut *conn)
                 .await?
                 .rows_affected();
                 if taken == 1 {
-                    return Ok(IdempotencyClaim::Claimed);
+                    return Ok(IdempotencyClaim::Claimed(()));
                 }
                 continue;
             }
@@ -109,6 +109,33 @@ impl crate::store::IdempotencyStore for SqlStore {
             });
         }
         Ok(IdempotencyClaim::InFlight)
+    }
+
+#[async_trait::async_trait]
+impl crate::store::IdempotencyStore for SqlStore {
+    async fn claim_idempotency_key(
+        &self,
+        r: &crate::store::IdempotentRequest,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<crate::store::IdempotencyClaim> {
+        let mut conn = self.writer.acquire().await?;
+        Ok(claim_on(&mut conn, r, now).await?)
+    }
+
+    async fn claim_and_begin(
+        &self,
+        r: &crate::store::IdempotentRequest,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::StoreResult<crate::store::IdempotencyClaim<Box<dyn crate::store::CheckoutTx>>>
+    {
+        let mut conn = self.writer.acquire().await?;
+        if let Err(refused) = claim_on(&mut conn, r, now).await?.claimed() {
+            return Ok(refused);
+        }
+        let tx = dialect::begin_write_on(conn).await?;
+        Ok(crate::store::IdempotencyClaim::Claimed(Box::new(
+            SqlCheckoutTx::new(tx),
+        )))
     }
 
     async fn idempotency_key_seen(
