@@ -144,6 +144,25 @@ fn results_table(out: &mut String, scenarios: &[Scenario]) {
     );
 }
 
+/// The lowest and highest p99 of the rounds, of the endpoint and of its limit.
+fn spread(out: &mut String, scenarios: &[Scenario]) {
+    let range = |values: Vec<f64>| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{low:.1}–{high:.1}")
+    };
+    let _ = writeln!(
+        out,
+        "| scenario | p99 ms of the rounds | limit p99 ms of the rounds |\n|---|---|---|"
+    );
+    for s in scenarios {
+        let real = s.rounds.iter().map(|(r, _)| r.quantile_ms(0.99)).collect();
+        let limit = s.rounds.iter().map(|(_, b)| b.quantile_ms(0.99)).collect();
+        let _ = writeln!(out, "| {} | {} | {} |", s.name, range(real), range(limit));
+    }
+    out.push('\n');
+}
+
 fn notes(out: &mut String, notes: &[&str]) {
     let _ = writeln!(out, "Notes:\n");
     for note in notes {
@@ -254,10 +273,11 @@ pub fn express_section(
          `POST /v2/checkouts/express` (a guest buying one ticket for a fixed day, a new\n\
          Idempotency-Key per request) and, right beside it, `POST /bench/baseline/express`: a bare\n\
          transaction doing the same writes in the same order through the same store (claim the\n\
-         key; write the checkout, its line and `CheckoutStarted`; confirm it; write the order,\n\
-         payment and `CheckoutFulfillmentRegistered`; store the response under the key; take the\n\
-         capacity) with none of the reads, checks, pricing or provider calls. That is the limit the real\n\
-         endpoint is reported against.\n"
+         key and begin the transaction on that connection; write the checkout and its line;\n\
+         confirm it; write the order and payment; store the response under the key; write\n\
+         `CheckoutStarted` and `CheckoutFulfillmentRegistered`; take the capacity) with none of\n\
+         the reads, checks, pricing or provider calls. That is the limit the real endpoint is\n\
+         reported against.\n"
     );
     machine_table(&mut out, machine);
     let _ = writeln!(
@@ -268,6 +288,7 @@ pub fn express_section(
          run, default settings, so every commit is fsynced).\n"
     );
     results_table(&mut out, scenarios);
+    spread(&mut out, scenarios);
     notes(
         &mut out,
         &[
@@ -276,13 +297,19 @@ pub fn express_section(
              request took the same time. The limit columns show what the bare transaction \
              reaches here; on two cores shared by the generator, the server and (for Postgres) \
              16 database backends, every statement's round trip is CPU the others wait for.",
-            "The real endpoint does everything the limit does plus about eight reads (campaign, \
-             the partner's return origins, product, merchant, the day's price and places) and the \
-             request's validation, pricing and JSON. On SQLite the reads run on read-only \
-             connections beside the single writer, which is why the real endpoint can match the \
+            "The real endpoint does everything the limit does plus the read that must be \
+             current (the day's price and places) and the request's validation, pricing and \
+             JSON; the campaign, product, merchant and the partner's return origins come from the \
+             node's copies (docs/api-checkout.md). On SQLite the read runs on a read-only \
+             connection beside the single writer, which is why the real endpoint can match the \
              limit there.",
-            "Places are taken as the last statement before the commit (docs/api-checkout.md), so \
-             the day's capacity row is locked only for that statement and the commit.",
+            "Places are taken as the last statement before the commit, right after the events \
+             (docs/api-checkout.md), so the day's capacity row is locked only for that statement \
+             and the commit.",
+            "The machine these figures come from was a VM whose host took CPU time from it \
+             (vmstat's steal column read up to 23 % during that session's runs): the same \
+             binary's medians differed by up to a third from one run to the next, more than \
+             most single changes move them. The table above gives the spread of the rounds.",
         ],
     );
     let _ = writeln!(out, "### Contention: many buyers, few seats\n");
