@@ -1,7 +1,7 @@
 //! Per-node copies of the definitions nearly every partner call reads: campaigns, products,
-//! merchants and the return-URL origins partners registered. A checkout reads four of them before it looks at capacity; served from here,
-//! it goes to the database only for what must be current (the day's places, the key, the
-//! writes).
+//! merchants and the return-URL origins partners registered. A checkout reads all four before
+//! it looks at capacity; served from here, it goes to the database only for what must be
+//! current (the day's places, the key, the writes).
 //!
 //! Freshness: definitions change only through the admin API, which calls
 //! [`super::Catalog::changed`] after each write, so this node never serves a definition older

@@ -33,5 +33,6 @@ mod identity_exchange;
 mod onboarding;
 mod partner_fixtures;
 mod smtp_server;
+mod store_events;
 mod store_story;
 mod token_attacks;

@@ -41,14 +41,46 @@ async fn claim_on(
     r: &crate::store::IdempotentRequest,
     now: chrono::DateTime<chrono::Utc>,
 ) -> sqlx::Result<crate::store::IdempotencyClaim> {
-        use crate::store::IdempotencyClaim;
-        // A takeover can lose a race to another takeover; a few rounds settle it.
-        for _ in 0..3 {
-            let inserted = sqlx::query(
-                "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-                     locked_until, created_at, expires_at)
-                 VALUES ($1, $2, $3, $4, 'IN_FLIGHT', $5, $6, $7)
-                 ON CONFLICT DO NOTHING",
+    use crate::store::IdempotencyClaim;
+    // A takeover can lose a race to another takeover; a few rounds settle it.
+    for _ in 0..3 {
+        let inserted = sqlx::query(
+            "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
+                 locked_until, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, 'IN_FLIGHT', $5, $6, $7)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(r.campaign_id)
+        .bind(r.key)
+        .bind(&r.request_hash)
+        .bind(r.customer_id)
+        .bind(r.lock_until)
+        .bind(now)
+        .bind(r.expires_at)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        if inserted == 1 {
+            return Ok(IdempotencyClaim::Claimed(()));
+        }
+        let Some(row): Option<IdempotencyRow> = sqlx::query_as(
+            "SELECT request_hash, customer_id, state, locked_until, response_status, response_body, expires_at
+             FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2",
+        )
+        .bind(r.campaign_id)
+        .bind(r.key)
+        .fetch_optional(&mut *conn)
+        .await?
+        else {
+            continue; // released between our insert and read: try again
+        };
+        let stale = (row.state == "IN_FLIGHT" && row.locked_until <= now) || row.expires_at <= now;
+        if stale {
+            let taken = sqlx::query(
+                "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = 'IN_FLIGHT',
+                     locked_until = $5, created_at = $6, expires_at = $7, response_status = NULL, response_body = NULL
+                 WHERE campaign_id = $1 AND idempotency_key = $2
+                   AND ((state = 'IN_FLIGHT' AND locked_until <= $6) OR expires_at <= $6)",
             )
             .bind(r.campaign_id)
             .bind(r.key)
@@ -60,56 +92,24 @@ async fn claim_on(
             .execute(&mut *conn)
             .await?
             .rows_affected();
-            if inserted == 1 {
+            if taken == 1 {
                 return Ok(IdempotencyClaim::Claimed(()));
             }
-            let Some(row): Option<IdempotencyRow> = sqlx::query_as(
-                "SELECT request_hash, customer_id, state, locked_until, response_status, response_body, expires_at
-                 FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2",
-            )
-            .bind(r.campaign_id)
-            .bind(r.key)
-            .fetch_optional(&mut *conn)
-            .await?
-            else {
-                continue; // released between our insert and read: try again
-            };
-            let stale = (row.state == "IN_FLIGHT" && row.locked_until <= now) || row.expires_at <= now;
-            if stale {
-                let taken = sqlx::query(
-                    "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = 'IN_FLIGHT',
-                         locked_until = $5, created_at = $6, expires_at = $7, response_status = NULL, response_body = NULL
-                     WHERE campaign_id = $1 AND idempotency_key = $2
-                       AND ((state = 'IN_FLIGHT' AND locked_until <= $6) OR expires_at <= $6)",
-                )
-                .bind(r.campaign_id)
-                .bind(r.key)
-                .bind(&r.request_hash)
-                .bind(r.customer_id)
-                .bind(r.lock_until)
-                .bind(now)
-                .bind(r.expires_at)
-                .execute(&mut *conn)
-                .await?
-                .rows_affected();
-                if taken == 1 {
-                    return Ok(IdempotencyClaim::Claimed(()));
-                }
-                continue;
-            }
-            if row.request_hash != r.request_hash || row.customer_id != r.customer_id {
-                return Ok(IdempotencyClaim::Reused);
-            }
-            return Ok(match (row.state.as_str(), row.response_status, row.response_body) {
-                ("DONE", Some(status), Some(body)) => IdempotencyClaim::Replay {
-                    status: u16::try_from(status).unwrap_or(200),
-                    body,
-                },
-                _ => IdempotencyClaim::InFlight,
-            });
+            continue;
         }
-        Ok(IdempotencyClaim::InFlight)
+        if row.request_hash != r.request_hash || row.customer_id != r.customer_id {
+            return Ok(IdempotencyClaim::Reused);
+        }
+        return Ok(match (row.state.as_str(), row.response_status, row.response_body) {
+            ("DONE", Some(status), Some(body)) => IdempotencyClaim::Replay {
+                status: u16::try_from(status).unwrap_or(200),
+                body,
+            },
+            _ => IdempotencyClaim::InFlight,
+        });
     }
+    Ok(IdempotencyClaim::InFlight)
+}
 
 #[async_trait::async_trait]
 impl crate::store::IdempotencyStore for SqlStore {

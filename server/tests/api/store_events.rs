@@ -1,0 +1,121 @@
+//! The outbox at the store: events added to a checkout transaction are written together, in
+//! the order they were added, with one delivery per event and partner that should hear of it,
+//! and nothing at all when the transaction rolls back.
+
+use chrono::{Duration, Utc};
+use serde_json::json;
+use server::{
+    events::{EventType, NewEvent},
+    store::{CampaignInput, ClientSecrets, PartnerClientInput, Store},
+};
+use uuid::Uuid;
+
+use crate::helpers::spawn_app_with;
+
+fn event(event_type: EventType, campaign_id: Uuid, n: u32) -> NewEvent {
+    NewEvent {
+        event_type,
+        subject: format!("checkouts/{n}"),
+        campaign_id,
+        partner_client_id: None,
+        data: json!({ "n": n }),
+    }
+}
+
+/// A partner client allowed on `campaign`, with a webhook when `hook` is given.
+async fn client(store: &dyn Store, name: &str, campaign: Uuid, hook: Option<&str>) {
+    let input = PartnerClientInput {
+        name: name.to_owned(),
+        client_id: None,
+        campaign_ids: vec![campaign],
+        frame_origins: Vec::new(),
+        return_origins: Vec::new(),
+        webhook_url: hook.map(str::to_owned),
+    };
+    let secrets = ClientSecrets {
+        secret_hash: server::secrets::hash_secret("secret"),
+        webhook_secret: server::secrets::new_webhook_secret(),
+    };
+    store
+        .upsert_partner_client(name, &input, &secrets)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_guests_events_reach_every_partner_with_a_webhook_in_order_or_not_at_all() {
+    // No worker tick during the test: the deliveries stay due for us to read.
+    let app = spawn_app_with(|c| c.worker_interval_ms = 3_600_000).await;
+    let store = app.state.store.as_ref();
+    let campaign = Uuid::new_v4();
+    let input = CampaignInput {
+        name: "Outbox".into(),
+        loyalty_points_per_unit: "1".parse().unwrap(),
+    };
+    store.create_campaign(campaign, &input).await.unwrap();
+    client(store, "hooked-a", campaign, Some("https://a.example/hooks")).await;
+    client(store, "hooked-b", campaign, Some("https://b.example/hooks")).await;
+    client(store, "quiet", campaign, None).await;
+
+    // Rolled back: nothing.
+    let mut tx = store.begin_checkout().await.unwrap();
+    tx.insert_event(&event(EventType::CheckoutStarted, campaign, 0))
+        .await
+        .unwrap();
+    tx.write_events().await.unwrap();
+    drop(tx);
+    assert!(store
+        .events_for_client("hooked-a", None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Committed: three events, one written early and two at the commit.
+    let mut tx = store.begin_checkout().await.unwrap();
+    let first = tx
+        .insert_event(&event(EventType::CheckoutStarted, campaign, 1))
+        .await
+        .unwrap();
+    tx.write_events().await.unwrap();
+    let second = tx
+        .insert_event(&event(
+            EventType::CheckoutFulfillmentRegistered,
+            campaign,
+            2,
+        ))
+        .await
+        .unwrap();
+    let third = tx
+        .insert_event(&event(EventType::CheckoutExpired, campaign, 3))
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+
+    for reader in ["hooked-a", "quiet"] {
+        let seen: Vec<Uuid> = store
+            .events_for_client(reader, None, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.event_id)
+            .collect();
+        assert_eq!(seen, [first, second, third], "{reader}: in the order added");
+    }
+    let now = Utc::now() + Duration::seconds(1);
+    let mut due: Vec<(Uuid, String)> = store
+        .claim_due_deliveries(now, now + Duration::minutes(1), 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.event_id, d.webhook_url))
+        .collect();
+    due.sort();
+    let mut expected: Vec<(Uuid, String)> = [first, second, third]
+        .into_iter()
+        .flat_map(|e| {
+            ["https://a.example/hooks", "https://b.example/hooks"].map(|u| (e, u.to_owned()))
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(due, expected, "one delivery per event and hooked partner");
+}
