@@ -6,6 +6,7 @@
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
 mod availability;
+mod batch;
 mod calendar;
 mod campaigns;
 mod checkouts;

@@ -26,6 +26,48 @@ mod dialect {
     ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         sqlx::Transaction::begin(conn, None).await
     }
+
+    /// Writes kept until the next statement that needs a result (see `store::batch`).
+    /// Postgres prepares one statement per query, so they are sent one by one, in order.
+    #[derive(Default)]
+    pub struct Batch {
+        statements: Vec<(String, sqlx::postgres::PgArguments)>,
+        error: Option<sqlx::error::BoxDynError>,
+    }
+
+    impl Batch {
+        /// Adds a statement; bind its values next, in order.
+        pub fn statement(&mut self, sql: &str) -> &mut Self {
+            self.statements.push((sql.to_owned(), Default::default()));
+            self
+        }
+
+        pub fn bind<T>(&mut self, value: T) -> &mut Self
+        where
+            T: 'static + Send + sqlx::Encode<'static, Db> + sqlx::Type<Db>,
+        {
+            let (_, args) = self
+                .statements
+                .last_mut()
+                .expect("a value is bound to the statement added before it");
+            if let Err(e) = sqlx::Arguments::add(args, value) {
+                self.error.get_or_insert(e);
+            }
+            self
+        }
+
+        /// Sends what was added, in order, and empties the batch.
+        pub async fn flush(&mut self, conn: &mut super::Conn) -> sqlx::Result<()> {
+            let batch = std::mem::take(self);
+            if let Some(e) = batch.error {
+                return Err(sqlx::Error::Encode(e));
+            }
+            for (sql, args) in batch.statements {
+                sqlx::query_with(&sql, args).execute(&mut *conn).await?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// The store over one PostgreSQL database.

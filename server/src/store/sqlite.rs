@@ -33,6 +33,52 @@ mod dialect {
     ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
     }
+
+    /// Writes sent to SQLite as one multi-statement query with one argument list (see
+    /// `store::batch`): one hand-off to the writer's worker thread for all of them.
+    #[derive(Default)]
+    pub struct Batch {
+        sql: String,
+        args: sqlx::sqlite::SqliteArguments<'static>,
+        binds: usize,
+        error: Option<sqlx::error::BoxDynError>,
+    }
+
+    impl Batch {
+        /// Adds a statement written with its own `$1, $2, …`; bind its values next, in order.
+        pub fn statement(&mut self, sql: &str) -> &mut Self {
+            self.sql
+                .push_str(&crate::store::batch::renumber(sql, self.binds));
+            self.sql.push_str(";\n");
+            self
+        }
+
+        pub fn bind<T>(&mut self, value: T) -> &mut Self
+        where
+            T: 'static + Send + sqlx::Encode<'static, Db> + sqlx::Type<Db>,
+        {
+            if let Err(e) = sqlx::Arguments::add(&mut self.args, value) {
+                self.error.get_or_insert(e);
+            }
+            self.binds += 1;
+            self
+        }
+
+        /// Sends what was added, in order, and empties the batch.
+        pub async fn flush(&mut self, conn: &mut super::Conn) -> sqlx::Result<()> {
+            if self.sql.is_empty() {
+                return Ok(());
+            }
+            let batch = std::mem::take(self);
+            if let Some(e) = batch.error {
+                return Err(sqlx::Error::Encode(e));
+            }
+            sqlx::query_with(&batch.sql, batch.args)
+                .execute(conn)
+                .await?;
+            Ok(())
+        }
+    }
 }
 
 /// The store over one SQLite database file.

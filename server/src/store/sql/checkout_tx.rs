@@ -5,6 +5,9 @@ struct SqlCheckoutTx {
     tx: sqlx::Transaction<'static, Db>,
     /// Events added and not written yet, with their ids.
     events: Vec<(uuid::Uuid, crate::events::NewEvent)>,
+    /// Writes whose results nobody reads, sent before the next statement that needs a result
+    /// (`store::batch`): every other method flushes first, so it sees them.
+    batch: dialect::Batch,
 }
 
 impl SqlCheckoutTx {
@@ -12,7 +15,12 @@ impl SqlCheckoutTx {
         Self {
             tx,
             events: Vec::new(),
+            batch: dialect::Batch::default(),
         }
+    }
+
+    async fn flush(&mut self) -> sqlx::Result<()> {
+        self.batch.flush(&mut self.tx).await
     }
 }
 
@@ -24,6 +32,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         day: chrono::NaiveDate,
         quantity: u32,
     ) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         // A day without a row is unlimited; the row is made so the reservation is counted
         // (an operator who later sets a capacity cannot set it below what is sold).
         sqlx::query(
@@ -54,6 +63,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         timeslot_id: uuid::Uuid,
         quantity: u32,
     ) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         let taken = sqlx::query(
             "UPDATE timeslot SET reserved = reserved + $2
              WHERE timeslot_id = $1 AND (capacity IS NULL OR reserved + $2 <= capacity)",
@@ -73,6 +83,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         day: chrono::NaiveDate,
         quantity: u32,
     ) -> crate::store::StoreResult<()> {
+        self.flush().await?;
         sqlx::query(
             "UPDATE availability_day SET reserved = reserved - $3
              WHERE availability_group_id = $1 AND day = $2",
@@ -90,6 +101,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         timeslot_id: uuid::Uuid,
         quantity: u32,
     ) -> crate::store::StoreResult<()> {
+        self.flush().await?;
         sqlx::query("UPDATE timeslot SET reserved = reserved - $2 WHERE timeslot_id = $1")
             .bind(timeslot_id)
             .bind(i64::from(quantity))
@@ -99,6 +111,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     }
 
     async fn redeem_voucher(&mut self, voucher_id: uuid::Uuid) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         let redeemed = sqlx::query(
             "UPDATE voucher SET redeemed = redeemed + 1
              WHERE voucher_id = $1 AND (max_redemptions IS NULL OR redeemed < max_redemptions)",
@@ -111,6 +124,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     }
 
     async fn unredeem_voucher(&mut self, voucher_id: uuid::Uuid) -> crate::store::StoreResult<()> {
+        self.flush().await?;
         sqlx::query(
             "UPDATE voucher SET redeemed = redeemed - 1 WHERE voucher_id = $1 AND redeemed > 0",
         )
@@ -125,6 +139,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         customer_id: uuid::Uuid,
         campaign_id: uuid::Uuid,
     ) -> crate::store::StoreResult<rust_decimal::Decimal> {
+        self.flush().await?;
         // An UPDATE takes the row lock on Postgres and returns the latest committed balance;
         // on SQLite the transaction already holds the write lock. (Balances are compared in
         // Rust: SQLite keeps decimals as text, which does not compare as numbers.)
@@ -146,6 +161,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         campaign_id: uuid::Uuid,
         balance: rust_decimal::Decimal,
     ) -> crate::store::StoreResult<()> {
+        self.flush().await?;
         sqlx::query(
             "UPDATE wallet SET balance = $3, updated_at = $4
              WHERE customer_id = $1 AND campaign_id = $2",
@@ -164,7 +180,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         c: &crate::store::NewCheckout,
     ) -> crate::store::StoreResult<()> {
         let now = chrono::Utc::now();
-        sqlx::query(
+        self.batch.statement(
             "INSERT INTO checkout (checkout_id, campaign_id, merchant_id, customer_id, partner_client_id, status,
                  visit_date, timeslot_id, flexible_date, currency, subtotal, discount_total, wallet_applied, total,
                  requires_shipping_address, voucher_codes, external_reference, expires_at, created_at, updated_at,
@@ -179,22 +195,20 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         .bind(c.visit_date)
         .bind(c.timeslot_id)
         .bind(c.flexible_date)
-        .bind(&c.currency)
+        .bind(c.currency.clone())
         .bind(crate::store::DbDecimal(c.subtotal))
         .bind(crate::store::DbDecimal(c.discount_total))
         .bind(crate::store::DbDecimal(c.wallet_applied))
         .bind(crate::store::DbDecimal(c.total))
         .bind(c.requires_shipping_address)
-        .bind(sqlx::types::Json(&c.voucher_codes))
-        .bind(&c.external_reference)
+        .bind(sqlx::types::Json(c.voucher_codes.clone()))
+        .bind(c.external_reference.clone())
         .bind(c.expires_at)
         .bind(now)
-        .bind(&c.provider)
-        .bind(&c.locale)
-        .execute(&mut *self.tx)
-        .await?;
+        .bind(c.provider.clone())
+        .bind(c.locale.clone());
         for line in &c.lines {
-            sqlx::query(
+            self.batch.statement(
                 "INSERT INTO checkout_line (checkout_line_id, checkout_id, product_id, sku, title, quantity,
                      unit_price, list_price, booking_costs, visit_guarantee_cost, line_total,
                      availability_group_id, timeslot_id, age_group, visit_date)
@@ -203,8 +217,8 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
             .bind(line.checkout_line_id)
             .bind(c.checkout_id)
             .bind(line.product_id)
-            .bind(&line.sku)
-            .bind(&line.title)
+            .bind(line.sku.clone())
+            .bind(line.title.clone())
             .bind(i64::from(line.quantity))
             .bind(crate::store::DbDecimal(line.unit_price))
             .bind(crate::store::DbDecimal(line.list_price))
@@ -213,21 +227,17 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
             .bind(crate::store::DbDecimal(line.line_total))
             .bind(line.availability_group_id)
             .bind(line.timeslot_id)
-            .bind(&line.age_group)
-            .bind(line.visit_date)
-            .execute(&mut *self.tx)
-            .await?;
+            .bind(line.age_group.clone())
+            .bind(line.visit_date);
         }
         for (voucher_id, discount) in &c.vouchers {
-            sqlx::query(
+            self.batch.statement(
                 "INSERT INTO checkout_voucher (checkout_id, voucher_id, discount, released)
                  VALUES ($1, $2, $3, FALSE)",
             )
             .bind(c.checkout_id)
-            .bind(voucher_id)
-            .bind(crate::store::DbDecimal(*discount))
-            .execute(&mut *self.tx)
-            .await?;
+            .bind(*voucher_id)
+            .bind(crate::store::DbDecimal(*discount));
         }
         Ok(())
     }
@@ -239,6 +249,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         to: &str,
         expired_by: Option<chrono::DateTime<chrono::Utc>>,
     ) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         let moved = sqlx::query(
             "UPDATE checkout SET status = $3, updated_at = $4
              WHERE checkout_id = $1 AND status = $2 AND ($5 IS NULL OR expires_at <= $5)",
@@ -260,6 +271,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         f: &crate::store::CustomerFields,
         now: chrono::DateTime<chrono::Utc>,
     ) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         let moved = sqlx::query(
             "UPDATE checkout SET status = 'CONFIRMED', email = $3, first_name = $4, last_name = $5,
                  return_url = $6, shipping_address = $7, updated_at = $2
@@ -294,38 +306,33 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
 
     async fn insert_order(&mut self, o: &crate::store::NewOrder) -> crate::store::StoreResult<()> {
         let now = chrono::Utc::now();
-        sqlx::query(
+        self.batch.statement(
             "INSERT INTO customer_order (customer_order_id, display_id, checkout_id, campaign_id, customer_id,
                  status, total, currency, created_at, last_mutation_date)
              VALUES ($1, $2, $3, $4, $5, 'PENDING_PAYMENT', $6, $7, $8, $8)",
         )
         .bind(o.order_id)
-        .bind(&o.display_id)
+        .bind(o.display_id.clone())
         .bind(o.checkout_id)
         .bind(o.campaign_id)
         .bind(o.customer_id)
         .bind(crate::store::DbDecimal(o.total))
-        .bind(&o.currency)
-        .bind(now)
-        .execute(&mut *self.tx)
-        .await
-        .map_err(|e| crate::store::StoreError::classify(e, "order"))?;
-        sqlx::query(
+        .bind(o.currency.clone())
+        .bind(now);
+        self.batch.statement(
             "INSERT INTO payment (payment_id, customer_order_id, provider, status, amount, currency, return_url,
                  expires_at, created_at, updated_at, payment_url)
              VALUES ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $8, $9)",
         )
         .bind(o.payment_id)
         .bind(o.order_id)
-        .bind(&o.payment_provider)
+        .bind(o.payment_provider.clone())
         .bind(crate::store::DbDecimal(o.total))
-        .bind(&o.currency)
-        .bind(&o.return_url)
+        .bind(o.currency.clone())
+        .bind(o.return_url.clone())
         .bind(o.payment_expires_at)
         .bind(now)
-        .bind(&o.payment_url)
-        .execute(&mut *self.tx)
-        .await?;
+        .bind(o.payment_url.clone());
         Ok(())
     }
 
@@ -334,6 +341,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         payment_id: uuid::Uuid,
         to: &str,
     ) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         let moved = sqlx::query(
             "UPDATE payment SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = 'OPEN'",
         )
@@ -352,6 +360,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         from: &str,
         to: &str,
     ) -> crate::store::StoreResult<bool> {
+        self.flush().await?;
         let moved = sqlx::query(
             "UPDATE customer_order SET status = $3, last_mutation_date = $4
              WHERE customer_order_id = $1 AND status = $2",
@@ -370,6 +379,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         &mut self,
         tickets: &[crate::store::NewTicket],
     ) -> crate::store::StoreResult<()> {
+        self.flush().await?;
         let now = chrono::Utc::now();
         for t in tickets {
             sqlx::query(
@@ -397,6 +407,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         &mut self,
         checkout_id: uuid::Uuid,
     ) -> crate::store::StoreResult<Vec<uuid::Uuid>> {
+        self.flush().await?;
         Ok(sqlx::query_scalar(
             "UPDATE checkout_voucher SET released = TRUE
              WHERE checkout_id = $1 AND released = FALSE
@@ -416,6 +427,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         points: i64,
         description: &str,
     ) -> crate::store::StoreResult<i64> {
+        self.flush().await?;
         // The customer row serialises entries of one account, so each sees the last balance.
         sqlx::query("UPDATE customer SET updated_at = updated_at WHERE customer_id = $1")
             .bind(customer_id)
@@ -460,7 +472,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     }
 
     async fn write_events(&mut self) -> crate::store::StoreResult<()> {
-        insert_events(&mut self.tx, &self.events).await?;
+        insert_events(&mut self.tx, &mut self.batch, &self.events).await?;
         self.events.clear();
         Ok(())
     }
@@ -472,11 +484,13 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         status: u16,
         body: &[u8],
     ) -> crate::store::StoreResult<()> {
-        Ok(complete_idempotency_key(&mut self.tx, campaign_id, key, status, body).await?)
+        complete_idempotency_key(&mut self.batch, campaign_id, key, status, body);
+        Ok(())
     }
 
     async fn commit(mut self: Box<Self>) -> crate::store::StoreResult<()> {
         self.write_events().await?;
+        self.flush().await?;
         Ok(self.tx.commit().await?)
     }
 }

@@ -7,28 +7,32 @@
 #[allow(dead_code)] // used by the checkout and order transactions
 async fn insert_events(
     tx: &mut sqlx::Transaction<'static, Db>,
+    batch: &mut dialect::Batch,
     events: &[(uuid::Uuid, crate::events::NewEvent)],
 ) -> sqlx::Result<()> {
     if events.is_empty() {
         return Ok(());
     }
     let now = chrono::Utc::now();
-    let mut insert = sqlx::QueryBuilder::<Db>::new(
-        "INSERT INTO event (event_id, event_type, source, subject, occurred_at, campaign_id, partner_client_id, data) ",
-    );
-    insert.push_values(events, |mut row, (event_id, event)| {
-        row.push_bind(*event_id)
-            .push_bind(event.event_type.as_str())
-            .push_bind("boxoffice")
-            .push_bind(&event.subject)
-            .push_bind(now)
-            .push_bind(event.campaign_id)
-            .push_bind(event.partner_client_id)
-            .push_bind(sqlx::types::Json(&event.data));
-    });
-    insert.build().execute(&mut **tx).await?;
+    batch.statement(&format!(
+        "INSERT INTO event (event_id, event_type, source, subject, occurred_at, campaign_id, partner_client_id, data)
+         VALUES {}",
+        crate::store::batch::values(events.len(), 8)
+    ));
+    for (event_id, event) in events {
+        batch
+            .bind(*event_id)
+            .bind(event.event_type.as_str())
+            .bind("boxoffice")
+            .bind(event.subject.clone())
+            .bind(now)
+            .bind(event.campaign_id)
+            .bind(event.partner_client_id)
+            .bind(sqlx::types::Json(event.data.clone()));
+    }
 
-    // (partner client or none for guests, campaign) → the partners to deliver to.
+    // (partner client or none for guests, campaign) → the partners to deliver to. Read on the
+    // transaction without sending the batch first: it reads partner clients only.
     type Audience = (Option<uuid::Uuid>, uuid::Uuid);
     let mut audiences: Vec<(Audience, Vec<uuid::Uuid>)> = Vec::new();
     let mut deliveries = Vec::new();
@@ -57,21 +61,23 @@ async fn insert_events(
         deliveries.extend(audiences[index].1.iter().map(|r| (*event_id, *r)));
     }
     if !deliveries.is_empty() {
-        let mut insert = sqlx::QueryBuilder::<Db>::new(
+        batch.statement(&format!(
             "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
-                 next_attempt_at, created_at, updated_at) ",
-        );
-        insert.push_values(&deliveries, |mut row, (event_id, partner_client_id)| {
-            row.push_bind(uuid::Uuid::new_v4())
-                .push_bind(*event_id)
-                .push_bind(*partner_client_id)
-                .push_bind("PENDING")
-                .push_bind(0_i32)
-                .push_bind(now)
-                .push_bind(now)
-                .push_bind(now);
-        });
-        insert.build().execute(&mut **tx).await?;
+                 next_attempt_at, created_at, updated_at)
+             VALUES {}",
+            crate::store::batch::values(deliveries.len(), 8)
+        ));
+        for (event_id, partner_client_id) in deliveries {
+            batch
+                .bind(uuid::Uuid::new_v4())
+                .bind(event_id)
+                .bind(partner_client_id)
+                .bind("PENDING")
+                .bind(0_i32)
+                .bind(now)
+                .bind(now)
+                .bind(now);
+        }
     }
     Ok(())
 }

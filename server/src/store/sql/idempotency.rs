@@ -1,26 +1,24 @@
 // Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
-/// outcome and the stored response commit together.
+/// outcome and the stored response commit together (added to the transaction's batch).
 #[allow(dead_code)] // used by the express checkout transaction
-async fn complete_idempotency_key(
-    tx: &mut sqlx::Transaction<'static, Db>,
+fn complete_idempotency_key(
+    batch: &mut dialect::Batch,
     campaign_id: uuid::Uuid,
     key: uuid::Uuid,
     status: u16,
     body: &[u8],
-) -> sqlx::Result<()> {
-    sqlx::query(
-        "UPDATE idempotency_record SET state = 'DONE', response_status = $3, response_body = $4
-         WHERE campaign_id = $1 AND idempotency_key = $2",
-    )
-    .bind(campaign_id)
-    .bind(key)
-    .bind(i32::from(status))
-    .bind(body)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+) {
+    batch
+        .statement(
+            "UPDATE idempotency_record SET state = 'DONE', response_status = $3, response_body = $4
+             WHERE campaign_id = $1 AND idempotency_key = $2",
+        )
+        .bind(campaign_id)
+        .bind(key)
+        .bind(i32::from(status))
+        .bind(body.to_vec());
 }
 
 #[derive(sqlx::FromRow)]

@@ -1,0 +1,66 @@
+//! Writes whose results nobody reads, kept by a checkout transaction and sent together just
+//! before the next statement that needs a result, or the commit.
+//!
+//! Why: every statement is a round trip, and on SQLite that is a hand-off to the writer
+//! connection's worker thread and back while every other checkout waits for that one writer.
+//! With the inserts of a checkout, its order, its stored response and its events sent as one
+//! multi-statement query, an express checkout makes 9 round trips in its writer turn instead
+//! of 15 (docs/benchmarks.md). Postgres cannot prepare several statements in one query, so
+//! there the batch sends them one by one: the same round trips as before, in the same order.
+//!
+//! A statement's error surfaces at the flush, from whichever later call sent the batch; the
+//! transaction is rolled back all the same.
+
+/// `sql` with every placeholder `$n` turned into `$(n + offset)`, so statements written
+/// with their own `$1, $2, …` can share one argument list.
+pub fn renumber(sql: &str, offset: usize) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let digits = rest[at + 1..]
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len() - at - 1);
+        match rest[at + 1..at + 1 + digits].parse::<usize>() {
+            Ok(n) => out.push_str(&format!("${}", n + offset)),
+            Err(_) => out.push('$'),
+        }
+        rest = &rest[at + 1 + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `($1, …, $columns), ($columns+1, …), …` for a multi-row `VALUES` of `rows` rows.
+pub fn values(rows: usize, columns: usize) -> String {
+    let row = |r: usize| {
+        let cells: Vec<String> = (1..=columns)
+            .map(|c| format!("${}", r * columns + c))
+            .collect();
+        format!("({})", cells.join(", "))
+    };
+    (0..rows).map(row).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{renumber, values};
+
+    #[test]
+    fn multi_row_values_number_their_cells_row_by_row() {
+        assert_eq!(values(1, 2), "($1, $2)");
+        assert_eq!(values(2, 3), "($1, $2, $3), ($4, $5, $6)");
+    }
+
+    #[test]
+    fn placeholders_move_by_the_offset_and_nothing_else_changes() {
+        assert_eq!(
+            renumber("UPDATE t SET a = $1, b = $12 WHERE c = $2", 10),
+            "UPDATE t SET a = $11, b = $22 WHERE c = $12"
+        );
+        assert_eq!(renumber("VALUES ($1, $1)", 0), "VALUES ($1, $1)");
+        assert_eq!(renumber("no placeholders", 3), "no placeholders");
+        assert_eq!(renumber("a lone $ stays", 3), "a lone $ stays");
+        assert_eq!(renumber("ends with $9", 1), "ends with $10");
+    }
+}
