@@ -27,18 +27,24 @@ mod dialect {
         sqlx::Transaction::begin(conn, None).await
     }
 
-    /// Writes kept until the next statement that needs a result (see `store::batch`).
-    /// Postgres prepares one statement per query, so they are sent one by one, in order.
+    /// Writes kept until the next statement that needs a result (see `store::batch`), sent as
+    /// one statement: each becomes a data-modifying `WITH` part over one argument list, so the
+    /// batch is one round trip. Its parts run as one statement (constraints are checked at its
+    /// end), so no two may touch the same row.
     #[derive(Default)]
     pub struct Batch {
-        statements: Vec<(String, sqlx::postgres::PgArguments)>,
+        parts: Vec<String>,
+        args: sqlx::postgres::PgArguments,
+        binds: usize,
         error: Option<sqlx::error::BoxDynError>,
     }
 
     impl Batch {
-        /// Adds a statement; bind its values next, in order.
+        /// Adds a statement written with its own `$1, $2, …`; bind one value per number next,
+        /// in order.
         pub fn statement(&mut self, sql: &str) -> &mut Self {
-            self.statements.push((sql.to_owned(), Default::default()));
+            let sql = crate::store::batch::renumber(sql, self.binds);
+            self.parts.push(format!("w{} AS ({sql})", self.parts.len()));
             self
         }
 
@@ -46,25 +52,24 @@ mod dialect {
         where
             T: 'static + Send + sqlx::Encode<'static, Db> + sqlx::Type<Db>,
         {
-            let (_, args) = self
-                .statements
-                .last_mut()
-                .expect("a value is bound to the statement added before it");
-            if let Err(e) = sqlx::Arguments::add(args, value) {
+            if let Err(e) = sqlx::Arguments::add(&mut self.args, value) {
                 self.error.get_or_insert(e);
             }
+            self.binds += 1;
             self
         }
 
-        /// Sends what was added, in order, and empties the batch.
+        /// Sends what was added and empties the batch.
         pub async fn flush(&mut self, conn: &mut super::Conn) -> sqlx::Result<()> {
+            if self.parts.is_empty() {
+                return Ok(());
+            }
             let batch = std::mem::take(self);
             if let Some(e) = batch.error {
                 return Err(sqlx::Error::Encode(e));
             }
-            for (sql, args) in batch.statements {
-                sqlx::query_with(&sql, args).execute(&mut *conn).await?;
-            }
+            let sql = format!("WITH {} SELECT 1", batch.parts.join(",\n"));
+            sqlx::query_with(&sql, batch.args).execute(conn).await?;
             Ok(())
         }
     }

@@ -472,9 +472,11 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     }
 
     async fn write_events(&mut self) -> crate::store::StoreResult<()> {
+        // Sent at once, so a batch never holds two event inserts: on Postgres the parts of a
+        // batch run in no set order, and the outbox's order is the order events were added.
         insert_events(&mut self.tx, &mut self.batch, &self.events).await?;
         self.events.clear();
-        Ok(())
+        Ok(self.flush().await?)
     }
 
     async fn complete_idempotency(
@@ -490,7 +492,6 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
 
     async fn commit(mut self: Box<Self>) -> crate::store::StoreResult<()> {
         self.write_events().await?;
-        self.flush().await?;
         Ok(self.tx.commit().await?)
     }
 }
