@@ -3,10 +3,13 @@
 //!
 //! Why: every statement is a round trip, and on SQLite that is a hand-off to the writer
 //! connection's worker thread and back while every other checkout waits for that one writer.
-//! With the inserts of a checkout, its order, its stored response and its events sent as one
-//! multi-statement query, an express checkout makes 9 round trips in its writer turn instead
-//! of 15 (docs/benchmarks.md). Postgres cannot prepare several statements in one query, so
-//! there the batch sends them one by one: the same round trips as before, in the same order.
+//! With the inserts of a checkout, its order, its stored response and its events sent
+//! together, an express checkout makes 9 round trips in its writer turn instead of 15
+//! (docs/benchmarks.md). SQLite gets one multi-statement query; Postgres, which prepares one
+//! statement per query, one statement of data-modifying `WITH` parts, whose parts run in no
+//! set order and are checked against constraints at its end, so no two parts of a batch may
+//! touch the same row. Either way each statement is written with its own `$1, $2, …` and
+//! binds one value per number, in order; the batch renumbers them into one argument list.
 //!
 //! A statement's error surfaces at the flush, from whichever later call sent the batch; the
 //! transaction is rolled back all the same.

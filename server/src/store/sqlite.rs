@@ -45,7 +45,8 @@ mod dialect {
     }
 
     impl Batch {
-        /// Adds a statement written with its own `$1, $2, …`; bind its values next, in order.
+        /// Adds a statement written with its own `$1, $2, …`; bind one value per number next,
+        /// in order.
         pub fn statement(&mut self, sql: &str) -> &mut Self {
             self.sql
                 .push_str(&crate::store::batch::renumber(sql, self.binds));
