@@ -14,6 +14,52 @@
 //! A statement's error surfaces at the flush, from whichever later call sent the batch; the
 //! transaction is rolled back all the same.
 
+/// Statements and their arguments, kept until a flush; the dialect joins them
+/// (`dialect::flush`).
+pub struct Batch<A> {
+    statements: Vec<String>,
+    args: A,
+    error: Option<sqlx::error::BoxDynError>,
+}
+
+impl<A: Default> Default for Batch<A> {
+    fn default() -> Self {
+        Self {
+            statements: Vec::new(),
+            args: A::default(),
+            error: None,
+        }
+    }
+}
+
+impl<A: sqlx::Arguments<'static>> Batch<A> {
+    /// Adds a statement written with its own `$1, $2, …`; bind one value per number next,
+    /// in order.
+    pub fn statement(&mut self, sql: &str) -> &mut Self {
+        self.statements.push(renumber(sql, self.args.len()));
+        self
+    }
+
+    pub fn bind<T>(&mut self, value: T) -> &mut Self
+    where
+        T: 'static + sqlx::Encode<'static, A::Database> + sqlx::Type<A::Database>,
+    {
+        if let Err(e) = self.args.add(value) {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    /// The statements added and their arguments, emptying the batch; `None` when it is empty.
+    pub fn take(&mut self) -> sqlx::Result<Option<(Vec<String>, A)>> {
+        let batch = std::mem::take(self);
+        if let Some(e) = batch.error {
+            return Err(sqlx::Error::Encode(e));
+        }
+        Ok((!batch.statements.is_empty()).then_some((batch.statements, batch.args)))
+    }
+}
+
 /// `sql` with every placeholder `$n` turned into `$(n + offset)`, so statements written
 /// with their own `$1, $2, …` can share one argument list.
 pub fn renumber(sql: &str, offset: usize) -> String {

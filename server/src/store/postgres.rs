@@ -27,51 +27,24 @@ mod dialect {
         sqlx::Transaction::begin(conn, None).await
     }
 
-    /// Writes kept until the next statement that needs a result (see `store::batch`), sent as
-    /// one statement: each becomes a data-modifying `WITH` part over one argument list, so the
-    /// batch is one round trip. Its parts run as one statement (constraints are checked at its
-    /// end), so no two may touch the same row.
-    #[derive(Default)]
-    pub struct Batch {
-        parts: Vec<String>,
-        args: sqlx::postgres::PgArguments,
-        binds: usize,
-        error: Option<sqlx::error::BoxDynError>,
-    }
+    /// Writes kept until the next statement that needs a result (see `store::batch`).
+    pub type Batch = crate::store::batch::Batch<sqlx::postgres::PgArguments>;
 
-    impl Batch {
-        /// Adds a statement written with its own `$1, $2, …`; bind one value per number next,
-        /// in order.
-        pub fn statement(&mut self, sql: &str) -> &mut Self {
-            let sql = crate::store::batch::renumber(sql, self.binds);
-            self.parts.push(format!("w{} AS ({sql})", self.parts.len()));
-            self
+    /// Sends what `batch` holds as one statement: each write becomes a data-modifying `WITH`
+    /// part over one argument list, so the batch is one round trip. The parts run in no set
+    /// order and constraints are checked at the statement's end, so no two may touch the same
+    /// row.
+    pub async fn flush(batch: &mut Batch, conn: &mut super::Conn) -> sqlx::Result<()> {
+        if let Some((statements, args)) = batch.take()? {
+            let parts: Vec<String> = statements
+                .iter()
+                .enumerate()
+                .map(|(i, sql)| format!("w{i} AS ({sql})"))
+                .collect();
+            let sql = format!("WITH {} SELECT 1", parts.join(",\n"));
+            sqlx::query_with(&sql, args).execute(conn).await?;
         }
-
-        pub fn bind<T>(&mut self, value: T) -> &mut Self
-        where
-            T: 'static + Send + sqlx::Encode<'static, Db> + sqlx::Type<Db>,
-        {
-            if let Err(e) = sqlx::Arguments::add(&mut self.args, value) {
-                self.error.get_or_insert(e);
-            }
-            self.binds += 1;
-            self
-        }
-
-        /// Sends what was added and empties the batch.
-        pub async fn flush(&mut self, conn: &mut super::Conn) -> sqlx::Result<()> {
-            if self.parts.is_empty() {
-                return Ok(());
-            }
-            let batch = std::mem::take(self);
-            if let Some(e) = batch.error {
-                return Err(sqlx::Error::Encode(e));
-            }
-            let sql = format!("WITH {} SELECT 1", batch.parts.join(",\n"));
-            sqlx::query_with(&sql, batch.args).execute(conn).await?;
-            Ok(())
-        }
+        Ok(())
     }
 }
 

@@ -36,49 +36,15 @@ mod dialect {
 
     /// Writes sent to SQLite as one multi-statement query with one argument list (see
     /// `store::batch`): one hand-off to the writer's worker thread for all of them.
-    #[derive(Default)]
-    pub struct Batch {
-        sql: String,
-        args: sqlx::sqlite::SqliteArguments<'static>,
-        binds: usize,
-        error: Option<sqlx::error::BoxDynError>,
-    }
+    pub type Batch = crate::store::batch::Batch<sqlx::sqlite::SqliteArguments<'static>>;
 
-    impl Batch {
-        /// Adds a statement written with its own `$1, $2, …`; bind one value per number next,
-        /// in order.
-        pub fn statement(&mut self, sql: &str) -> &mut Self {
-            self.sql
-                .push_str(&crate::store::batch::renumber(sql, self.binds));
-            self.sql.push_str(";\n");
-            self
+    /// Sends what `batch` holds, in order, and empties it.
+    pub async fn flush(batch: &mut Batch, conn: &mut super::Conn) -> sqlx::Result<()> {
+        if let Some((statements, args)) = batch.take()? {
+            let sql = statements.join(";\n");
+            sqlx::query_with(&sql, args).execute(conn).await?;
         }
-
-        pub fn bind<T>(&mut self, value: T) -> &mut Self
-        where
-            T: 'static + Send + sqlx::Encode<'static, Db> + sqlx::Type<Db>,
-        {
-            if let Err(e) = sqlx::Arguments::add(&mut self.args, value) {
-                self.error.get_or_insert(e);
-            }
-            self.binds += 1;
-            self
-        }
-
-        /// Sends what was added, in order, and empties the batch.
-        pub async fn flush(&mut self, conn: &mut super::Conn) -> sqlx::Result<()> {
-            if self.sql.is_empty() {
-                return Ok(());
-            }
-            let batch = std::mem::take(self);
-            if let Some(e) = batch.error {
-                return Err(sqlx::Error::Encode(e));
-            }
-            sqlx::query_with(&batch.sql, batch.args)
-                .execute(conn)
-                .await?;
-            Ok(())
-        }
+        Ok(())
     }
 }
 

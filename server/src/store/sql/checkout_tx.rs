@@ -20,7 +20,7 @@ impl SqlCheckoutTx {
     }
 
     async fn flush(&mut self) -> sqlx::Result<()> {
-        self.batch.flush(&mut self.tx).await
+        dialect::flush(&mut self.batch, &mut self.tx).await
     }
 }
 
