@@ -54,15 +54,17 @@ impl Definitions {
     }
 
     pub async fn campaign(&self, store: &dyn Store, id: Uuid) -> StoreResult<Option<Campaign>> {
-        self.cached(&self.campaigns, id, store.campaign(id)).await
+        self.cached(&self.campaigns, id, || store.campaign(id))
+            .await
     }
 
     pub async fn product(&self, store: &dyn Store, id: Uuid) -> StoreResult<Option<Product>> {
-        self.cached(&self.products, id, store.product(id)).await
+        self.cached(&self.products, id, || store.product(id)).await
     }
 
     pub async fn merchant(&self, store: &dyn Store, id: Uuid) -> StoreResult<Option<Merchant>> {
-        self.cached(&self.merchants, id, store.merchant(id)).await
+        self.cached(&self.merchants, id, || store.merchant(id))
+            .await
     }
 
     pub async fn return_origins(
@@ -71,7 +73,7 @@ impl Definitions {
         campaign_id: Uuid,
         partner_client_id: Option<Uuid>,
     ) -> StoreResult<Arc<[String]>> {
-        let load = async {
+        let load = || async {
             let origins = store.return_origins(campaign_id, partner_client_id).await?;
             Ok(Some(Arc::from(origins)))
         };
@@ -81,18 +83,21 @@ impl Definitions {
     }
 
     /// The copy of `key`, or what `load` reads (kept when there is something).
-    async fn cached<K: Eq + Hash, V: Clone>(
+    async fn cached<K: Eq + Hash, V: Clone, F>(
         &self,
         cache: &TtlCache<K, V>,
         key: K,
-        load: impl Future<Output = StoreResult<Option<V>>>,
-    ) -> StoreResult<Option<V>> {
+        load: impl FnOnce() -> F,
+    ) -> StoreResult<Option<V>>
+    where
+        F: Future<Output = StoreResult<Option<V>>>,
+    {
         // Read before the store, so a write landing during the read leaves the copy stale.
         let generation = self.generation.load(Ordering::Acquire);
         if let Some(value) = cache.get(&key, generation) {
             return Ok(Some(value));
         }
-        let loaded = load.await?;
+        let loaded = load().await?;
         if let Some(value) = &loaded {
             cache.put(key, value.clone(), generation);
         }

@@ -36,13 +36,13 @@ pub struct Buyer {
 /// What the reservation reads before its transaction begins, so the transaction holds its
 /// locks only for writes (on SQLite a read on another connection inside it could wait for a
 /// pool slot held by a writer waiting for our lock).
-pub struct Discounts {
+struct Discounts {
     /// Vouchers that are valid now, in the order the codes were sent.
     vouchers: Vec<Voucher>,
     membership_percentage: Option<Decimal>,
 }
 
-pub async fn discounts(
+async fn discounts(
     state: &AppState,
     campaign_id: Uuid,
     plan: &Plan,

@@ -74,7 +74,8 @@ async fn a_partner_clients_new_origins_and_campaigns_apply_at_once() {
         .await
         .assert_status(200);
 
-    // Taken off the campaign, the client's sessions may not check out in it any more.
+    // Taken off the campaign, the client's sessions may not check out in it any more, and its
+    // origins are no longer a guest's return origins there.
     app.admin_put(&path, &json!({ "name": "Shop", "campaign_ids": [] }))
         .await
         .assert_status(200);
@@ -82,4 +83,8 @@ async fn a_partner_clients_new_origins_and_campaigns_apply_at_once() {
         .post(&app, "/v2/checkouts", &basket(&shop.product, 1))
         .await
         .assert_problem(403, "forbidden");
+    let problem = express(&app, &shop.partner.campaign, None, &key(), &elsewhere)
+        .await
+        .assert_problem(400, "request-validation-failed");
+    assert_eq!(problem["errors"][0]["code"], "origin-not-allowed");
 }

@@ -4,7 +4,6 @@
 /// webhook delivery for each partner that should hear of each, so the events commit or roll
 /// back with the change they report. A few statements whatever the count: the events in one
 /// INSERT, the recipients read once per (partner, campaign), the deliveries in one INSERT.
-#[allow(dead_code)] // used by the checkout and order transactions
 async fn insert_events(
     tx: &mut sqlx::Transaction<'static, Db>,
     batch: &mut dialect::Batch,

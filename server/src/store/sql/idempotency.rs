@@ -2,7 +2,6 @@
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
 /// outcome and the stored response commit together (added to the transaction's batch).
-#[allow(dead_code)] // used by the express checkout transaction
 fn complete_idempotency_key(
     batch: &mut dialect::Batch,
     campaign_id: uuid::Uuid,
