@@ -469,6 +469,10 @@ impl From<crate::store::StoreError> for Error {
             StoreError::InvalidReference { field, message } => {
                 Error::invalid_field(&field, "invalid_reference", message)
             }
+            StoreError::Short(places) => Error::new(
+                ProblemType::CheckoutProductNotFulfillable,
+                format!("Fewer than {} places are left {places}.", places.quantity()),
+            ),
             StoreError::Database(err) => err.into(),
         }
     }

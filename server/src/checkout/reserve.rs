@@ -20,7 +20,7 @@ use crate::{
     events::{EventType, NewEvent},
     providers::{Booking, BookingLine, FulfillmentError, FulfillmentProvider},
     state::AppState,
-    store::{self, CheckoutTx, NewCheckout, NewCheckoutLine, Voucher},
+    store::{self, CheckoutTx, NewCheckout, NewCheckoutLine, StoreError, Voucher},
 };
 
 /// How long a reservation holds its capacity (decisions.md §5).
@@ -193,15 +193,18 @@ impl Reserved {
         self.tx.as_mut()
     }
 
-    /// Holds the places with the provider and commits everything, or keeps nothing.
+    /// Holds the places with the provider and commits everything, or keeps nothing. Our own
+    /// places are taken by the commit (`store::places`), so that is where a sold-out day
+    /// shows.
     pub async fn hold_and_commit(mut self) -> Result<()> {
-        self.tx.write_events().await?;
         self.provider
             .reserve(self.tx.as_mut(), &self.booking)
             .await
             .map_err(fulfillment_problem)?;
-        self.tx.commit().await?;
-        Ok(())
+        match self.tx.commit().await {
+            Err(short @ StoreError::Short(_)) => Err(fulfillment_problem(short.into())),
+            committed => Ok(committed?),
+        }
     }
 }
 

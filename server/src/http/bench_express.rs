@@ -33,7 +33,9 @@ use crate::{
     error::{Error, ProblemType, Result},
     http::extract::ApiJson,
     state::AppState,
-    store::{CustomerFields, IdempotencyClaim, IdempotentRequest, NewCheckout, NewCheckoutLine},
+    store::{
+        CustomerFields, IdempotencyClaim, IdempotentRequest, NewCheckout, NewCheckoutLine, Places,
+    },
 };
 
 /// What `PUT` is told: the booking every `POST` makes.
@@ -207,18 +209,14 @@ async fn express_baseline(
         let body = response_body(placed)?;
         tx.complete_idempotency(campaign_id, key, 200, &body)
             .await?;
-        // Places last, as the express checkout holds them (checkout/reserve.rs).
-        tx.write_events().await?;
+        // Places last, taken by the commit, as the express checkout holds them
+        // (checkout/reserve.rs); a short one fails the commit with a 422.
         for line in &checkout.lines {
-            let taken = tx
-                .take_day(line.availability_group_id, line.visit_date, line.quantity)
-                .await?;
-            if !taken {
-                return Err(Error::new(
-                    ProblemType::CheckoutProductNotFulfillable,
-                    "Sold out.",
-                ));
-            }
+            tx.take(Places::Day {
+                group: line.availability_group_id,
+                day: line.visit_date,
+                quantity: line.quantity,
+            });
         }
         tx.commit().await?;
         Ok::<_, Error>(body)

@@ -11,7 +11,7 @@ use std::{collections::HashMap, sync::Arc};
 use chrono::NaiveDate;
 use uuid::Uuid;
 
-use crate::store::{CheckoutTx, StoreError};
+use crate::store::{CheckoutTx, Places, StoreError};
 
 /// What a provider is asked to hold: the lines of one checkout.
 #[derive(Debug, Clone)]
@@ -46,7 +46,13 @@ pub enum FulfillmentError {
 
 impl From<StoreError> for FulfillmentError {
     fn from(err: StoreError) -> Self {
-        FulfillmentError::Failed(err.into())
+        match err {
+            StoreError::Short(places) => FulfillmentError::Unavailable(format!(
+                "fewer than {} places are left {places}",
+                places.quantity()
+            )),
+            err => FulfillmentError::Failed(err.into()),
+        }
     }
 }
 
@@ -75,7 +81,9 @@ pub trait FulfillmentProvider: Send + Sync {
 
 /// The built-in provider over our own availability groups: a booking takes places of the
 /// group's day and, for timeslotted lines, of the slot. Lines of one group are summed first,
-/// and groups and slots are taken in id order, so concurrent checkouts lock rows in one order.
+/// and groups and slots are asked for in id order, so concurrent checkouts lock rows in one
+/// order. The transaction takes them when it commits (`store::places`); a short take fails
+/// that commit, which `From<StoreError>` turns into `Unavailable`.
 pub struct Inventory;
 
 impl Inventory {
@@ -116,18 +124,17 @@ impl FulfillmentProvider for Inventory {
         booking: &Booking,
     ) -> Result<(), FulfillmentError> {
         for (group, day, quantity) in Self::per_day(booking) {
-            if !tx.take_day(group, day, quantity).await? {
-                return Err(FulfillmentError::Unavailable(format!(
-                    "fewer than {quantity} places are left on {day}"
-                )));
-            }
+            tx.take(Places::Day {
+                group,
+                day,
+                quantity,
+            });
         }
-        for (slot, quantity) in Self::per_slot(booking) {
-            if !tx.take_timeslot(slot, quantity).await? {
-                return Err(FulfillmentError::Unavailable(format!(
-                    "fewer than {quantity} places are left in the chosen timeslot"
-                )));
-            }
+        for (timeslot_id, quantity) in Self::per_slot(booking) {
+            tx.take(Places::Timeslot {
+                timeslot_id,
+                quantity,
+            });
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use super::StoreResult;
+use super::{Places, StoreResult};
 use crate::events::NewEvent;
 
 /// A checkout row.
@@ -228,16 +228,15 @@ pub struct NewTicket {
 /// One database transaction over checkouts and what they hold. Dropped without `commit`, it
 /// rolls back: nothing it did is kept.
 ///
-/// Every method that takes or gives back a shared resource is one conditional statement, so
-/// concurrent transactions can never oversell; callers take resources in one global order
-/// (vouchers by id, the wallet, days by group, then slots) so Postgres row locks cannot
-/// deadlock.
+/// Every method that takes or gives back a shared resource is one conditional statement, and
+/// places are taken by the commit under the tables' CHECKs, so concurrent transactions can
+/// never oversell; callers take resources in one global order (vouchers by id, the wallet,
+/// days by group, then slots) so Postgres row locks cannot deadlock.
 #[async_trait::async_trait]
 pub trait CheckoutTx: Send {
-    /// Takes `quantity` places of the group's day; `false` when there are not enough left.
-    async fn take_day(&mut self, group: Uuid, day: NaiveDate, quantity: u32) -> StoreResult<bool>;
-    /// Takes `quantity` places of a timeslot; `false` when there are not enough left.
-    async fn take_timeslot(&mut self, timeslot_id: Uuid, quantity: u32) -> StoreResult<bool>;
+    /// Asks for places: `commit` takes them, in the order asked, after everything else
+    /// (`store::places` says why).
+    fn take(&mut self, places: Places);
     async fn give_back_day(
         &mut self,
         group: Uuid,
@@ -309,7 +308,11 @@ pub trait CheckoutTx: Send {
         status: u16,
         body: &[u8],
     ) -> StoreResult<()>;
-    /// Writes the events not written yet and commits.
+    /// Writes the events not written yet, takes the places asked for and commits. When fewer
+    /// places are left than one take asks for, fails with [`StoreError::Short`] naming it,
+    /// and keeps nothing.
+    ///
+    /// [`StoreError::Short`]: super::StoreError::Short
     async fn commit(self: Box<Self>) -> StoreResult<()>;
 }
 

@@ -21,6 +21,7 @@ mod mail;
 mod memberships;
 mod merchant_accounts;
 mod merchants;
+mod places;
 pub mod postgres;
 mod products;
 mod sessions;
@@ -58,6 +59,7 @@ pub use merchants::{
     Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
     MerchantTranslation,
 };
+pub use places::Places;
 pub use products::{
     LocalizedProduct, Product, ProductFilter, ProductInput, ProductStore, ProductTranslation,
     INVENTORY_PROVIDER, TICKET, VALIDITY_PERIOD,
@@ -83,6 +85,10 @@ pub enum StoreError {
     /// merchant); `field` names the input field.
     #[error("invalid reference {field}: {message}")]
     InvalidReference { field: String, message: String },
+    /// Fewer places were left than a commit was to take (the first such take); nothing was
+    /// kept.
+    #[error("fewer than {quantity} places are left {0}", quantity = .0.quantity())]
+    Short(Places),
     #[error(transparent)]
     Database(#[from] sqlx::Error),
 }
@@ -120,13 +126,17 @@ impl StoreError {
     /// A CHECK violation as a `Conflict` saying `message`: the backstop behind a conditional
     /// write, reached when a concurrent change slipped between the condition and the constraint.
     pub fn check_as_conflict(err: sqlx::Error, message: &str) -> StoreError {
-        match &err {
-            sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::CheckViolation => {
-                StoreError::Conflict(message.to_owned())
-            }
-            _ => StoreError::Database(err),
+        if is_check_violation(&err) {
+            StoreError::Conflict(message.to_owned())
+        } else {
+            StoreError::Database(err)
         }
     }
+}
+
+/// Whether a statement failed a CHECK constraint.
+fn is_check_violation(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::CheckViolation)
 }
 
 /// Everything the server persists.

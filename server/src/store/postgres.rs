@@ -9,7 +9,10 @@ pub type Db = sqlx::Postgres;
 type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
+    use futures::StreamExt;
+
     use super::Db;
+    use crate::store::{is_check_violation, Places, StoreError, StoreResult};
 
     /// Begins a read-committed transaction; conditional updates keep it race-free.
     pub async fn begin_write(
@@ -45,6 +48,84 @@ mod dialect {
             sqlx::query_with(&sql, args).execute(conn).await?;
         }
         Ok(())
+    }
+
+    /// Sends `batch`, then takes `takes` and commits in one message, so a day's capacity row
+    /// is locked only while the database runs the rest of that message: the update and the
+    /// commit's WAL flush. With its own `COMMIT`, the lock was also held over a round trip to
+    /// this process, and under load every buyer of the day queued behind it
+    /// (docs/benchmarks.md).
+    ///
+    /// One message is the simple query protocol, which binds no arguments: the statements
+    /// carry their values as text (`take_statements`). A message cannot commit on a condition,
+    /// so a take is an unconditional update and a short one fails the table's CHECK
+    /// (`reserved <= capacity`); the error ends the message before the commit and the
+    /// transaction rolls back. Which take was short is told by how many statements completed.
+    ///
+    /// `COMMIT AND CHAIN` leaves an empty transaction open, which `tx` rolls back when it is
+    /// dropped: that rollback is queued and goes out with the test sqlx makes of a connection
+    /// given back to its pool, so it costs no round trip (with a plain `COMMIT`, sqlx would
+    /// send a `COMMIT` of its own to a connection no longer in a transaction).
+    pub async fn take_and_commit(
+        mut tx: sqlx::Transaction<'static, Db>,
+        mut batch: Batch,
+        takes: &[Places],
+    ) -> StoreResult<()> {
+        flush(&mut batch, &mut tx).await?;
+        if takes.is_empty() {
+            return Ok(tx.commit().await?);
+        }
+        let (sql, owners) = take_statements(takes);
+        let mut results = sqlx::raw_sql(&sql).fetch_many(&mut *tx);
+        let mut completed = 0;
+        while let Some(result) = results.next().await {
+            match result {
+                Ok(sqlx::Either::Left(_)) => completed += 1,
+                Ok(sqlx::Either::Right(_)) => {}
+                Err(e) if is_check_violation(&e) && completed < owners.len() => {
+                    return Err(StoreError::Short(takes[owners[completed]]));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The statements of `take_and_commit`, ending with the commit, and for each statement
+    /// before it the index of the take it belongs to. Every value written into the text is a
+    /// UUID, a date or a number formatted here, never text from a request.
+    pub(super) fn take_statements(takes: &[Places]) -> (String, Vec<usize>) {
+        let mut sql = String::new();
+        let mut owners = Vec::new();
+        for (i, places) in takes.iter().enumerate() {
+            match *places {
+                Places::Day {
+                    group,
+                    day,
+                    quantity,
+                } => {
+                    sql.push_str(&format!(
+                        "INSERT INTO availability_day (availability_group_id, day, capacity, reserved) \
+                         VALUES ('{group}', '{day}', NULL, 0) ON CONFLICT DO NOTHING;\n\
+                         UPDATE availability_day SET reserved = reserved + {quantity} \
+                         WHERE availability_group_id = '{group}' AND day = '{day}';\n"
+                    ));
+                    owners.extend([i, i]);
+                }
+                Places::Timeslot {
+                    timeslot_id,
+                    quantity,
+                } => {
+                    sql.push_str(&format!(
+                        "UPDATE timeslot SET reserved = reserved + {quantity} \
+                         WHERE timeslot_id = '{timeslot_id}';\n"
+                    ));
+                    owners.push(i);
+                }
+            }
+        }
+        sql.push_str("COMMIT AND CHAIN");
+        (sql, owners)
     }
 }
 
@@ -104,3 +185,44 @@ include!("sql/availability.rs");
 include!("sql/products.rs");
 include!("sql/calendar.rs");
 include!("sql/timeslots.rs");
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+    use uuid::Uuid;
+
+    use super::dialect::take_statements;
+    use crate::store::Places;
+
+    #[test]
+    fn takes_become_statements_each_owned_by_its_take_and_then_the_commit() {
+        let group = Uuid::from_u128(1);
+        let slot = Uuid::from_u128(2);
+        let day = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
+        let (sql, owners) = take_statements(&[
+            Places::Day {
+                group,
+                day,
+                quantity: 3,
+            },
+            Places::Timeslot {
+                timeslot_id: slot,
+                quantity: 2,
+            },
+        ]);
+        let statements: Vec<&str> = sql.split(";\n").collect();
+        assert_eq!(
+            statements.len(),
+            owners.len() + 1,
+            "one owner per take statement"
+        );
+        assert_eq!(owners, [0, 0, 1]);
+        assert!(statements[0].starts_with("INSERT INTO availability_day"));
+        assert!(statements[1].contains("reserved = reserved + 3"));
+        assert!(statements[1].contains(&format!("availability_group_id = '{group}'")));
+        assert!(statements[1].contains("day = '2026-12-01'"));
+        assert!(statements[2].contains(&format!("timeslot_id = '{slot}'")));
+        assert!(statements[2].contains("reserved = reserved + 2"));
+        assert_eq!(statements[3], "COMMIT AND CHAIN");
+    }
+}

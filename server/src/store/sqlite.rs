@@ -17,6 +17,7 @@ type Conn = <Db as sqlx::Database>::Connection;
 
 mod dialect {
     use super::Db;
+    use crate::store::{is_check_violation, Places, StoreError, StoreResult};
 
     /// Begins a transaction that takes SQLite's write lock at once.
     pub async fn begin_write(
@@ -45,6 +46,69 @@ mod dialect {
             sqlx::query_with(&sql, args).execute(conn).await?;
         }
         Ok(())
+    }
+
+    /// Sends `batch`, takes `takes` in order with conditional updates, and commits. The one
+    /// writer holds SQLite's lock from `BEGIN IMMEDIATE` to the commit whatever is sent when,
+    /// so the takes are ordinary statements; the rows of unlimited days are made in the batch.
+    pub async fn take_and_commit(
+        mut tx: sqlx::Transaction<'static, Db>,
+        mut batch: Batch,
+        takes: &[Places],
+    ) -> StoreResult<()> {
+        for places in takes {
+            if let Places::Day { group, day, .. } = *places {
+                batch
+                    .statement(
+                        "INSERT INTO availability_day (availability_group_id, day, capacity, reserved)
+                         VALUES ($1, $2, NULL, 0) ON CONFLICT DO NOTHING",
+                    )
+                    .bind(group)
+                    .bind(day);
+            }
+        }
+        flush(&mut batch, &mut tx).await?;
+        for &places in takes {
+            let taken = match places {
+                Places::Day {
+                    group,
+                    day,
+                    quantity,
+                } => {
+                    sqlx::query(
+                        "UPDATE availability_day SET reserved = reserved + $3
+                         WHERE availability_group_id = $1 AND day = $2
+                           AND (capacity IS NULL OR reserved + $3 <= capacity)",
+                    )
+                    .bind(group)
+                    .bind(day)
+                    .bind(i64::from(quantity))
+                    .execute(&mut *tx)
+                    .await
+                }
+                Places::Timeslot {
+                    timeslot_id,
+                    quantity,
+                } => {
+                    sqlx::query(
+                        "UPDATE timeslot SET reserved = reserved + $2
+                         WHERE timeslot_id = $1 AND (capacity IS NULL OR reserved + $2 <= capacity)",
+                    )
+                    .bind(timeslot_id)
+                    .bind(i64::from(quantity))
+                    .execute(&mut *tx)
+                    .await
+                }
+            };
+            match taken {
+                Ok(done) if done.rows_affected() == 1 => {}
+                Ok(_) => return Err(StoreError::Short(places)),
+                // The tables' CHECKs are the backstop of the conditions above.
+                Err(e) if is_check_violation(&e) => return Err(StoreError::Short(places)),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(tx.commit().await?)
     }
 }
 

@@ -132,6 +132,11 @@ pub async fn spawn_app_with_state(
 }
 
 impl TestApp {
+    /// The URL of this app's own Postgres database, when the run uses Postgres.
+    pub fn postgres_url(&self) -> Option<&str> {
+        self._postgres.as_ref().map(|db| db.url.as_str())
+    }
+
     /// `sqlite` or `postgres`.
     pub fn backend(&self) -> &'static str {
         self.state.store.backend()

@@ -34,5 +34,6 @@ mod onboarding;
 mod partner_fixtures;
 mod smtp_server;
 mod store_events;
+mod store_places;
 mod store_story;
 mod token_attacks;

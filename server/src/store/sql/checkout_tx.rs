@@ -8,6 +8,8 @@ struct SqlCheckoutTx {
     /// Writes whose results nobody reads, sent before the next statement that needs a result
     /// (`store::batch`): every other method flushes first, so it sees them.
     batch: dialect::Batch,
+    /// Places to take when the transaction commits.
+    takes: Vec<crate::store::Places>,
 }
 
 impl SqlCheckoutTx {
@@ -16,6 +18,7 @@ impl SqlCheckoutTx {
             tx,
             events: Vec::new(),
             batch: dialect::Batch::default(),
+            takes: Vec::new(),
         }
     }
 
@@ -26,55 +29,8 @@ impl SqlCheckoutTx {
 
 #[async_trait::async_trait]
 impl crate::store::CheckoutTx for SqlCheckoutTx {
-    async fn take_day(
-        &mut self,
-        group: uuid::Uuid,
-        day: chrono::NaiveDate,
-        quantity: u32,
-    ) -> crate::store::StoreResult<bool> {
-        self.flush().await?;
-        // A day without a row is unlimited; the row is made so the reservation is counted
-        // (an operator who later sets a capacity cannot set it below what is sold).
-        sqlx::query(
-            "INSERT INTO availability_day (availability_group_id, day, capacity, reserved)
-             VALUES ($1, $2, NULL, 0) ON CONFLICT DO NOTHING",
-        )
-        .bind(group)
-        .bind(day)
-        .execute(&mut *self.tx)
-        .await?;
-        let taken = sqlx::query(
-            "UPDATE availability_day SET reserved = reserved + $3
-             WHERE availability_group_id = $1 AND day = $2
-               AND (capacity IS NULL OR reserved + $3 <= capacity)",
-        )
-        .bind(group)
-        .bind(day)
-        .bind(i64::from(quantity))
-        .execute(&mut *self.tx)
-        .await
-        .map_err(|e| crate::store::StoreError::check_as_conflict(e, "capacity"))?
-        .rows_affected();
-        Ok(taken == 1)
-    }
-
-    async fn take_timeslot(
-        &mut self,
-        timeslot_id: uuid::Uuid,
-        quantity: u32,
-    ) -> crate::store::StoreResult<bool> {
-        self.flush().await?;
-        let taken = sqlx::query(
-            "UPDATE timeslot SET reserved = reserved + $2
-             WHERE timeslot_id = $1 AND (capacity IS NULL OR reserved + $2 <= capacity)",
-        )
-        .bind(timeslot_id)
-        .bind(i64::from(quantity))
-        .execute(&mut *self.tx)
-        .await
-        .map_err(|e| crate::store::StoreError::check_as_conflict(e, "capacity"))?
-        .rows_affected();
-        Ok(taken == 1)
+    fn take(&mut self, places: crate::store::Places) {
+        self.takes.push(places);
     }
 
     async fn give_back_day(
@@ -491,7 +447,10 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     }
 
     async fn commit(mut self: Box<Self>) -> crate::store::StoreResult<()> {
-        self.write_events().await?;
-        Ok(self.tx.commit().await?)
+        insert_events(&mut self.tx, &mut self.batch, &self.events).await?;
+        let SqlCheckoutTx {
+            tx, batch, takes, ..
+        } = *self;
+        dialect::take_and_commit(tx, batch, &takes).await
     }
 }

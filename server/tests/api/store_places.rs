@@ -1,0 +1,174 @@
+//! Places at the store: a checkout transaction takes them when it commits (on Postgres in the
+//! same message as the commit), a short take fails the commit naming it and keeps nothing, a
+//! crowd of commits takes exactly what is left, and the connections go back to the pool
+//! clean.
+
+use std::time::Duration;
+
+use chrono::{NaiveDate, TimeZone, Utc};
+use futures::future::join_all;
+use server::store::{NewTimeslot, Places, Store, StoreError};
+use uuid::Uuid;
+
+use crate::{
+    checkout_fixtures::{shop, visit_day},
+    helpers::{spawn_app, TestApp},
+};
+
+const SEATS: i32 = 5;
+
+fn day(group: Uuid, day: NaiveDate, quantity: u32) -> Places {
+    Places::Day {
+        group,
+        day,
+        quantity,
+    }
+}
+
+/// Takes `places` in one transaction and commits.
+async fn take(store: &dyn Store, places: &[Places]) -> Result<(), StoreError> {
+    let mut tx = store.begin_checkout().await?;
+    for &p in places {
+        tx.take(p);
+    }
+    tx.commit().await
+}
+
+async fn reserved(app: &TestApp, group: Uuid, on: NaiveDate) -> i64 {
+    app.state.store.reserved_on_day(group, on).await.unwrap()
+}
+
+async fn group_with_seats(app: &TestApp) -> Uuid {
+    shop(app, Some(SEATS)).await.group.parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_short_take_fails_the_commit_naming_it_and_keeps_the_others_too() {
+    let app = spawn_app().await;
+    let store = app.state.store.as_ref();
+    let group = group_with_seats(&app).await;
+    let (first, second) = (visit_day(), visit_day().succ_opt().unwrap());
+
+    let short = day(group, second, SEATS as u32 + 1);
+    match take(store, &[day(group, first, 2), short]).await {
+        Err(StoreError::Short(places)) => assert_eq!(places, short),
+        other => panic!("expected the second day to be short, got {other:?}"),
+    }
+    assert_eq!(
+        reserved(&app, group, first).await,
+        0,
+        "the first day rolled back"
+    );
+    assert_eq!(reserved(&app, group, second).await, 0);
+
+    take(
+        store,
+        &[day(group, first, 2), day(group, second, SEATS as u32)],
+    )
+    .await
+    .unwrap();
+    assert_eq!(reserved(&app, group, first).await, 2);
+    assert_eq!(reserved(&app, group, second).await, i64::from(SEATS));
+}
+
+#[tokio::test]
+async fn a_short_timeslot_after_a_day_with_places_is_the_one_named() {
+    let app = spawn_app().await;
+    let store = app.state.store.as_ref();
+    let group = group_with_seats(&app).await;
+    let on = visit_day();
+    let start = Utc.from_utc_datetime(&on.and_hms_opt(9, 0, 0).unwrap());
+    let slot = NewTimeslot {
+        day: on,
+        start_time: start,
+        end_time: start + chrono::Duration::hours(1),
+    };
+    store
+        .write_timeslots(group, &[slot], Some(1))
+        .await
+        .unwrap();
+    let slot = store.timeslots(group, on, on).await.unwrap()[0].timeslot_id;
+
+    let short = Places::Timeslot {
+        timeslot_id: slot,
+        quantity: 2,
+    };
+    match take(store, &[day(group, on, 2), short]).await {
+        Err(StoreError::Short(places)) => assert_eq!(places, short),
+        other => panic!("expected the timeslot to be short, got {other:?}"),
+    }
+    assert_eq!(reserved(&app, group, on).await, 0);
+
+    let fits = Places::Timeslot {
+        timeslot_id: slot,
+        quantity: 1,
+    };
+    take(store, &[day(group, on, 1), fits]).await.unwrap();
+    assert_eq!(reserved(&app, group, on).await, 1);
+    assert_eq!(store.timeslots(group, on, on).await.unwrap()[0].reserved, 1);
+}
+
+#[tokio::test]
+async fn racing_commits_take_exactly_the_places_left_and_leave_no_connection_in_a_transaction() {
+    let app = spawn_app().await;
+    let store = app.state.store.clone();
+    let group = group_with_seats(&app).await;
+    let on = visit_day();
+
+    let outcomes = join_all((0..4 * SEATS).map(|_| {
+        let store = store.clone();
+        async move { take(store.as_ref(), &[day(group, on, 1)]).await }
+    }))
+    .await;
+    let taken = outcomes.iter().filter(|o| o.is_ok()).count();
+    let short = outcomes
+        .iter()
+        .filter(|o| matches!(o, Err(StoreError::Short(_))))
+        .count();
+    assert_eq!((taken, short), (SEATS as usize, 3 * SEATS as usize));
+    assert_eq!(reserved(&app, group, on).await, i64::from(SEATS));
+
+    // On Postgres the commit leaves an empty transaction for sqlx to roll back when the
+    // connection goes back to the pool; none may be left open.
+    if let Some(url) = app.postgres_url() {
+        let admin = sqlx::PgPool::connect(url).await.unwrap();
+        let mut open = -1;
+        for _ in 0..50 {
+            open = sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+            )
+            .fetch_one(&admin)
+            .await
+            .unwrap();
+            if open == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(open, 0, "connections left in a transaction");
+    }
+    // Every pooled connection still takes a write and its places.
+    let other_day = on.succ_opt().unwrap();
+    join_all((0..SEATS).map(|_| {
+        let store = store.clone();
+        async move {
+            take(store.as_ref(), &[day(group, other_day, 1)])
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+    assert_eq!(reserved(&app, group, other_day).await, i64::from(SEATS));
+}
+
+#[tokio::test]
+async fn an_unlimited_day_gets_its_row_when_first_taken() {
+    let app = spawn_app().await;
+    let group = shop(&app, None).await.group.parse().unwrap();
+    let far = visit_day() + chrono::Duration::days(400);
+    take(app.state.store.as_ref(), &[day(group, far, 3)])
+        .await
+        .unwrap();
+    assert_eq!(reserved(&app, group, far).await, 3);
+}
