@@ -35,6 +35,9 @@ pub async fn confirm(
     )
     .await?;
     let mut tx = state.store.begin_checkout().await?;
+    if !tx.confirm_checkout(checkout_id, &fields, now).await? {
+        return Err(not_reserved(checkout_id, "no longer reserved"));
+    }
     let placed = place_order(
         state,
         tx.as_mut(),

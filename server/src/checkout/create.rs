@@ -22,6 +22,7 @@ pub async fn create(
     let plan = plan(state, campaign_id, locale, request, None, now).await?;
     let checkout_id = Uuid::new_v4();
     let reservation = Reservation {
+        confirmed: None,
         checkout_id,
         campaign_id,
         request,

@@ -94,6 +94,7 @@ pub async fn express(
     // the claim, which replays or refuses it as the table says; the plan is then made again
     // after the claim.
     let reservation = Reservation {
+        confirmed: Some(&fields),
         checkout_id: Uuid::new_v4(),
         campaign_id,
         request: &basket_request,

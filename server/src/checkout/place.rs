@@ -1,6 +1,7 @@
-//! Confirming a reserved checkout: inside the caller's transaction the checkout becomes
-//! CONFIRMED with the customer's fields, the order (PENDING_PAYMENT) and its payment are
-//! written, and `checkouts.CheckoutFulfillmentRegistered` is emitted.
+//! Placing the order of a confirmed checkout: inside the caller's transaction, which made the
+//! checkout CONFIRMED with the customer's fields (`confirm` moves a reservation there; the
+//! express checkout writes it so), the order (PENDING_PAYMENT) and its payment are written
+//! and `checkouts.CheckoutFulfillmentRegistered` is emitted.
 
 use app::wire::{Money, PlacedOrder};
 use chrono::{DateTime, Duration, Utc};
@@ -53,9 +54,6 @@ pub async fn place_order(
     fields: &CustomerFields,
     now: DateTime<Utc>,
 ) -> Result<PlacedOrder> {
-    if !tx.confirm_checkout(c.checkout_id, fields, now).await? {
-        return Err(not_reserved(c.checkout_id, "no longer reserved"));
-    }
     let order_id = Uuid::new_v4();
     let payment_id = Uuid::new_v4();
     let display_id = display_id();

@@ -20,7 +20,7 @@ use crate::{
     events::{EventType, NewEvent},
     providers::{Booking, BookingLine, FulfillmentError, FulfillmentProvider},
     state::AppState,
-    store::{self, CheckoutTx, NewCheckout, NewCheckoutLine, StoreError, Voucher},
+    store::{self, CheckoutTx, CustomerFields, NewCheckout, NewCheckoutLine, StoreError, Voucher},
 };
 
 /// How long a reservation holds its capacity (decisions.md §5).
@@ -210,6 +210,9 @@ impl Reserved {
 
 /// Everything the reservation needs besides the plan.
 pub struct Reservation<'a> {
+    /// The customer's fields when the checkout is confirmed in the same transaction (the
+    /// express checkout): it is then written CONFIRMED at once.
+    pub confirmed: Option<&'a CustomerFields>,
     pub checkout_id: Uuid,
     pub campaign_id: Uuid,
     pub request: &'a CheckoutRequest,
@@ -311,6 +314,7 @@ async fn reserve(
         voucher_codes: r.request.voucher_codes.clone(),
         external_reference: r.request.external_reference.clone(),
         expires_at: r.now + HOLD,
+        confirmed: r.confirmed.cloned(),
         lines: plan
             .lines
             .iter()

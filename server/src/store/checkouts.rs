@@ -164,6 +164,9 @@ pub struct NewCheckout {
     pub lines: Vec<NewCheckoutLine>,
     /// Redeemed vouchers and what each took off.
     pub vouchers: Vec<(Uuid, Decimal)>,
+    /// The customer's fields when the checkout is written already CONFIRMED: the express
+    /// checkout reserves and confirms in one transaction, so its row is written once.
+    pub confirmed: Option<CustomerFields>,
 }
 
 #[derive(Debug, Clone)]

@@ -17,7 +17,9 @@ async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
     let app = spawn_app().await;
     let shop = shop(&app, Some(10)).await;
     let k = key();
-    let body = express_body(&shop.product, 2);
+    let mut body = express_body(&shop.product, 2);
+    // A newsletter named twice is consented to once.
+    body["newsletters"] = serde_json::json!(["zoo-news", "zoo-news", "members"]);
     let first = express(&app, &shop.partner.campaign, None, &k, &body).await;
     let data = first.assert_status(200)["data"].clone();
     for field in ["checkout_id", "order_id", "order_display_id", "payment_url"] {
@@ -58,6 +60,29 @@ async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
         .clone();
     assert_eq!(read["status"], "CONFIRMED");
     assert_eq!(read["totals"]["total"]["value"], "26.00");
+    // Written confirmed at once, with the customer's fields.
+    let checkout_id = data["checkout_id"].as_str().unwrap().parse().unwrap();
+    let stored = app
+        .state
+        .store
+        .checkout(checkout_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            stored.email,
+            stored.first_name,
+            stored.last_name,
+            stored.return_url
+        ),
+        (
+            Some("ada@example.com".to_owned()),
+            Some("Ada".to_owned()),
+            Some("Lovelace".to_owned()),
+            Some("http://localhost:5173/done?basket=7".to_owned())
+        )
+    );
     let seen: Vec<String> = crate::checkout_fixtures::events(&app, &shop)
         .await
         .into_iter()

@@ -72,6 +72,20 @@ async fn a_short_take_fails_the_commit_naming_it_and_keeps_the_others_too() {
 }
 
 #[tokio::test]
+async fn of_two_short_days_the_first_is_named() {
+    let app = spawn_app().await;
+    let store = app.state.store.as_ref();
+    let group = group_with_seats(&app).await;
+    let (first, second) = (visit_day(), visit_day().succ_opt().unwrap());
+    let too_many = SEATS as u32 + 1;
+    let asked = [day(group, first, too_many), day(group, second, too_many)];
+    match take(store, &asked).await {
+        Err(StoreError::Short(places)) => assert_eq!(places, asked[0]),
+        other => panic!("expected the first day to be short, got {other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn a_short_timeslot_after_a_day_with_places_is_the_one_named() {
     let app = spawn_app().await;
     let store = app.state.store.as_ref();

@@ -140,14 +140,16 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
             "INSERT INTO checkout (checkout_id, campaign_id, merchant_id, customer_id, partner_client_id, status,
                  visit_date, timeslot_id, flexible_date, currency, subtotal, discount_total, wallet_applied, total,
                  requires_shipping_address, voucher_codes, external_reference, expires_at, created_at, updated_at,
-                 provider, locale)
-             VALUES ($1, $2, $3, $4, $5, 'RESERVED', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20)",
+                 provider, locale, email, first_name, last_name, return_url, shipping_address)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20,
+                 $21, $22, $23, $24, $25, $26)",
         )
         .bind(c.checkout_id)
         .bind(c.campaign_id)
         .bind(c.merchant_id)
         .bind(c.customer_id)
         .bind(c.partner_client_id)
+        .bind(if c.confirmed.is_some() { "CONFIRMED" } else { "RESERVED" })
         .bind(c.visit_date)
         .bind(c.timeslot_id)
         .bind(c.flexible_date)
@@ -163,6 +165,16 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         .bind(now)
         .bind(c.provider.clone())
         .bind(c.locale.clone());
+        let f = c.confirmed.as_ref();
+        self.batch
+            .bind(f.map(|f| f.email.clone()))
+            .bind(f.map(|f| f.first_name.clone()))
+            .bind(f.map(|f| f.last_name.clone()))
+            .bind(f.map(|f| f.return_url.clone()))
+            .bind(f.and_then(|f| f.shipping_address.clone()).map(sqlx::types::Json));
+        if let Some(f) = f {
+            insert_newsletter_consents(&mut self.batch, c.checkout_id, &f.newsletters, now);
+        }
         for line in &c.lines {
             self.batch.statement(
                 "INSERT INTO checkout_line (checkout_line_id, checkout_id, product_id, sku, title, quantity,
@@ -246,17 +258,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
         if moved != 1 {
             return Ok(false);
         }
-        for newsletter_id in &f.newsletters {
-            sqlx::query(
-                "INSERT INTO checkout_newsletter (checkout_id, newsletter_id, consented_at)
-                 VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-            )
-            .bind(checkout_id)
-            .bind(newsletter_id)
-            .bind(now)
-            .execute(&mut *self.tx)
-            .await?;
-        }
+        insert_newsletter_consents(&mut self.batch, checkout_id, &f.newsletters, now);
         Ok(true)
     }
 
@@ -452,5 +454,28 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
             tx, batch, takes, ..
         } = *self;
         dialect::take_and_commit(tx, batch, &takes).await
+    }
+}
+
+/// Adds to `batch` the customer's consents to newsletters, given at the checkout; each once,
+/// as no two parts of a Postgres batch may write the same row.
+fn insert_newsletter_consents(
+    batch: &mut dialect::Batch,
+    checkout_id: uuid::Uuid,
+    newsletters: &[String],
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    for (i, newsletter_id) in newsletters.iter().enumerate() {
+        if newsletters[..i].contains(newsletter_id) {
+            continue;
+        }
+        batch
+            .statement(
+                "INSERT INTO checkout_newsletter (checkout_id, newsletter_id, consented_at)
+                 VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            )
+            .bind(checkout_id)
+            .bind(newsletter_id.clone())
+            .bind(now);
     }
 }
