@@ -30,6 +30,9 @@ mod dialect {
         sqlx::Transaction::begin(conn, None).await
     }
 
+    /// A new random (version 4) UUID, in SQL.
+    pub const NEW_UUID: &str = "gen_random_uuid()";
+
     /// Writes kept until the next statement that needs a result (see `store::batch`).
     pub type Batch = crate::store::batch::Batch<sqlx::postgres::PgArguments>;
 

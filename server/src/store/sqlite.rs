@@ -35,6 +35,12 @@ mod dialect {
         sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
     }
 
+    /// A new random version 4 UUID, in SQL, as the 16 bytes sqlx stores a UUID as: random hex
+    /// with the version and variant digits in their places.
+    pub const NEW_UUID: &str = "unhex(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2)
+        || substr('89ab', abs(random() % 4) + 1, 1) || substr(hex(randomblob(2)), 2)
+        || hex(randomblob(6)))";
+
     /// Writes sent to SQLite as one multi-statement query with one argument list (see
     /// `store::batch`): one hand-off to the writer's worker thread for all of them.
     pub type Batch = crate::store::batch::Batch<sqlx::sqlite::SqliteArguments<'static>>;

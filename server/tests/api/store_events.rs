@@ -43,7 +43,7 @@ async fn client(store: &dyn Store, name: &str, campaign: Uuid, hook: Option<&str
 }
 
 #[tokio::test]
-async fn a_guests_events_reach_every_partner_with_a_webhook_in_order_or_not_at_all() {
+async fn events_reach_the_partners_that_should_hear_of_them_in_order_or_not_at_all() {
     // No worker tick during the test: the deliveries stay due for us to read.
     let app = spawn_app_with(|c| c.worker_interval_ms = 3_600_000).await;
     let store = app.state.store.as_ref();
@@ -89,9 +89,27 @@ async fn a_guests_events_reach_every_partner_with_a_webhook_in_order_or_not_at_a
         .insert_event(&event(EventType::CheckoutExpired, campaign, 3))
         .await
         .unwrap();
+    // A partner's own event (its customer's) is that partner's alone.
+    let hooked_a = store
+        .partner_client_by_client_id("hooked-a")
+        .await
+        .unwrap()
+        .unwrap()
+        .client
+        .partner_client_id;
+    let own = tx
+        .insert_event(&NewEvent {
+            partner_client_id: Some(hooked_a),
+            ..event(EventType::CheckoutStarted, campaign, 4)
+        })
+        .await
+        .unwrap();
     tx.commit().await.unwrap();
 
-    for reader in ["hooked-a", "quiet"] {
+    for (reader, expected) in [
+        ("hooked-a", vec![first, second, third, own]),
+        ("quiet", vec![first, second, third]),
+    ] {
         let seen: Vec<Uuid> = store
             .events_for_client(reader, None, 10)
             .await
@@ -99,7 +117,7 @@ async fn a_guests_events_reach_every_partner_with_a_webhook_in_order_or_not_at_a
             .into_iter()
             .map(|e| e.event_id)
             .collect();
-        assert_eq!(seen, [first, second, third], "{reader}: in the order added");
+        assert_eq!(seen, expected, "{reader}: in the order added");
     }
     let now = Utc::now() + Duration::seconds(1);
     let mut due: Vec<(Uuid, String)> = store
@@ -107,6 +125,13 @@ async fn a_guests_events_reach_every_partner_with_a_webhook_in_order_or_not_at_a
         .await
         .unwrap()
         .into_iter()
+        .inspect(|d| {
+            let id = d.webhook_delivery_id;
+            assert_eq!(
+                (id.get_version_num(), id.get_variant()),
+                (4, uuid::Variant::RFC4122)
+            );
+        })
         .map(|d| (d.event_id, d.webhook_url))
         .collect();
     due.sort();
@@ -115,6 +140,7 @@ async fn a_guests_events_reach_every_partner_with_a_webhook_in_order_or_not_at_a
         .flat_map(|e| {
             ["https://a.example/hooks", "https://b.example/hooks"].map(|u| (e, u.to_owned()))
         })
+        .chain([(own, "https://a.example/hooks".to_owned())])
         .collect();
     expected.sort();
     assert_eq!(due, expected, "one delivery per event and hooked partner");

@@ -432,7 +432,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     async fn write_events(&mut self) -> crate::store::StoreResult<()> {
         // Sent at once, so a batch never holds two event inserts: on Postgres the parts of a
         // batch run in no set order, and the outbox's order is the order events were added.
-        insert_events(&mut self.tx, &mut self.batch, &self.events).await?;
+        insert_events(&mut self.batch, &self.events);
         self.events.clear();
         Ok(self.flush().await?)
     }
@@ -449,7 +449,7 @@ impl crate::store::CheckoutTx for SqlCheckoutTx {
     }
 
     async fn commit(mut self: Box<Self>) -> crate::store::StoreResult<()> {
-        insert_events(&mut self.tx, &mut self.batch, &self.events).await?;
+        insert_events(&mut self.batch, &self.events);
         let SqlCheckoutTx {
             tx, batch, takes, ..
         } = *self;

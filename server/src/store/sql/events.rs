@@ -1,16 +1,13 @@
 // Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
 
-/// Writes `events` to the outbox inside the caller's transaction, in order, with a pending
-/// webhook delivery for each partner that should hear of each, so the events commit or roll
-/// back with the change they report. A few statements whatever the count: the events in one
-/// INSERT, the recipients read once per (partner, campaign), the deliveries in one INSERT.
-async fn insert_events(
-    tx: &mut sqlx::Transaction<'static, Db>,
-    batch: &mut dialect::Batch,
-    events: &[(uuid::Uuid, crate::events::NewEvent)],
-) -> sqlx::Result<()> {
+/// Adds `events` to the caller's batch for the outbox, in order, with a pending webhook
+/// delivery for each partner that should hear of each, so the events commit or roll back with
+/// the change they report. Two statements whatever the count: the events, and their
+/// deliveries, whose recipients the database picks as it inserts them (nothing is read first,
+/// so writing events costs no round trip of its own).
+fn insert_events(batch: &mut dialect::Batch, events: &[(uuid::Uuid, crate::events::NewEvent)]) {
     if events.is_empty() {
-        return Ok(());
+        return;
     }
     let now = chrono::Utc::now();
     batch.statement(&format!(
@@ -29,56 +26,29 @@ async fn insert_events(
             .bind(event.partner_client_id)
             .bind(sqlx::types::Json(event.data.clone()));
     }
-
-    // (partner client or none for guests, campaign) → the partners to deliver to. Read on the
-    // transaction without sending the batch first: it reads partner clients only.
-    type Audience = (Option<uuid::Uuid>, uuid::Uuid);
-    let mut audiences: Vec<(Audience, Vec<uuid::Uuid>)> = Vec::new();
-    let mut deliveries = Vec::new();
+    // A partner's own event goes to that partner; a guest's to every partner of the campaign.
+    let now_at = events.len() * 3 + 1;
+    batch.statement(&format!(
+        "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
+             next_attempt_at, created_at, updated_at)
+         SELECT {new_id}, e.column1, pc.partner_client_id, 'PENDING', 0, ${now_at}, ${now_at}, ${now_at}
+         FROM (VALUES {events}) AS e
+         JOIN partner_client pc
+           ON pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
+          AND (pc.partner_client_id = e.column2
+               OR (e.column2 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
+                                                 WHERE pcc.partner_client_id = pc.partner_client_id
+                                                   AND pcc.campaign_id = e.column3)))",
+        new_id = dialect::NEW_UUID,
+        events = crate::store::batch::values(events.len(), 3),
+    ));
     for (event_id, event) in events {
-        let audience = (event.partner_client_id, event.campaign_id);
-        let known = audiences.iter().position(|(a, _)| *a == audience);
-        let index = match known {
-            Some(index) => index,
-            None => {
-                let recipients: Vec<uuid::Uuid> = sqlx::query_scalar(
-                    "SELECT pc.partner_client_id FROM partner_client pc
-                     WHERE pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
-                       AND (pc.partner_client_id = $1
-                            OR ($1 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
-                                                       WHERE pcc.partner_client_id = pc.partner_client_id
-                                                         AND pcc.campaign_id = $2)))",
-                )
-                .bind(audience.0)
-                .bind(audience.1)
-                .fetch_all(&mut **tx)
-                .await?;
-                audiences.push((audience, recipients));
-                audiences.len() - 1
-            }
-        };
-        deliveries.extend(audiences[index].1.iter().map(|r| (*event_id, *r)));
+        batch
+            .bind(*event_id)
+            .bind(event.partner_client_id)
+            .bind(event.campaign_id);
     }
-    if !deliveries.is_empty() {
-        batch.statement(&format!(
-            "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
-                 next_attempt_at, created_at, updated_at)
-             VALUES {}",
-            crate::store::batch::values(deliveries.len(), 8)
-        ));
-        for (event_id, partner_client_id) in deliveries {
-            batch
-                .bind(uuid::Uuid::new_v4())
-                .bind(event_id)
-                .bind(partner_client_id)
-                .bind("PENDING")
-                .bind(0_i32)
-                .bind(now)
-                .bind(now)
-                .bind(now);
-        }
-    }
-    Ok(())
+    batch.bind(now);
 }
 
 #[async_trait::async_trait]
