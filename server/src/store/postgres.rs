@@ -96,7 +96,9 @@ mod dialect {
 
     /// The statements of `take_and_commit`, ending with the commit, and for each statement
     /// before it the index of the take it belongs to. Every value written into the text is a
-    /// UUID, a date or a number formatted here, never text from a request.
+    /// UUID, a date or a number formatted here, never text from a request. Each update finds
+    /// its row: a day's is made just before it, and a slot is never deleted (the checkout's
+    /// lines, written earlier in the transaction, reference it).
     pub(super) fn take_statements(takes: &[Places]) -> (String, Vec<usize>) {
         let mut sql = String::new();
         let mut owners = Vec::new();
