@@ -178,9 +178,9 @@ pub async fn reserve_in(
 }
 
 /// A reservation written in an open transaction whose places are not held yet. They are
-/// taken last, right before the commit, because a busy day's capacity row is the one lock
-/// every buyer of that day waits for: held only for that statement and the commit, buyers of
-/// one day overlap everything else they write. Dropped, it rolls back.
+/// taken last, by the commit, because a busy day's capacity row is the one lock every buyer
+/// of that day waits for: held only for the take and the commit, buyers of one day overlap
+/// everything else they write. Dropped, it rolls back.
 pub struct Reserved {
     tx: Box<dyn CheckoutTx>,
     provider: std::sync::Arc<dyn FulfillmentProvider>,
