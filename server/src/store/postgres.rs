@@ -30,6 +30,16 @@ mod dialect {
         sqlx::Transaction::begin(conn, None).await
     }
 
+    /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
+    /// does not wait for its WAL to reach the disk. A claim only has to be seen by the
+    /// concurrent requests with its key; the transaction that completes it commits later,
+    /// with a flush that takes the claim's WAL along, so a crash can lose only a claim whose
+    /// request never finished, which is what a retry wants. Those flushes had been half of
+    /// every checkout's, queued on the WAL lock with the one the day's capacity row is held
+    /// through (docs/benchmarks.md).
+    pub const CLAIM_SOURCE: &str =
+        "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed WHERE true";
+
     /// A new random (version 4) UUID, in SQL.
     pub const NEW_UUID: &str = "gen_random_uuid()";
 

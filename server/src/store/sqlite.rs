@@ -35,6 +35,11 @@ mod dialect {
         sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
     }
 
+    /// The source of an idempotency key's claim row (`claim_on`). SQLite commits without a
+    /// flush of its own in WAL mode already; `WHERE true` is the clause its parser needs
+    /// before an upsert's `ON CONFLICT`.
+    pub const CLAIM_SOURCE: &str = "WHERE true";
+
     /// A new random version 4 UUID, in SQL, as the 16 bytes sqlx stores a UUID as: random hex
     /// with the version and variant digits in their places.
     pub const NEW_UUID: &str = "unhex(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2)

@@ -5,8 +5,8 @@ use std::{collections::HashSet, sync::Arc};
 
 use chrono::{Duration, Utc};
 use server::store::{
-    CampaignInput, CustomerDetails, CustomerKey, IdempotencyClaim, IdempotentRequest, KeyPurpose,
-    NewSession, Redemption, SigningKey, Store,
+    CampaignInput, CustomerDetails, CustomerKey, IdempotencyClaim, IdempotencyStore,
+    IdempotentRequest, KeyPurpose, NewSession, Redemption, SigningKey, Store,
 };
 use uuid::Uuid;
 
@@ -246,6 +246,47 @@ async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
 
     let day_later = later + Duration::hours(25);
     assert_eq!(store.purge_idempotency_records(day_later).await.unwrap(), 1);
+}
+
+/// On Postgres a claim turns `synchronous_commit` off for its own transaction only: a
+/// connection that kept the setting would commit every later order without waiting for the disk.
+#[tokio::test]
+async fn on_postgres_a_claims_unflushed_commit_does_not_outlive_the_claim() {
+    let app = spawn_app().await;
+    let Some(url) = app.postgres_url() else {
+        return; // SQLite has no such setting
+    };
+    // One connection, so the claims and the checks share it.
+    let store = server::store::postgres::SqlStore::connect(url, 1)
+        .await
+        .unwrap();
+    let setting = || async {
+        sqlx::query_scalar::<_, String>("SHOW synchronous_commit")
+            .fetch_one(store.pool())
+            .await
+            .unwrap()
+    };
+    assert_eq!(setting().await, "on", "the server's default");
+    let now = Utc::now();
+
+    let claimed = store
+        .claim_idempotency_key(&idempotent(Uuid::new_v4(), Uuid::new_v4(), b"a", now), now)
+        .await
+        .unwrap();
+    assert_eq!(claimed, IdempotencyClaim::Claimed(()));
+    assert_eq!(setting().await, "on", "after a claim");
+
+    let request = idempotent(Uuid::new_v4(), Uuid::new_v4(), b"a", now);
+    let Ok(tx) = store
+        .claim_and_begin(&request, now)
+        .await
+        .unwrap()
+        .claimed::<()>()
+    else {
+        panic!("expected a claim");
+    };
+    tx.commit().await.unwrap();
+    assert_eq!(setting().await, "on", "after a claim and its transaction");
 }
 
 #[tokio::test]

@@ -31,6 +31,17 @@ struct IdempotencyRow {
     expires_at: chrono::DateTime<chrono::Utc>,
 }
 
+/// A claim's row, inserted unless the key has one.
+static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
+             locked_until, created_at, expires_at)
+         SELECT $1, $2, $3, $4, 'IN_FLIGHT', $5, $6, $7 {}
+         ON CONFLICT DO NOTHING",
+        dialect::CLAIM_SOURCE
+    )
+});
+
 /// Claims the key on `conn` (each statement commits on its own); see
 /// `IdempotencyStore::claim_idempotency_key`.
 async fn claim_on(
@@ -41,12 +52,7 @@ async fn claim_on(
     use crate::store::IdempotencyClaim;
     // A takeover can lose a race to another takeover; a few rounds settle it.
     for _ in 0..3 {
-        let inserted = sqlx::query(
-            "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-                 locked_until, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, 'IN_FLIGHT', $5, $6, $7)
-             ON CONFLICT DO NOTHING",
-        )
+        let inserted = sqlx::query(&CLAIM_INSERT)
         .bind(r.campaign_id)
         .bind(r.key)
         .bind(&r.request_hash)
