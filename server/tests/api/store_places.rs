@@ -186,3 +186,38 @@ async fn an_unlimited_day_gets_its_row_when_first_taken() {
         .unwrap();
     assert_eq!(reserved(&app, group, far).await, 3);
 }
+
+/// Checkouts taking the same two days, listed in either order, queue for them in one order:
+/// none waits for a day another holds while that one waits for its other day (Postgres would
+/// end such a deadlock by failing one of them).
+#[tokio::test]
+async fn commits_taking_two_days_in_either_order_never_deadlock() {
+    const COMMITS: u32 = 60;
+    let app = spawn_app().await;
+    let store = app.state.store.clone();
+    let group = shop(&app, None).await.group.parse().unwrap();
+    let (first, second) = (visit_day(), visit_day().succ_opt().unwrap());
+    // Unlimited days, their rows made first: every commit updates both rows.
+    take(
+        store.as_ref(),
+        &[day(group, first, 1), day(group, second, 1)],
+    )
+    .await
+    .unwrap();
+
+    let outcomes = join_all((0..COMMITS).map(|n| {
+        let store = store.clone();
+        let days = if n % 2 == 0 {
+            [day(group, first, 1), day(group, second, 1)]
+        } else {
+            [day(group, second, 1), day(group, first, 1)]
+        };
+        async move { take(store.as_ref(), &days).await }
+    }))
+    .await;
+    for outcome in &outcomes {
+        assert!(outcome.is_ok(), "a commit failed: {outcome:?}");
+    }
+    assert_eq!(reserved(&app, group, first).await, i64::from(COMMITS) + 1);
+    assert_eq!(reserved(&app, group, second).await, i64::from(COMMITS) + 1);
+}
