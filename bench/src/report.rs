@@ -305,7 +305,9 @@ pub fn express_section(
              limit there.",
             "Places are taken by the commit, after everything else (docs/api-checkout.md); on \
              Postgres the update of the day's capacity row and the `COMMIT` are one message, so \
-             the row is locked only while the database runs them, never over a round trip.",
+             the row is locked only while the database runs them, never over a round trip; before \
+             the update the message queues for the day (an advisory lock, granted in the order \
+             asked), as the row lock itself goes to whichever waiter gets there first.",
             "The machines these figures come from are VMs whose hosts take CPU time from them \
              (vmstat's steal column read up to 23 % in one session): the same binary's medians \
              differed by up to a third from one run to the next, more than most single changes \
