@@ -80,7 +80,7 @@ mod dialect {
     /// (`queue_key`). Postgres grants such a lock to its waiters in the order they came; a
     /// row lock it does not: when a holder commits, the waiters and the newcomers race for
     /// the row, and under load some buyers lost that race over and over (a p99 of seven
-    /// times the median in a bare test of the pattern, three times with the queue;
+    /// times the median in a bare test of the pattern, under twice with the queue;
     /// docs/benchmarks.md). The lock ends with the transaction.
     ///
     /// `COMMIT AND CHAIN` leaves an empty transaction open, which `tx` rolls back when it is
