@@ -99,7 +99,10 @@ impl Backend {
 }
 
 pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
-    let mut backends = vec![Backend::Sqlite(data_dir.join("sqlite").join("express.db"))];
+    let mut backends = Vec::new();
+    if args.sqlite {
+        backends.push(Backend::Sqlite(data_dir.join("sqlite").join("express.db")));
+    }
     match &args.postgres {
         Some(admin_url) => backends.push(Backend::Postgres {
             admin_url: admin_url.clone(),

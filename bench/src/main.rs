@@ -29,6 +29,9 @@ pub struct Args {
     /// A database on the Postgres server to connect to while creating the benchmark's own
     /// database; `None` measures the express checkout on SQLite only.
     pub postgres: Option<String>,
+    /// Whether the express checkout is measured on SQLite too (`--no-sqlite`: Postgres only,
+    /// for comparing two builds on it).
+    pub sqlite: bool,
     /// Concurrent connections of the contention run.
     pub buyers_at_once: usize,
 }
@@ -45,7 +48,7 @@ impl Args {
 }
 
 const USAGE: &str = "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express, \
-     --merchants N, --postgres URL, --no-postgres, --buyers-at-once N";
+     --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N";
 
 fn args() -> anyhow::Result<Args> {
     let mut args = Args {
@@ -61,6 +64,7 @@ fn args() -> anyhow::Result<Args> {
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned()),
         ),
         buyers_at_once: 100,
+        sqlite: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -78,12 +82,16 @@ fn args() -> anyhow::Result<Args> {
             },
             "--postgres" => args.postgres = Some(value()?),
             "--no-postgres" => args.postgres = None,
+            "--no-sqlite" => args.sqlite = false,
             "--buyers-at-once" => args.buyers_at_once = value()?.parse()?,
             other => bail!("unknown argument {other}; {USAGE}"),
         }
     }
     if args.rounds == 0 {
         bail!("--rounds must be at least 1");
+    }
+    if args.express && !args.sqlite && args.postgres.is_none() {
+        bail!("--no-sqlite and --no-postgres leave the express checkout nothing to run on");
     }
     Ok(args)
 }

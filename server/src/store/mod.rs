@@ -139,6 +139,11 @@ fn is_check_violation(err: &sqlx::Error) -> bool {
     matches!(err, sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::CheckViolation)
 }
 
+/// Whether a statement failed a UNIQUE constraint or a primary key.
+fn is_unique_violation(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::UniqueViolation)
+}
+
 /// Everything the server persists.
 #[async_trait::async_trait]
 pub trait Store:

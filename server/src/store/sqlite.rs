@@ -35,6 +35,17 @@ mod dialect {
         sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
     }
 
+    /// Claims a new key and begins the transaction at once where a dialect can; SQLite's
+    /// statements are calls into this process, with no round trip to save, so every claim
+    /// takes the full path (`claim_on`).
+    pub async fn claim_new_and_begin(
+        _pool: &sqlx::Pool<Db>,
+        _r: &crate::store::IdempotentRequest,
+        _now: chrono::DateTime<chrono::Utc>,
+    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Db>>> {
+        Ok(None)
+    }
+
     /// The source of an idempotency key's claim row (`claim_on`). SQLite commits without a
     /// flush of its own in WAL mode already; `WHERE true` is the clause its parser needs
     /// before an upsert's `ON CONFLICT`.

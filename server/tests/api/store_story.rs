@@ -287,6 +287,18 @@ async fn on_postgres_a_claims_unflushed_commit_does_not_outlive_the_claim() {
     };
     tx.commit().await.unwrap();
     assert_eq!(setting().await, "on", "after a claim and its transaction");
+    let threshold = sqlx::query_scalar::<_, String>("SHOW client_min_messages")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(threshold, "notice", "the claim's quiet commit is its own");
+
+    // A key with a row fails the one-message claim; the connection is fine after it.
+    assert!(matches!(
+        store.claim_and_begin(&request, now).await.unwrap(),
+        IdempotencyClaim::InFlight
+    ));
+    assert_eq!(setting().await, "on", "after a claim that found a row");
 }
 
 #[tokio::test]
@@ -332,6 +344,92 @@ async fn a_key_claimed_with_its_transaction_is_committed_before_the_transaction(
             .unwrap(),
         IdempotencyClaim::Reused
     ));
+}
+
+#[tokio::test]
+async fn claims_with_their_transactions_race_for_a_key_and_one_wins() {
+    let (_app, store) = store().await;
+    let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
+    let claims = (0..10).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let claim = store
+                .claim_and_begin(&idempotent(campaign, key, b"a", now), now)
+                .await
+                .unwrap();
+            match claim {
+                // Ended at once (SQLite's one writer waits for it); the claim stays in flight.
+                IdempotencyClaim::Claimed(tx) => {
+                    tx.commit().await.unwrap();
+                    true
+                }
+                IdempotencyClaim::InFlight => false,
+                IdempotencyClaim::Replay { .. } => panic!("nothing was stored to replay"),
+                IdempotencyClaim::Reused => panic!("every claim sends the same request"),
+            }
+        })
+    });
+    let outcomes: Vec<_> = futures::future::join_all(claims)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        outcomes.iter().filter(|won| **won).count(),
+        1,
+        "one claim wins"
+    );
+}
+
+/// A claim made with its transaction stores the request as given: the lock ends at its
+/// instant to the microsecond, and the hash and customer tell a retry from another request.
+#[tokio::test]
+async fn a_claim_with_its_transaction_keeps_the_requests_values() {
+    use chrono::SubsecRound;
+    let (_app, store) = store().await;
+    let (campaign, key) = (Uuid::new_v4(), Uuid::new_v4());
+    let now = Utc::now().trunc_subsecs(6);
+    let request = IdempotentRequest {
+        customer_id: Some(Uuid::new_v4()),
+        ..idempotent(campaign, key, &[0, 255, 62, 63], now)
+    };
+    let IdempotencyClaim::Claimed(tx) = store.claim_and_begin(&request, now).await.unwrap() else {
+        panic!("a new key is claimed");
+    };
+    tx.commit().await.unwrap();
+
+    let at = |t| IdempotentRequest {
+        lock_until: t + Duration::seconds(90),
+        ..request.clone()
+    };
+    let just_before = request.lock_until - Duration::microseconds(1);
+    assert_eq!(
+        store
+            .claim_idempotency_key(&at(just_before), just_before)
+            .await
+            .unwrap(),
+        IdempotencyClaim::InFlight,
+        "the same request, a microsecond before the lock ends"
+    );
+    let other_customer = IdempotentRequest {
+        customer_id: Some(Uuid::new_v4()),
+        ..at(just_before)
+    };
+    assert_eq!(
+        store
+            .claim_idempotency_key(&other_customer, just_before)
+            .await
+            .unwrap(),
+        IdempotencyClaim::Reused
+    );
+    let ends = request.lock_until;
+    assert!(
+        matches!(
+            store.claim_and_begin(&at(ends), ends).await.unwrap(),
+            IdempotencyClaim::Claimed(_)
+        ),
+        "taken over when the lock ends"
+    );
 }
 
 #[tokio::test]

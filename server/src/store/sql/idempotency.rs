@@ -31,15 +31,21 @@ struct IdempotencyRow {
     expires_at: chrono::DateTime<chrono::Utc>,
 }
 
-/// A claim's row, inserted unless the key has one.
-static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+/// The insert of a claim's row whose values are `values` (the key's campaign and key, the
+/// request's hash, the customer, then the lock's end, now and the record's end).
+fn claim_insert(values: [&str; 7]) -> String {
+    let [campaign, key, hash, customer, lock_until, now, expires_at] = values;
     format!(
         "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
              locked_until, created_at, expires_at)
-         SELECT $1, $2, $3, $4, 'IN_FLIGHT', $5, $6, $7 {}
-         ON CONFLICT DO NOTHING",
+         SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at} {}",
         dialect::CLAIM_SOURCE
     )
+}
+
+/// A claim's row, inserted unless the key has one.
+static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7"]) + " ON CONFLICT DO NOTHING"
 });
 
 /// Claims the key on `conn` (each statement commits on its own); see
@@ -131,6 +137,13 @@ impl crate::store::IdempotencyStore for SqlStore {
         now: chrono::DateTime<chrono::Utc>,
     ) -> crate::store::StoreResult<crate::store::IdempotencyClaim<Box<dyn crate::store::CheckoutTx>>>
     {
+        // A key seen for the first time, nearly every request's, in one round trip where the
+        // dialect can; a key with a row takes the full claim, which tells why.
+        if let Some(tx) = dialect::claim_new_and_begin(&self.writer, r, now).await? {
+            return Ok(crate::store::IdempotencyClaim::Claimed(Box::new(
+                SqlCheckoutTx::new(tx),
+            )));
+        }
         let mut conn = self.writer.acquire().await?;
         if let Err(refused) = claim_on(&mut conn, r, now).await?.claimed() {
             return Ok(refused);
