@@ -186,24 +186,33 @@ fn idempotent(
     }
 }
 
+/// Runs ten `attempt`s at once, each on a task of its own, and gives back their outcomes.
+async fn ten_at_once<T, F>(attempt: impl Fn() -> F) -> Vec<T>
+where
+    F: std::future::Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    futures::future::join_all((0..10).map(|_| tokio::spawn(attempt())))
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect()
+}
+
 #[tokio::test]
 async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
     let (_app, store) = store().await;
     let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
-    let claims = (0..10).map(|_| {
+    let outcomes = ten_at_once(|| {
         let store = store.clone();
-        tokio::spawn(async move {
+        async move {
             store
                 .claim_idempotency_key(&idempotent(campaign, key, b"a", now), now)
                 .await
                 .unwrap()
-        })
-    });
-    let outcomes: Vec<_> = futures::future::join_all(claims)
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+        }
+    })
+    .await;
     assert_eq!(
         outcomes
             .iter()
@@ -350,9 +359,9 @@ async fn a_key_claimed_with_its_transaction_is_committed_before_the_transaction(
 async fn claims_with_their_transactions_race_for_a_key_and_one_wins() {
     let (_app, store) = store().await;
     let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
-    let claims = (0..10).map(|_| {
+    let outcomes = ten_at_once(|| {
         let store = store.clone();
-        tokio::spawn(async move {
+        async move {
             let claim = store
                 .claim_and_begin(&idempotent(campaign, key, b"a", now), now)
                 .await
@@ -367,13 +376,9 @@ async fn claims_with_their_transactions_race_for_a_key_and_one_wins() {
                 IdempotencyClaim::Replay { .. } => panic!("nothing was stored to replay"),
                 IdempotencyClaim::Reused => panic!("every claim sends the same request"),
             }
-        })
-    });
-    let outcomes: Vec<_> = futures::future::join_all(claims)
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+        }
+    })
+    .await;
     assert_eq!(
         outcomes.iter().filter(|won| **won).count(),
         1,
