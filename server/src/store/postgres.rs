@@ -97,6 +97,26 @@ mod dialect {
         )
     }
 
+    /// Makes the transaction's commit one that does not wait for its WAL to reach the disk.
+    const UNFLUSHED_COMMIT: &str = "SELECT set_config('synchronous_commit', 'off', true);\n";
+
+    /// Makes its transaction's commit wait until everything committed before it is on disk.
+    /// A commit waits for the disk only when its transaction wrote to the WAL, and this
+    /// writes the smallest record there is that counts: a transactional logical-decoding
+    /// message, which any role may write and which changes no table. (An earlier
+    /// transaction's `synchronous_commit` off ended with it.)
+    const DURABLE: &str = "SELECT pg_logical_emit_message(true, 'boxoffice', 'durable')";
+
+    /// Waits until every commit that a read made before the call could see is on disk,
+    /// before what it read is shown to a partner: a checkout's commit is visible for the
+    /// moment between it and its flush (`take_and_commit`), and a crash of the database in
+    /// that moment loses it.
+    pub async fn wait_for_disk(conn: &mut super::Conn) -> sqlx::Result<()> {
+        let sql = format!("BEGIN;\n{DURABLE};\nCOMMIT");
+        sqlx::Executor::execute(&mut *conn, sql.as_str()).await?;
+        Ok(())
+    }
+
     /// A new random (version 4) UUID, in SQL.
     pub const NEW_UUID: &str = "gen_random_uuid()";
 
@@ -138,6 +158,14 @@ mod dialect {
     /// the row, and under load some buyers lost that race over and over (a p99 of seven
     /// times the median in a bare test of the pattern, under twice with the queue;
     /// docs/benchmarks.md). The lock ends with the transaction.
+    ///
+    /// The day's queue is given up by a commit that does not wait for the disk: a flush
+    /// inside the hand-over had been most of every buyer's wait (docs/benchmarks.md). The
+    /// message then waits for the disk in a transaction of its own (`DURABLE`), whose flush
+    /// takes every commit before it in the WAL along, this one included; so nothing returns
+    /// here, and no answer goes out, before the checkout is on disk. A failure after the
+    /// first commit is an error like any other: the key's record is complete by then, so a
+    /// retry with the key replays the checkout or, if the database lost it, makes it.
     ///
     /// `COMMIT AND CHAIN` leaves an empty transaction open, which `tx` rolls back when it is
     /// dropped: that rollback is queued and goes out with the test sqlx makes of a connection
@@ -181,16 +209,17 @@ mod dialect {
         (folded ^ (salt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) as i64
     }
 
-    /// The statements of `take_and_commit`, ending with the commit, and for each statement
-    /// before it the index of the take it belongs to, if any. First come the queues, in the
+    /// The statements of `take_and_commit`, ending with the commits, and for each statement
+    /// before the first the index of the take it belongs to, if any. The first makes that
+    /// commit one that does not wait for the disk; then come the queues, in the
     /// order of their keys so that two checkouts wanting the same places cannot each hold
     /// what the other waits for. Every value written into the text is a UUID, a date or a
     /// number formatted here, never text from a request. Each update finds its row: a day's
     /// is made just before it, and a slot is never deleted (the checkout's lines, written
     /// earlier in the transaction, reference it).
     pub(super) fn take_statements(takes: &[Places]) -> (String, Vec<Option<usize>>) {
-        let mut sql = String::new();
-        let mut owners = Vec::new();
+        let mut sql = String::from(UNFLUSHED_COMMIT);
+        let mut owners = vec![None];
         let mut queues: Vec<i64> = takes.iter().map(queue_key).collect();
         queues.sort_unstable();
         queues.dedup();
@@ -225,7 +254,7 @@ mod dialect {
                 }
             }
         }
-        sql.push_str("COMMIT AND CHAIN");
+        sql.push_str(&format!("COMMIT AND CHAIN;\n{DURABLE};\nCOMMIT AND CHAIN"));
         (sql, owners)
     }
 }
@@ -330,7 +359,7 @@ mod tests {
     }
 
     #[test]
-    fn takes_become_statements_queued_in_key_order_each_owned_by_its_take_then_the_commit() {
+    fn takes_become_statements_queued_in_key_order_each_owned_by_its_take_then_the_commits() {
         let group = Uuid::from_u128(1);
         let slot = Uuid::from_u128(2);
         let day = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
@@ -349,28 +378,36 @@ mod tests {
         let statements: Vec<&str> = sql.split(";\n").collect();
         assert_eq!(
             statements.len(),
-            owners.len() + 1,
-            "one owner per statement"
+            owners.len() + 3,
+            "one owner per statement before the first commit"
         );
-        assert_eq!(owners, [None, None, Some(0), Some(0), Some(1)]);
+        assert_eq!(owners, [None, None, None, Some(0), Some(0), Some(1)]);
 
+        assert_eq!(
+            statements[0],
+            "SELECT set_config('synchronous_commit', 'off', true)"
+        );
         let mut keys = [queue_key(&takes[0]), queue_key(&takes[1])];
         keys.sort_unstable();
         assert_eq!(
-            statements[0],
+            statements[1],
             format!("SELECT pg_advisory_xact_lock({})", keys[0])
         );
         assert_eq!(
-            statements[1],
+            statements[2],
             format!("SELECT pg_advisory_xact_lock({})", keys[1])
         );
-        assert!(statements[2].starts_with("INSERT INTO availability_day"));
-        assert!(statements[3].contains("reserved = reserved + 3"));
-        assert!(statements[3].contains(&format!("availability_group_id = '{group}'")));
-        assert!(statements[3].contains("day = '2026-12-01'"));
-        assert!(statements[4].contains(&format!("timeslot_id = '{slot}'")));
-        assert!(statements[4].contains("reserved = reserved + 2"));
-        assert_eq!(statements[5], "COMMIT AND CHAIN");
+        assert!(statements[3].starts_with("INSERT INTO availability_day"));
+        assert!(statements[4].contains("reserved = reserved + 3"));
+        assert!(statements[4].contains(&format!("availability_group_id = '{group}'")));
+        assert!(statements[4].contains("day = '2026-12-01'"));
+        assert!(statements[5].contains(&format!("timeslot_id = '{slot}'")));
+        assert!(statements[5].contains("reserved = reserved + 2"));
+        // The day's queue is given up without waiting for the disk; the answer waits for it
+        // in a transaction that writes to the WAL, whose commit therefore flushes.
+        assert_eq!(statements[6], "COMMIT AND CHAIN");
+        assert!(statements[7].starts_with("SELECT pg_logical_emit_message(true,"));
+        assert_eq!(statements[8], "COMMIT AND CHAIN");
     }
 
     #[test]

@@ -61,6 +61,11 @@ mod dialect {
     /// `store::batch`): one hand-off to the writer's worker thread for all of them.
     pub type Batch = crate::store::batch::Batch<sqlx::sqlite::SqliteArguments<'static>>;
 
+    /// Nothing to wait for: a commit returns when it is on disk (`synchronous=FULL`).
+    pub async fn wait_for_disk(_conn: &mut super::Conn) -> sqlx::Result<()> {
+        Ok(())
+    }
+
     /// Sends what `batch` holds, in order, and empties it.
     pub async fn flush(batch: &mut Batch, conn: &mut super::Conn) -> sqlx::Result<()> {
         if let Some((statements, args)) = batch.take()? {

@@ -110,10 +110,14 @@ async fn claim_on(
             return Ok(IdempotencyClaim::Reused);
         }
         return Ok(match (row.state.as_str(), row.response_status, row.response_body) {
-            ("DONE", Some(status), Some(body)) => IdempotencyClaim::Replay {
-                status: u16::try_from(status).unwrap_or(200),
-                body,
-            },
+            ("DONE", Some(status), Some(body)) => {
+                // The first answer may still be on its way to the disk.
+                dialect::wait_for_disk(conn).await?;
+                IdempotencyClaim::Replay {
+                    status: u16::try_from(status).unwrap_or(200),
+                    body,
+                }
+            }
             _ => IdempotencyClaim::InFlight,
         });
     }
