@@ -19,7 +19,7 @@ pub async fn create(
     request: &CheckoutRequest,
     now: DateTime<Utc>,
 ) -> Result<Checkout> {
-    let plan = plan(state, campaign_id, locale, request, None, now).await?;
+    let plan = plan(state, campaign_id, locale, request, None, None, now).await?;
     let checkout_id = Uuid::new_v4();
     let reservation = Reservation {
         confirmed: None,

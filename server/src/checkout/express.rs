@@ -23,7 +23,7 @@ use uuid::Uuid;
 use super::{
     basket, customer,
     place::{place_order, Confirming},
-    plan::plan,
+    plan::{plan, KeyProbe},
     reserve::{self, Buyer, Reservation},
 };
 use crate::{
@@ -102,6 +102,7 @@ pub async fn express(
         locale,
         now,
     };
+    let probe = KeyProbe::new(campaign_id, key);
     let ready = || async {
         let plan = plan(
             state,
@@ -109,6 +110,7 @@ pub async fn express(
             locale,
             &basket_request,
             Some(has_address),
+            Some(&probe),
             now,
         )
         .await?;
@@ -118,7 +120,12 @@ pub async fn express(
     let early = match ready().await {
         Ok(ready) => Some(ready),
         Err(refusal) => {
-            if !state.store.idempotency_key_seen(campaign_id, key).await? {
+            // Asked along with the day's places when the plan got that far: a sold-out day.
+            let seen = match probe.seen() {
+                Some(seen) => seen,
+                None => state.store.idempotency_key_seen(campaign_id, key).await?,
+            };
+            if !seen {
                 return Err(refusal);
             }
             None

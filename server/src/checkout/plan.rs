@@ -139,15 +139,40 @@ fn line_invalid(index: usize, message: String) -> Error {
     error
 }
 
+/// An Idempotency-Key whose record, if any, the plan looks for in the read of its first
+/// priced day, the read a sold-out day is refused from (`CalendarStore::calendar_day_and_key`).
+pub struct KeyProbe {
+    campaign_id: Uuid,
+    key: Uuid,
+    seen: std::sync::OnceLock<bool>,
+}
+
+impl KeyProbe {
+    pub fn new(campaign_id: Uuid, key: Uuid) -> Self {
+        Self {
+            campaign_id,
+            key,
+            seen: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether the key had a record when a plan looked; `None` if no plan got that far.
+    pub fn seen(&self) -> Option<bool> {
+        self.seen.get().copied()
+    }
+}
+
 /// Resolves `request` in `campaign_id` at `now`. `shipping_given` says whether the customer
 /// sent an address, when the same call confirms (the express checkout): a physical product
-/// without one fails before any price or capacity is looked at.
+/// without one fails before any price or capacity is looked at. `probe`, once unanswered,
+/// is answered by the first day read.
 pub async fn plan(
     state: &AppState,
     campaign_id: Uuid,
     locale: Locale,
     request: &CheckoutRequest,
     shipping_given: Option<bool>,
+    probe: Option<&KeyProbe>,
     now: DateTime<Utc>,
 ) -> Result<Plan> {
     basket::check(&request.lines)?;
@@ -237,7 +262,7 @@ pub async fn plan(
         let (unit_price, list_price, day_left) = if product.no_date {
             (product.unit_price, product.list_price, None)
         } else {
-            day_price(store, &product, day).await?
+            day_price(store, &product, day, probe).await?
         };
         lines.push(PlannedLine {
             title: product.localized(locale).title.to_owned(),
@@ -267,8 +292,23 @@ async fn day_price(
     store: &dyn Store,
     product: &Product,
     day: NaiveDate,
+    probe: Option<&KeyProbe>,
 ) -> Result<(Decimal, Decimal, Option<i64>)> {
-    if let Some(d) = store.calendar(product.product_id, day, day).await?.first() {
+    let priced = match probe.filter(|p| p.seen().is_none()) {
+        Some(probe) => {
+            let (priced, seen) = store
+                .calendar_day_and_key(product.product_id, day, probe.campaign_id, probe.key)
+                .await?;
+            probe.seen.get_or_init(|| seen);
+            priced
+        }
+        None => store
+            .calendar(product.product_id, day, day)
+            .await?
+            .into_iter()
+            .next(),
+    };
+    if let Some(d) = priced {
         let left = d.capacity.map(|c| i64::from(c) - i64::from(d.reserved));
         return Ok((d.price, d.list_price, left));
     }

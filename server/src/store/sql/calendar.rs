@@ -103,6 +103,51 @@ impl crate::store::CalendarStore for SqlStore {
         .await?)
     }
 
+    async fn calendar_day_and_key(
+        &self,
+        product_id: uuid::Uuid,
+        day: chrono::NaiveDate,
+        campaign_id: uuid::Uuid,
+        key: uuid::Uuid,
+    ) -> crate::store::StoreResult<(Option<crate::store::CalendarDay>, bool)> {
+        // One row whether or not the day is priced: the day joined to a row of its own.
+        let row: DayAndKey = sqlx::query_as(
+            "SELECT d.day, d.price, d.list_price, d.capacity, d.reserved,
+                    EXISTS (SELECT 1 FROM idempotency_record
+                            WHERE campaign_id = $3 AND idempotency_key = $4) AS key_seen
+             FROM (SELECT 1 AS one) AS always
+             LEFT JOIN (
+                 SELECT calendar_price.day, calendar_price.price, calendar_price.list_price,
+                        availability_day.capacity, COALESCE(availability_day.reserved, 0) AS reserved
+                 FROM calendar_price
+                 JOIN product ON product.product_id = calendar_price.product_id
+                 LEFT JOIN availability_day
+                   ON availability_day.availability_group_id = product.availability_group_id
+                  AND availability_day.day = calendar_price.day
+                 WHERE calendar_price.product_id = $1 AND calendar_price.day = $2
+             ) AS d ON true",
+        )
+        .bind(product_id)
+        .bind(day)
+        .bind(campaign_id)
+        .bind(key)
+        .fetch_one(&self.pool)
+        .await?;
+        let day = match (row.day, row.price, row.list_price, row.reserved) {
+            (Some(date), Some(price), Some(list_price), Some(reserved)) => {
+                Some(crate::store::CalendarDay {
+                    date,
+                    price: price.0,
+                    list_price: list_price.0,
+                    capacity: row.capacity,
+                    reserved,
+                })
+            }
+            _ => None,
+        };
+        Ok((day, row.key_seen))
+    }
+
     async fn calendars_from(
         &self,
         product_ids: &[uuid::Uuid],
@@ -149,4 +194,15 @@ impl crate::store::CalendarStore for SqlStore {
         query.push(")");
         Ok(query.build_query_scalar().fetch_all(&self.pool).await?)
     }
+}
+
+/// The row of `calendar_day_and_key`: the day's columns are null when it is not priced.
+#[derive(sqlx::FromRow)]
+struct DayAndKey {
+    day: Option<chrono::NaiveDate>,
+    price: Option<crate::store::DbDecimal>,
+    list_price: Option<crate::store::DbDecimal>,
+    capacity: Option<i32>,
+    reserved: Option<i32>,
+    key_seen: bool,
 }
