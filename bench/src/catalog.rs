@@ -104,7 +104,7 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
     );
     let seeded = {
         let url = format!("sqlite://{}", data_dir.join("boxoffice.db").display());
-        let store = server::store::connect(&url, 2).await?;
+        let store = server::store::connect(&url, Some(2)).await?;
         seed::seed(store.as_ref(), args.merchants).await?
     };
     let campaign = seeded.campaign_id.to_string();

@@ -135,7 +135,7 @@ async fn on_backend(
     dir: &Path,
 ) -> anyhow::Result<(Scenario, Contention)> {
     let url = backend.url()?;
-    let store = server::store::connect(&url, 2).await?;
+    let store = server::store::connect(&url, Some(2)).await?;
     let shop = seed::shop(store.as_ref(), SEATS).await?;
     eprintln!("express: starting the server on {}", backend.name());
     let server = process::start(&args.server, dir, &[("DATABASE_URL", &url)]).await?;
@@ -234,7 +234,7 @@ async fn contend(
         bail!("after the run a buyer got {status} {kind}, not checkout-product-not-fulfillable");
     }
 
-    let store = server::store::connect(url, 1).await?;
+    let store = server::store::connect(url, Some(1)).await?;
     let reserved = store.reserved_on_day(shop.evening_group, day).await?;
     Ok(ContentionRound {
         elapsed,

@@ -34,9 +34,10 @@ pub struct Config {
     pub data_dir: PathBuf,
 
     /// Connections in the database pool (on SQLite: read-only connections, beside the one that
-    /// writes).
-    #[arg(long, env = "BOXOFFICE_DB_MAX_CONNECTIONS", default_value_t = 16)]
-    pub db_max_connections: u32,
+    /// writes). Unset: 16 on SQLite; on Postgres twice this machine's cores, at least 4
+    /// (`store::connect`).
+    #[arg(long, env = "BOXOFFICE_DB_MAX_CONNECTIONS")]
+    pub db_max_connections: Option<u32>,
 
     /// Stage segment of the merchant-account paths (`/{stage}/merchant-accounts/...`).
     #[arg(long, env = "BOXOFFICE_STAGE", default_value = "prod")]

@@ -178,14 +178,15 @@ pub trait Store:
 }
 
 /// Opens the store a URL names: `postgres://…` or `sqlite://…`, and runs its migrations.
-pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Arc<dyn Store>> {
+/// `max_connections` is the pool's size; `None` takes the backend's default.
+pub async fn connect(url: &str, max_connections: Option<u32>) -> anyhow::Result<Arc<dyn Store>> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Ok(Arc::new(
-            postgres::SqlStore::connect(url, max_connections).await?,
-        ))
+        let size = max_connections.unwrap_or_else(postgres::default_pool_size);
+        Ok(Arc::new(postgres::SqlStore::connect(url, size).await?))
     } else if url.starts_with("sqlite:") {
         Ok(Arc::new(
-            sqlite::SqlStore::connect(url, max_connections).await?,
+            sqlite::SqlStore::connect(url, max_connections.unwrap_or(sqlite::DEFAULT_READERS))
+                .await?,
         ))
     } else {
         anyhow::bail!("DATABASE_URL must start with postgres:// or sqlite:")

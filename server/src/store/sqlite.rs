@@ -148,6 +148,10 @@ pub struct SqlStore {
     writer: sqlx::Pool<Db>,
 }
 
+/// Readers when none are configured. SQLite reads run inside this process, so more readers
+/// add no database processes competing for the cores, as Postgres backends do.
+pub const DEFAULT_READERS: u32 = 16;
+
 impl SqlStore {
     /// `max_connections` readers and one writer. Another process writing the same file (a
     /// second server, a tool) is still waited for, up to the busy timeout.

@@ -95,7 +95,7 @@ pub async fn spawn_app_with_state(
     config.admin_token = Some(ADMIN_TOKEN.into());
     config.demo = false;
     config.log = "warn".into();
-    config.db_max_connections = 8;
+    config.db_max_connections = Some(8);
     let postgres = match std::env::var("TEST_DATABASE_URL") {
         Ok(url) if !url.is_empty() => Some(PostgresDb::create(&url).await),
         _ => None,
