@@ -1,5 +1,20 @@
 // Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
 
+/// The priced days of product `$1` from `$2` to `$3`, with their group's places: the rows
+/// of `CalendarDay`.
+macro_rules! priced_days {
+    () => {
+        "SELECT calendar_price.day, calendar_price.price, calendar_price.list_price,
+                availability_day.capacity, COALESCE(availability_day.reserved, 0) AS reserved
+         FROM calendar_price
+         JOIN product ON product.product_id = calendar_price.product_id
+         LEFT JOIN availability_day
+           ON availability_day.availability_group_id = product.availability_group_id
+          AND availability_day.day = calendar_price.day
+         WHERE calendar_price.product_id = $1 AND calendar_price.day BETWEEN $2 AND $3"
+    };
+}
+
 #[async_trait::async_trait]
 impl crate::store::CalendarStore for SqlStore {
     async fn write_calendar(
@@ -85,17 +100,10 @@ impl crate::store::CalendarStore for SqlStore {
         from: chrono::NaiveDate,
         until: chrono::NaiveDate,
     ) -> crate::store::StoreResult<Vec<crate::store::CalendarDay>> {
-        Ok(sqlx::query_as(
-            "SELECT calendar_price.day, calendar_price.price, calendar_price.list_price,
-                    availability_day.capacity, COALESCE(availability_day.reserved, 0) AS reserved
-             FROM calendar_price
-             JOIN product ON product.product_id = calendar_price.product_id
-             LEFT JOIN availability_day
-               ON availability_day.availability_group_id = product.availability_group_id
-              AND availability_day.day = calendar_price.day
-             WHERE calendar_price.product_id = $1 AND calendar_price.day BETWEEN $2 AND $3
-             ORDER BY calendar_price.day",
-        )
+        Ok(sqlx::query_as(concat!(
+            priced_days!(),
+            " ORDER BY calendar_price.day"
+        ))
         .bind(product_id)
         .bind(from)
         .bind(until)
@@ -111,23 +119,17 @@ impl crate::store::CalendarStore for SqlStore {
         key: uuid::Uuid,
     ) -> crate::store::StoreResult<(Option<crate::store::CalendarDay>, bool)> {
         // One row whether or not the day is priced: the day joined to a row of its own.
-        let row: DayAndKey = sqlx::query_as(
+        let row: DayAndKey = sqlx::query_as(concat!(
             "SELECT d.day, d.price, d.list_price, d.capacity, d.reserved,
                     EXISTS (SELECT 1 FROM idempotency_record
-                            WHERE campaign_id = $3 AND idempotency_key = $4) AS key_seen
+                            WHERE campaign_id = $4 AND idempotency_key = $5) AS key_seen
              FROM (SELECT 1 AS one) AS always
-             LEFT JOIN (
-                 SELECT calendar_price.day, calendar_price.price, calendar_price.list_price,
-                        availability_day.capacity, COALESCE(availability_day.reserved, 0) AS reserved
-                 FROM calendar_price
-                 JOIN product ON product.product_id = calendar_price.product_id
-                 LEFT JOIN availability_day
-                   ON availability_day.availability_group_id = product.availability_group_id
-                  AND availability_day.day = calendar_price.day
-                 WHERE calendar_price.product_id = $1 AND calendar_price.day = $2
-             ) AS d ON true",
-        )
+             LEFT JOIN (",
+            priced_days!(),
+            ") AS d ON true"
+        ))
         .bind(product_id)
+        .bind(day)
         .bind(day)
         .bind(campaign_id)
         .bind(key)
