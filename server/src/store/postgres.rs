@@ -36,11 +36,10 @@ mod dialect {
 
     /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
     /// does not wait for its WAL to reach the disk. A claim only has to be seen by the
-    /// concurrent requests with its key; the transaction that completes it commits later,
-    /// with a flush that takes the claim's WAL along, so a crash can lose only a claim whose
-    /// request never finished, which is what a retry wants. Those flushes had been half of
-    /// every checkout's, queued on the WAL lock with the one the day's capacity row is held
-    /// through (docs/benchmarks.md).
+    /// concurrent requests with its key; the transaction that completes it is flushed before
+    /// its answer (`take_and_commit`), which takes the claim's WAL along, so a crash can lose
+    /// only a claim whose request never finished, which is what a retry wants. Those flushes
+    /// had been half of every checkout's (docs/benchmarks.md).
     pub const CLAIM_SOURCE: &str =
         "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed WHERE true";
 
@@ -141,8 +140,8 @@ mod dialect {
     }
 
     /// Sends `batch`, then takes `takes` and commits in one message, so a day's capacity row
-    /// is locked only while the database runs the rest of that message: the update and the
-    /// commit's WAL flush. With its own `COMMIT`, the lock was also held over a round trip to
+    /// is locked only while the database runs the update and the commit that follows it in
+    /// that message. With its own `COMMIT`, the lock was also held over a round trip to
     /// this process, and under load every buyer of the day queued behind it
     /// (docs/benchmarks.md).
     ///
