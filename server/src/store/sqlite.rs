@@ -46,9 +46,9 @@ mod dialect {
         Ok(None)
     }
 
-    /// The source of an idempotency key's claim row (`claim_on`). SQLite commits without a
-    /// flush of its own in WAL mode already; `WHERE true` is the clause its parser needs
-    /// before an upsert's `ON CONFLICT`.
+    /// The source of an idempotency key's claim row (`claim_on`). SQLite has no commit that
+    /// skips its flush for one transaction, so nothing is turned off here; `WHERE true` is
+    /// the clause its parser needs before an upsert's `ON CONFLICT`.
     pub const CLAIM_SOURCE: &str = "WHERE true";
 
     /// A new random version 4 UUID, in SQL, as the 16 bytes sqlx stores a UUID as: random hex

@@ -59,6 +59,7 @@ impl crate::store::EventStore for SqlStore {
         after_seq: Option<i64>,
         limit: u32,
     ) -> crate::store::StoreResult<Vec<crate::store::EventRecord>> {
+        let mut conn = self.pool.acquire().await?;
         let events: Vec<crate::store::EventRecord> = sqlx::query_as(
             "SELECT e.event_seq, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
              FROM event e JOIN partner_client pc ON pc.client_id = $1
@@ -72,11 +73,11 @@ impl crate::store::EventStore for SqlStore {
         .bind(client_id)
         .bind(after_seq)
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *conn)
         .await?;
         // A partner acts on what it reads here: nothing it reads may be lost afterwards.
         if !events.is_empty() {
-            dialect::wait_for_disk(&mut *self.pool.acquire().await?).await?;
+            dialect::wait_for_disk(&mut conn).await?;
         }
         Ok(events)
     }
