@@ -12,7 +12,7 @@ const chromium = process.env.BOXOFFICE_CHROMIUM ?? '/usr/bin/chromium';
 
 export default defineConfig({
   testDir: './tests',
-  timeout: 30_000,
+  timeout: 45_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
@@ -39,6 +39,8 @@ export default defineConfig({
             '--disable-background-networking',
             '--disable-component-update',
             '--disable-sync',
+            // Third-party cookies blocked, as Safari and privacy settings do: the frame must not need any.
+            '--test-third-party-cookie-phaseout',
           ],
         },
       },

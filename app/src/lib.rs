@@ -3,10 +3,12 @@
 //! `wire` holds every type that crosses HTTP between the partner-facing API and its clients
 //! (the WASM frame among them), so the server and the frame can never disagree on a field.
 //! The Leptos components live in `frame`; business logic does not: the frame calls the same
-//! `/v2` API as a headless partner.
+//! `/v2` API as a headless partner. `i18n` is generated from `locales/*.json` by `build.rs`.
 
+pub mod format;
 pub mod frame;
-pub mod i18n;
 pub mod wire;
+
+include!(concat!(env!("OUT_DIR"), "/i18n/mod.rs"));
 
 pub use frame::{shell, App};

@@ -1,48 +1,90 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/fixtures';
+import { BASE_URL, createSession, trustPartnerIssuer } from './support/partner';
+import { frameOf, hostEvents, openShop, ticketsFrame, waitForHostEvent } from './support/shop';
 
-// The e2e server runs with its demo data: the demo partner and campaign below.
-const DEMO_CAMPAIGN = 'd3e0ca11-0000-4000-8000-000000000001';
+test('the server render is in the request\'s language, never cached, referred or cookied, and framed only by the partner', async ({ request }) => {
+  const { session_code: code } = await createSession();
+  const response = await request.get(`/frame?session_code=${code}`, { headers: { 'Accept-Language': 'de-AT, en;q=0.5' } });
+  expect(response.status()).toBe(200);
+  const headers = response.headers();
+  expect(headers['cache-control']).toBe('no-store');
+  expect(headers['referrer-policy']).toBe('no-referrer');
+  expect(headers['content-security-policy']).toMatch(/^frame-ancestors .*http:\/\/localhost:\*/);
+  expect(headers['content-security-policy']).not.toContain(' *');
+  expect(headers['set-cookie']).toBeUndefined();
+  const html = await response.text();
+  expect(html).toContain('<html lang="de-DE"');
+  expect(html).toMatch(/<link rel="modulepreload" href="\/pkg\/boxoffice\.js"/);
+  expect(html).not.toContain(code);
 
-test('the webframe dance: the frame redeems its code, keeps the bearer and drops the code', async ({ page, request }) => {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-
-  const token = await request.post('/oauth/token', {
-    form: { grant_type: 'client_credentials', client_id: 'demo-partner', client_secret: 'demo-secret' },
-  });
-  expect(token.status()).toBe(200);
-  const backend = (await token.json()).access_token as string;
-
-  const started = await request.post('/v1/session', {
-    headers: { Authorization: `Bearer ${backend}` },
-    data: { integration: 'webframe', user: { reference: 'e2e-user' }, campaign_id: DEMO_CAMPAIGN },
-  });
-  expect(started.status()).toBe(201);
-  const { session_code: code, frame_url: frameUrl } = (await started.json()).data;
-
-  const response = await page.goto(`${frameUrl}?session_code=${code}`);
-  expect(response?.headers()['cache-control']).toBe('no-store');
-  expect(response?.headers()['content-security-policy']).toContain('frame-ancestors');
-
-  const session = page.getByTestId('session');
-  await expect(session).toHaveAttribute('data-state', 'active');
-  await expect(page).not.toHaveURL(/session_code/);
-  await expect(page).toHaveURL(/client_id=demo-partner/);
-
-  const stored = await page.evaluate(() => sessionStorage.getItem('boxoffice.session'));
-  const bearer = JSON.parse(stored ?? '{}').access_token as string;
-  expect(bearer).toBeTruthy();
-  const me = await request.get('/v2/me', { headers: { Authorization: `Bearer ${bearer}` } });
-  expect(me.status()).toBe(200);
-  expect((await me.json()).data.mode).toBe('webframe');
-
-  // A reload resumes the session kept in this tab.
-  await page.reload();
-  await expect(session).toHaveAttribute('data-state', 'active');
-  expect(errors).toEqual([]);
+  for (const path of ['/pkg/boxoffice.wasm', '/pkg/boxoffice.js', '/pkg/boxoffice.css']) {
+    const asset = await request.get(path, { headers: { 'Accept-Encoding': 'br' } });
+    expect(asset.status(), path).toBe(200);
+  }
 });
 
-test('the frame without a session says so', async ({ page }) => {
-  await page.goto('/frame');
-  await expect(page.getByTestId('session')).toHaveAttribute('data-state', 'missing');
+test('the frame takes the code out of its address and keeps the bearer out of URLs and cookies', async ({ page, partner }) => {
+  await openShop(page, partner);
+  const frame = await frameOf(page);
+  await expect(ticketsFrame(page).getByRole('heading', { name: 'Where would you like to go?' })).toBeVisible();
+  expect(frame.url()).not.toContain('session_code');
+  expect(frame.url()).toContain('client_id=demo-partner');
+  const stored = await frame.evaluate(() => sessionStorage.getItem('boxoffice.session'));
+  const bearer = JSON.parse(stored ?? '{}').access_token as string;
+  expect(bearer).toBeTruthy();
+  expect(frame.url()).not.toContain(bearer);
+  expect(await frame.evaluate(() => document.cookie)).toBe('');
+  expect(await frame.content()).not.toContain(bearer);
+});
+
+test('a code that expired before the frame opened shows the expired screen and tells the host', async ({ page, partner }) => {
+  test.setTimeout(60_000);
+  // The e2e server gives codes 20 s (BOXOFFICE_SESSION_CODE_TTL in .ci/test).
+  const { session_code: code } = await createSession(`e2e-late-${Date.now()}`);
+  await page.waitForTimeout(21_000);
+  await page.goto(partner.url('/shop', { code }));
+  await expect(ticketsFrame(page).getByRole('heading', { name: 'Your session has ended' })).toBeVisible();
+  await waitForHostEvent(page, 'boxoffice:session-expired');
+});
+
+test('a bearer that stops working mid-way shows the expired screen and tells the host', async ({ page, partner, request }) => {
+  const { session_code: code } = await createSession(`e2e-revoked-${Date.now()}`);
+  await page.goto(partner.url('/shop', { code }));
+  await waitForHostEvent(page, 'boxoffice:ready');
+  const frame = ticketsFrame(page);
+  await expect(frame.getByRole('heading', { name: 'Where would you like to go?' })).toBeVisible();
+
+  // Redeeming a code twice revokes the bearer it gave (RFC 6749 §4.1.2), as a stolen code would.
+  const replay = await request.post(`${BASE_URL}/frame/api/session`, { form: { code } });
+  expect(replay.status()).toBe(200);
+
+  await frame.getByRole('link', { name: /Canal House Museum/ }).click();
+  await expect(frame.getByRole('heading', { name: 'Your session has ended' })).toBeVisible();
+  await waitForHostEvent(page, 'boxoffice:session-expired');
+});
+
+test('the identity handoff: the host posts its identity token and the frame signs the customer in', async ({ page, partner, request }) => {
+  await trustPartnerIssuer(partner);
+  await page.goto(partner.url('/identity-shop', { user: `acc-${Date.now()}` }));
+  const frame = ticketsFrame(page);
+  await expect(frame.getByRole('heading', { name: 'Where would you like to go?' })).toBeVisible();
+
+  const inside = await frameOf(page);
+  const bearer = JSON.parse((await inside.evaluate(() => sessionStorage.getItem('boxoffice.session'))) ?? '{}').access_token;
+  const me = await request.get(`${BASE_URL}/v2/me`, { headers: { Authorization: `Bearer ${bearer}` } });
+  expect(me.status()).toBe(200);
+  const data = (await me.json()).data;
+  expect(data.mode).toBe('identity');
+  expect(data.integrator_params.accountuid).toMatch(/^acc-/);
+
+  await frame.getByRole('link', { name: 'My points' }).click();
+  await expect(frame.getByRole('heading', { name: 'My points' })).toBeVisible();
+  await expect(frame.getByText('You have not collected any points yet.')).toBeVisible();
+  expect((await hostEvents(page)).map((e) => e.type)).toContain('boxoffice:ready');
+});
+
+test('opened outside a partner\'s page, the frame says where to go', async ({ page }) => {
+  // Playwright's browser asks for en-US, which the frame serves as en-GB.
+  await page.goto(`${BASE_URL}/frame`);
+  await expect(page.getByRole('heading', { name: "This page opens from a partner's website" })).toBeVisible();
 });

@@ -19,8 +19,9 @@ use crate::{
     state::AppState,
 };
 
-/// Files of `public/` that the frame's pages link to, served from the site root.
-const PUBLIC_FILES: &[&str] = &["favicon.svg"];
+/// Files of `public/` served from the site root: the frame's icon and the partners' embed
+/// script.
+const PUBLIC_FILES: &[&str] = &["favicon.svg", "embed.js"];
 
 pub fn router(state: &AppState) -> Router<AppState> {
     let options = state.leptos.clone();
@@ -54,9 +55,17 @@ pub fn router(state: &AppState) -> Router<AppState> {
             security_headers,
         ))
         .layer(middleware::from_fn(server_fn_input_errors));
-    let mut router = pages.nest_service(&format!("/{pkg}"), ServeDir::new(pkg_dir));
+    // The build writes brotli and gzip twins of every file (`.ci/precompress`); they are sent
+    // as they are, so the WASM is compressed once at the highest level, not on every request.
+    let pkg_files = ServeDir::new(pkg_dir)
+        .precompressed_br()
+        .precompressed_gzip();
+    let mut router = pages.nest_service(&format!("/{pkg}"), pkg_files);
     for file in PUBLIC_FILES {
-        router = router.route_service(&format!("/{file}"), ServeFile::new(site_root.join(file)));
+        let served = ServeFile::new(site_root.join(file))
+            .precompressed_br()
+            .precompressed_gzip();
+        router = router.route_service(&format!("/{file}"), served);
     }
     router
 }

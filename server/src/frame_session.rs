@@ -1,9 +1,10 @@
 //! The server's side of the hosted frame: its code exchange (through the same credential
 //! logic as the headless exchange) and the headers that keep it framed only by its partner.
 
-use std::{future::Future, pin::Pin};
-
-use app::frame::session::{FrameBackend, FrameExchange, FrameSession};
+use app::frame::{
+    screens::pay::PaymentPage,
+    session::{BoxFuture, FrameBackend, FrameExchange, FrameSession},
+};
 use axum::{
     extract::{Request, State},
     http::{header, HeaderValue},
@@ -22,16 +23,41 @@ use crate::{
 pub struct ServerFrameBackend(pub AppState);
 
 impl FrameBackend for ServerFrameBackend {
-    fn exchange_code(
-        &self,
-        code: String,
-    ) -> Pin<Box<dyn Future<Output = Result<FrameExchange, String>> + Send>> {
+    fn exchange_code(&self, code: String) -> BoxFuture<Result<FrameExchange, String>> {
         let state = self.0.clone();
         Box::pin(async move {
             exchange(&state, &code).await.map_err(|err| {
                 tracing::error!(error = ?err, "frame code exchange failed");
                 "The session could not be started.".to_owned()
             })
+        })
+    }
+
+    fn client_origins(&self, client_id: String) -> BoxFuture<Result<Option<Vec<String>>, String>> {
+        let state = self.0.clone();
+        Box::pin(async move {
+            match state.store.partner_client_by_client_id(&client_id).await {
+                Ok(client) => Ok(client.map(|c| c.client.frame_origins)),
+                Err(err) => {
+                    tracing::error!(error = ?err, "reading a frame's partner client failed");
+                    Err("The partner could not be read.".to_owned())
+                }
+            }
+        })
+    }
+
+    fn payment_page(
+        &self,
+        payment_id: uuid::Uuid,
+    ) -> BoxFuture<Result<Option<PaymentPage>, String>> {
+        let state = self.0.clone();
+        Box::pin(async move {
+            crate::sandbox::pay::payment_page(&state, payment_id)
+                .await
+                .map_err(|err| {
+                    tracing::error!(error = ?err, "reading a sandbox payment failed");
+                    "The payment could not be read.".to_owned()
+                })
         })
     }
 }
@@ -52,6 +78,7 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
                     .unwrap_or_default(),
                 campaign_id: session.campaign_id,
                 frame_origins: client.map(|c| c.frame_origins).unwrap_or_default(),
+                return_url: None,
             }))
         }
         Err(err) if err.kind() == ProblemType::SessionCodeExpired => Ok(FrameExchange::Expired {

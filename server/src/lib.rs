@@ -14,6 +14,7 @@ pub mod checkout;
 pub mod config;
 pub mod credentials;
 pub mod demo;
+pub mod demo_shop;
 pub mod error;
 pub mod events;
 pub mod frame;

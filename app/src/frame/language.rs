@@ -1,41 +1,79 @@
+//! The frame's language: the generated `i18n::Locale` beside the wire's `Locale`, the
+//! switcher, and the server render's choice from `Accept-Language`.
+
 use leptos::prelude::*;
+use leptos_i18n::Locale as _;
 
 use crate::{
-    i18n::{native_name, t, Text},
-    wire::Locale,
+    i18n::{t, use_i18n, Locale},
+    wire,
 };
 
-/// Makes the frame's current locale available to every screen.
-pub fn provide_locale() {
-    provide_context(RwSignal::new(Locale::default()));
+/// The frame's locale as the API names it (`Accept-Language`, the wire's tags).
+pub fn to_wire(locale: Locale) -> wire::Locale {
+    locale.as_str().parse().unwrap_or_default()
 }
 
-/// The frame's current locale.
-pub fn use_locale() -> RwSignal<Locale> {
-    expect_context::<RwSignal<Locale>>()
+/// The frame's locale for a wire locale (the four are the same set).
+#[cfg_attr(not(feature = "ssr"), allow(dead_code))]
+pub fn from_wire(locale: wire::Locale) -> Locale {
+    locale.tag().parse().unwrap_or_default()
 }
 
-/// Buttons that switch the frame's language; the current one is marked `aria-pressed`.
+/// On the server render, picks the language from the request's `Accept-Language` by the
+/// API's own negotiation (RFC 4647 lookup, `en` → en-GB), so the frame and the API agree.
+/// The browser takes the server's choice from `<html lang>` when it hydrates.
+pub fn negotiate_on_server() {
+    #[cfg(feature = "ssr")]
+    if let Some(parts) = use_context::<axum::http::request::Parts>() {
+        let header = parts
+            .headers
+            .get(axum::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok());
+        use_i18n().set_locale(from_wire(wire::Locale::negotiate(header)));
+    }
+}
+
+/// The name of a language in that language, for the language switcher.
+fn native_name(locale: Locale) -> &'static str {
+    match to_wire(locale) {
+        wire::Locale::NlNl => "Nederlands",
+        wire::Locale::EnGb => "English",
+        wire::Locale::DeDe => "Deutsch",
+        wire::Locale::FrFr => "Français",
+    }
+}
+
+/// A labelled select of the four languages: compact enough for a 320 px frame.
 #[component]
 pub fn LanguageSwitcher() -> impl IntoView {
-    let locale = use_locale();
+    let i18n = use_i18n();
     view! {
-        <nav class="language-switcher" aria-label=move || t(locale.get(), Text::LanguageLabel)>
-            {Locale::ALL
-                .into_iter()
-                .map(|option| {
-                    view! {
-                        <button
-                            type="button"
-                            lang=option.tag()
-                            aria-pressed=move || (locale.get() == option).to_string()
-                            on:click=move |_| locale.set(option)
-                        >
-                            {native_name(option)}
-                        </button>
+        <div class="language">
+            <label for="language-select">{t!(i18n, language.label)}</label>
+            <select
+                id="language-select"
+                on:change=move |ev| {
+                    if let Ok(locale) = event_target_value(&ev).parse::<Locale>() {
+                        i18n.set_locale(locale);
                     }
-                })
-                .collect_view()}
-        </nav>
+                }
+            >
+                {Locale::get_all()
+                    .iter()
+                    .map(|&option| {
+                        view! {
+                            <option
+                                value=option.as_str()
+                                lang=option.as_str()
+                                selected=move || i18n.get_locale() == option
+                            >
+                                {native_name(option)}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </div>
     }
 }

@@ -1,24 +1,31 @@
 //! The hosted webframe: the HTML shell, the router and the screens.
 
+pub mod api;
+mod entry;
+pub mod host;
 mod language;
-mod layout;
-mod onboarding;
+pub mod layout;
+pub mod screens;
 pub mod session;
+pub mod ui;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, Html, Link, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, Link, MetaTags, Stylesheet, Title};
 use leptos_router::{
-    components::{Route, Router, Routes},
+    components::{ParentRoute, Route, Router, Routes},
     path,
 };
 
-use crate::i18n::{t, Text};
-use language::{use_locale, LanguageSwitcher};
-use layout::FrameLayout;
-use session::{start_session, use_session, SessionState};
+use crate::i18n::{t, td_string, use_i18n, I18nContextProvider};
+use layout::{Chrome, FrameLayout};
+use screens::{
+    checkout::CheckoutScreen, ledger::LedgerScreen, merchant::MerchantScreen,
+    merchants::MerchantsScreen, onboarding::MerchantOnboarding, orders::OrdersScreen,
+    pay::PayScreen, product::ProductScreen, return_screen::ReturnScreen,
+};
 
 /// The HTML document every frame page is rendered into on the server. `<html lang>` is set by
-/// [`App`], so it follows the frame's language.
+/// the i18n context, so it follows the frame's language (and tells hydration which it is).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
         <!DOCTYPE html>
@@ -37,59 +44,51 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The root component: routes of the hosted frame.
+/// The root component: the language context and the routes of the frame and its sibling
+/// pages (the sandbox payment page, the merchant onboarding page).
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    language::provide_locale();
     session::provide_session();
-    let locale = use_locale();
-
     view! {
-        <Html {..} lang=move || locale.get().tag()/>
+        <I18nContextProvider>
+            <Pages/>
+        </I18nContextProvider>
+    }
+}
+
+#[component]
+fn Pages() -> impl IntoView {
+    language::negotiate_on_server();
+    let i18n = use_i18n();
+    view! {
         <Stylesheet id="boxoffice" href="/pkg/boxoffice.css"/>
         <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>
-        <Title text="Boxoffice"/>
+        <Title text=move || td_string!(i18n.get_locale(), brand)/>
         <Router>
-            <Routes fallback=|| view! { <p>"404"</p> }>
-                <Route path=path!("/frame") view=FrameHome/>
-                <Route path=path!("/:stage/merchant/onboarding") view=onboarding::MerchantOnboarding/>
+            <Routes fallback=NotFound>
+                <ParentRoute path=path!("/frame") view=FrameLayout>
+                    <Route path=path!("") view=MerchantsScreen/>
+                    <Route path=path!("merchants/:merchant_id") view=MerchantScreen/>
+                    <Route path=path!("merchants/:merchant_id/products/:product_id") view=ProductScreen/>
+                    <Route path=path!("checkout/:checkout_id") view=CheckoutScreen/>
+                    <Route path=path!("return") view=ReturnScreen/>
+                    <Route path=path!("orders") view=OrdersScreen/>
+                    <Route path=path!("points") view=LedgerScreen/>
+                </ParentRoute>
+                <Route path=path!("/pay/:payment_id") view=PayScreen/>
+                <Route path=path!("/:stage/merchant/onboarding") view=MerchantOnboarding/>
             </Routes>
         </Router>
     }
 }
 
-/// The frame's landing screen: starts the session from the code in the URL.
 #[component]
-fn FrameHome() -> impl IntoView {
-    let locale = use_locale();
-    let session = use_session();
-    start_session();
-    let status = move || {
-        let (title, help) = match session.get() {
-            SessionState::Pending => (Text::SessionStarting, None),
-            SessionState::Active(_) => (Text::SessionActive, Some(Text::SessionActiveHelp)),
-            SessionState::Expired => (Text::SessionExpired, Some(Text::SessionExpiredHelp)),
-            SessionState::Missing => (Text::SessionMissing, Some(Text::SessionMissingHelp)),
-        };
-        let state = match session.get() {
-            SessionState::Pending => "pending",
-            SessionState::Active(_) => "active",
-            SessionState::Expired => "expired",
-            SessionState::Missing => "missing",
-        };
-        view! {
-            <section class="notice" role="status" data-testid="session" data-state=state>
-                <h2>{t(locale.get(), title)}</h2>
-                {help.map(|h| view! { <p>{t(locale.get(), h)}</p> })}
-            </section>
-        }
-    };
+fn NotFound() -> impl IntoView {
+    let i18n = use_i18n();
     view! {
-        <FrameLayout>
-            <h1 data-testid="welcome">{move || t(locale.get(), Text::Welcome)}</h1>
-            <LanguageSwitcher/>
-            {status}
-        </FrameLayout>
+        <Chrome>
+            <h1 class="screen-title">{t!(i18n, not_found)}</h1>
+        </Chrome>
     }
 }

@@ -1,9 +1,11 @@
 //! The frame's session: the hosted UI exchanges the one-time code from its URL for a public
 //! bearer through a server function (so the exchange logic stays in the server), keeps the
 //! bearer in memory and sessionStorage only, and takes the code out of the address bar.
+//! Opened with `client_id` and `campaign_id` instead, it waits for the host's identity token.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
 /// A redeemed webframe session, as the frame needs it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -11,9 +13,13 @@ pub struct FrameSession {
     pub access_token: String,
     pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
     pub client_id: String,
-    pub campaign_id: Option<uuid::Uuid>,
+    pub campaign_id: Option<Uuid>,
     /// The partner's registered origins: the only targets of the frame's postMessages.
     pub frame_origins: Vec<String>,
+    /// Where the payment provider sends the customer back (the frame's `return_url`
+    /// parameter); set in the browser, never by the server.
+    #[serde(default)]
+    pub return_url: Option<String>,
 }
 
 /// What exchanging a code gave.
@@ -28,22 +34,51 @@ pub enum FrameExchange {
     Invalid,
 }
 
+/// A frame opened for the identity handoff: whose it is and where the token may come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdentityEntry {
+    pub client_id: String,
+    pub campaign_id: Uuid,
+    pub frame_origins: Vec<String>,
+    pub return_url: Option<String>,
+}
+
 /// The server's side of the frame, provided as context by the server crate.
 #[cfg(feature = "ssr")]
 pub trait FrameBackend: Send + Sync {
-    fn exchange_code(
+    fn exchange_code(&self, code: String) -> BoxFuture<Result<FrameExchange, String>>;
+    /// The registered frame origins of a partner client, `None` for an unknown client.
+    fn client_origins(&self, client_id: String) -> BoxFuture<Result<Option<Vec<String>>, String>>;
+    /// The sandbox payment page's view of a payment, `None` when it does not exist.
+    fn payment_page(
         &self,
-        code: String,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<FrameExchange, String>> + Send>>;
+        payment_id: Uuid,
+    ) -> BoxFuture<Result<Option<crate::frame::screens::pay::PaymentPage>, String>>;
+}
+
+#[cfg(feature = "ssr")]
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
+
+#[cfg(feature = "ssr")]
+pub fn backend() -> Result<std::sync::Arc<dyn FrameBackend>, ServerFnError> {
+    use_context::<std::sync::Arc<dyn FrameBackend>>()
+        .ok_or_else(|| ServerFnError::new("the frame backend is not configured"))
 }
 
 /// Exchanges a webframe session code, once, for the frame's public bearer.
 #[server(prefix = "/frame/api", endpoint = "session")]
 pub async fn exchange_session_code(code: String) -> Result<FrameExchange, ServerFnError> {
-    let backend = use_context::<std::sync::Arc<dyn FrameBackend>>()
-        .ok_or_else(|| ServerFnError::new("the frame backend is not configured"))?;
-    backend
+    backend()?
         .exchange_code(code)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+/// The frame origins of a partner client, for a frame opened for the identity handoff.
+#[server(prefix = "/frame/api", endpoint = "client")]
+pub async fn client_origins(client_id: String) -> Result<Option<Vec<String>>, ServerFnError> {
+    backend()?
+        .client_origins(client_id)
         .await
         .map_err(ServerFnError::new)
 }
@@ -54,8 +89,23 @@ pub enum SessionState {
     /// Not looked at yet (server render and the first moment after hydration).
     Pending,
     Active(FrameSession),
-    Expired,
+    /// Waiting for the host's `boxoffice:identity-token`.
+    AwaitingIdentity(IdentityEntry),
+    /// The session code had expired before the frame could redeem it.
+    CodeExpired,
+    /// The bearer expired (or was revoked) while the customer was here.
+    BearerExpired,
+    /// No code, no kept session, no identity handoff: opened outside a partner's page.
     Missing,
+}
+
+impl SessionState {
+    pub fn active(&self) -> Option<&FrameSession> {
+        match self {
+            SessionState::Active(session) => Some(session),
+            _ => None,
+        }
+    }
 }
 
 /// The frame's session signal.
@@ -67,12 +117,35 @@ pub fn provide_session() {
     provide_context(RwSignal::new(SessionState::Pending));
 }
 
+/// The parameters the frame was opened with (read once, before the code leaves the URL).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Opening {
+    pub session_code: Option<String>,
+    pub client_id: Option<String>,
+    pub campaign_id: Option<Uuid>,
+    pub return_url: Option<String>,
+    pub merchant_id: Option<Uuid>,
+    pub product_id: Option<Uuid>,
+}
+
+impl Opening {
+    /// Where a deep link points, if anywhere.
+    pub fn deep_link(&self) -> Option<String> {
+        match (self.merchant_id, self.product_id) {
+            (Some(m), Some(p)) => Some(format!("/frame/merchants/{m}/products/{p}")),
+            (Some(m), None) => Some(format!("/frame/merchants/{m}")),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(feature = "hydrate")]
-mod browser {
+pub mod browser {
     use super::*;
 
     const STORAGE_KEY: &str = "boxoffice.session";
 
+    /// sessionStorage, when the browser lets a framed page have it.
     fn storage() -> Option<web_sys::Storage> {
         web_sys::window()?.session_storage().ok().flatten()
     }
@@ -91,94 +164,58 @@ mod browser {
         }
     }
 
-    /// The `session_code` query parameter, if any.
-    pub fn code_in_url() -> Option<String> {
-        let search = web_sys::window()?.location().search().ok()?;
-        web_sys::UrlSearchParams::new_with_str(&search)
-            .ok()?
-            .get("session_code")
+    pub fn forget_stored() {
+        if let Some(storage) = storage() {
+            let _ = storage.remove_item(STORAGE_KEY);
+        }
     }
 
-    /// Replaces the address without the code; the client id stays so a reload is framed
-    /// under the same partner's origins.
+    fn params() -> Option<web_sys::UrlSearchParams> {
+        let search = web_sys::window()?.location().search().ok()?;
+        web_sys::UrlSearchParams::new_with_str(&search).ok()
+    }
+
+    /// The frame's opening parameters from its address.
+    pub fn opening() -> Opening {
+        let Some(params) = params() else {
+            return Opening::default();
+        };
+        let uuid = |name: &str| params.get(name).and_then(|v| v.parse().ok());
+        Opening {
+            session_code: params.get("session_code").filter(|c| !c.is_empty()),
+            client_id: params.get("client_id").filter(|c| !c.is_empty()),
+            campaign_id: uuid("campaign_id"),
+            return_url: params.get("return_url").filter(|u| u.starts_with("http")),
+            merchant_id: uuid("merchant_id"),
+            product_id: uuid("product_id"),
+        }
+    }
+
+    /// Replaces the address without the code; the client id goes in so a reload is framed
+    /// under the same partner's origins (CSP), and every other parameter stays.
     pub fn forget_code(client_id: Option<&str>) {
         let Some(window) = web_sys::window() else {
             return;
         };
+        let Some(params) = params() else {
+            return;
+        };
+        params.delete("session_code");
+        if let Some(id) = client_id {
+            params.set("client_id", id);
+        }
         let path = window
             .location()
             .pathname()
             .unwrap_or_else(|_| "/frame".into());
-        let url = match client_id {
-            Some(id) => format!(
-                "{path}?client_id={}",
-                String::from(js_sys::encode_uri_component(id))
-            ),
-            None => path,
+        let query = String::from(params.to_string());
+        let url = if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{query}")
         };
         if let Ok(history) = window.history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
         }
-    }
-
-    /// Tells the embedding page, at each registered origin, and never `*`.
-    pub fn post_to_parent(message: &serde_json::Value, origins: &[String]) {
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let Ok(Some(parent)) = window.parent() else {
-            return;
-        };
-        let Ok(value) = serde_wasm_bindgen::to_value(message) else {
-            return;
-        };
-        for origin in origins.iter().filter(|o| !o.contains('*')) {
-            let _ = parent.post_message(&value, origin);
-        }
-    }
-}
-
-/// Starts the session once the frame runs in the browser: a code in the URL is exchanged
-/// (and removed from the address bar), else a session kept in this tab is resumed.
-pub fn start_session() {
-    #[cfg(feature = "hydrate")]
-    {
-        let session = use_session();
-        Effect::new(move |_| {
-            if session.get_untracked() != SessionState::Pending {
-                return;
-            }
-            let Some(code) = browser::code_in_url() else {
-                session.set(browser::stored().map_or(SessionState::Missing, SessionState::Active));
-                return;
-            };
-            leptos::task::spawn_local(async move {
-                match exchange_session_code(code).await {
-                    Ok(FrameExchange::Ready(ready)) => {
-                        browser::store(&ready);
-                        browser::forget_code(Some(&ready.client_id));
-                        browser::post_to_parent(
-                            &serde_json::json!({ "type": "boxoffice:ready" }),
-                            &ready.frame_origins,
-                        );
-                        session.set(SessionState::Active(ready));
-                    }
-                    Ok(FrameExchange::Expired { frame_origins }) => {
-                        browser::forget_code(None);
-                        browser::post_to_parent(
-                            &serde_json::json!({ "type": "boxoffice:session-expired" }),
-                            &frame_origins,
-                        );
-                        session.set(SessionState::Expired);
-                    }
-                    Ok(FrameExchange::Invalid) | Err(_) => {
-                        browser::forget_code(None);
-                        session.set(
-                            browser::stored().map_or(SessionState::Missing, SessionState::Active),
-                        );
-                    }
-                }
-            });
-        });
     }
 }

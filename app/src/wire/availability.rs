@@ -24,7 +24,7 @@ pub struct CalendarEntry {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "rust_decimal::serde::float_option"
+        with = "super::percentage"
     )]
     #[cfg_attr(feature = "ssr", schema(value_type = Option<f64>, example = 20.0))]
     pub discount_percentage: Option<Decimal>,

@@ -7,6 +7,7 @@ mod locale;
 mod merchant;
 mod money;
 mod order;
+mod percentage;
 mod problem;
 mod product;
 

@@ -20,6 +20,7 @@ use crate::{
         confirm::confirm,
         create::create,
         express::{express, Express},
+        lifecycle::release_reservation,
         read,
         reserve::Buyer,
         view::checkout_view,
@@ -39,7 +40,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_checkout))
         .routes(routes!(express_checkout))
-        .routes(routes!(get_checkout))
+        .routes(routes!(get_checkout, release_checkout))
         .routes(routes!(confirm_checkout))
 }
 
@@ -124,6 +125,28 @@ async fn get_checkout(
 ) -> Result<Data<Checkout>> {
     let record = read::visible(&state, checkout_id, user.map(|u| u.customer_id)).await?;
     Ok(Data::ok(checkout_view(&state, &record).await?))
+}
+
+/// Gives up a reservation before its hold runs out: its places, vouchers and wallet amount
+/// go back at once (the frame does this when a voucher reprices the basket as a new
+/// reservation). Only a RESERVED checkout can be released; releasing one that already expired
+/// is a no-op. Emits `checkouts.CheckoutExpired`.
+#[utoipa::path(delete, path = "/v2/checkouts/{checkout_id}", tag = "checkout",
+    security((), ("public_bearer" = [])),
+    params(("checkout_id" = Uuid, Path)),
+    responses((status = 204, description = "Released (or already expired)"),
+              (status = 400, body = Problem, content_type = "application/problem+json"),
+              (status = 401, body = Problem, content_type = "application/problem+json"),
+              (status = 404, body = Problem, content_type = "application/problem+json"),
+              (status = 409, body = Problem, content_type = "application/problem+json")))]
+async fn release_checkout(
+    MaybePublicUser(user): MaybePublicUser,
+    State(state): State<AppState>,
+    ApiPath(checkout_id): ApiPath<Uuid>,
+) -> Result<Response> {
+    let record = read::visible(&state, checkout_id, user.map(|u| u.customer_id)).await?;
+    release_reservation(&state, &record, Utc::now()).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Reserves and confirms in one call and returns the payment URL (no totals: read them from

@@ -13,7 +13,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::{
-    error::Result,
+    error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
     providers::{sandbox::crockford, Booking, BookingLine},
     state::AppState,
@@ -109,6 +109,42 @@ pub async fn expire_reservation(
     if checkout.status != "RESERVED" || checkout.expires_at > now {
         return Ok(false);
     }
+    end_reservation(state, &checkout, now, "hold_expired").await
+}
+
+/// Gives up a RESERVED checkout before its hold runs out, at its customer's request (a
+/// repriced basket replaced it, or the customer left): its places, vouchers and wallet
+/// amount go back at once. Releasing one that already ended changes nothing; one that is
+/// confirmed is `checkout-not-reserved`.
+pub async fn release_reservation(
+    state: &AppState,
+    checkout: &CheckoutRecord,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    match checkout.status.as_str() {
+        "RESERVED" => {
+            end_reservation(state, checkout, now, "released").await?;
+            Ok(())
+        }
+        "EXPIRED" => Ok(()),
+        _ => Err(Error::new(
+            ProblemType::CheckoutNotReserved,
+            format!(
+                "Checkout {} is {} and cannot be released.",
+                checkout.checkout_id, checkout.status
+            ),
+        )),
+    }
+}
+
+/// Moves a RESERVED checkout to EXPIRED and gives back what it holds, once.
+async fn end_reservation(
+    state: &AppState,
+    checkout: &CheckoutRecord,
+    now: DateTime<Utc>,
+    reason: &str,
+) -> Result<bool> {
+    let checkout_id = checkout.checkout_id;
     let lines = state.store.checkout_lines(checkout_id).await?;
     let mut tx = state.store.begin_checkout().await?;
     if !tx
@@ -122,10 +158,10 @@ pub async fn expire_reservation(
         subject: format!("checkouts/{checkout_id}"),
         campaign_id: checkout.campaign_id,
         partner_client_id: checkout.partner_client_id,
-        data: json!({ "checkout_id": checkout_id, "status": "EXPIRED" }),
+        data: json!({ "checkout_id": checkout_id, "status": "EXPIRED", "reason": reason }),
     })
     .await?;
-    release(state, tx.as_mut(), &checkout, &lines).await?;
+    release(state, tx.as_mut(), checkout, &lines).await?;
     tx.commit().await?;
     state.catalog.capacity_changed();
     Ok(true)

@@ -24,7 +24,7 @@ use tower_http::{
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::{admin, api, auth, frame, sandbox, state::AppState};
+use crate::{admin, api, auth, demo_shop, frame, sandbox, state::AppState};
 
 /// Every route of the service with its middleware, and the OpenAPI document describing them.
 pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
@@ -35,6 +35,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(auth::jwks::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
+        .merge(demo_shop::router())
         .merge(bench_baseline::router(&state))
         .split_for_parts();
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());

@@ -1,14 +1,16 @@
-//! The sandbox payment page (`/pay/{payment_id}`): the order and its total with Pay, Decline
-//! and Cancel. Each choice settles the payment and sends the customer to the partner's
-//! return URL with `payment_id` added and the partner's own parameters kept.
+//! The sandbox payment page. `GET /pay/{payment_id}` is a page of the app (styled and
+//! localized like the frame; `app::frame::screens::pay`), which reads the payment through
+//! [`payment_page`]. Its Pay, Decline and Cancel buttons post here: the choice settles the
+//! payment and sends the customer to the partner's return URL with `payment_id` added and the
+//! partner's own parameters kept.
 
+use app::frame::screens::pay::PaymentPage;
 use axum::{
     extract::State,
     http::{header, StatusCode},
     response::{IntoResponse, Response},
     Form,
 };
-use html_escape::{encode_double_quoted_attribute, encode_text};
 use serde::Deserialize;
 use url::Url;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -23,7 +25,7 @@ use crate::{
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(show_payment, complete_payment))
+    OpenApiRouter::new().routes(routes!(complete_payment))
 }
 
 fn unknown() -> Response {
@@ -34,47 +36,22 @@ fn unknown() -> Response {
         .into_response()
 }
 
-/// The sandbox's page for paying an order.
-#[utoipa::path(get, path = "/pay/{payment_id}", tag = "sandbox",
-    params(("payment_id" = Uuid, Path)),
-    responses((status = 200, content_type = "text/html", body = String),
-              (status = 404, content_type = "text/html", body = String)))]
-async fn show_payment(
-    State(state): State<AppState>,
-    ApiPath(payment_id): ApiPath<Uuid>,
-) -> Result<Response> {
+/// What the sandbox's payment page shows of `payment_id`; `None` when there is no such
+/// payment.
+pub async fn payment_page(state: &AppState, payment_id: Uuid) -> Result<Option<PaymentPage>> {
     let Some(payment) = state.store.payment(payment_id).await? else {
-        return Ok(unknown());
+        return Ok(None);
     };
     let Some(order) = state.store.order(payment.customer_order_id).await? else {
-        return Ok(unknown());
+        return Ok(None);
     };
-    let amount = app::wire::Money::new(payment.amount, payment.currency.clone());
-    let body = if payment.status == "OPEN" {
-        format!(
-            "<h1>Pay order {order}</h1><p>Total: <strong>{amount}</strong></p>\
-             <form method=\"post\" action=\"/pay/{id}\">\
-             <button type=\"submit\" name=\"action\" value=\"pay\">Pay</button>\
-             <button type=\"submit\" name=\"action\" value=\"decline\">Decline</button>\
-             <button type=\"submit\" name=\"action\" value=\"cancel\">Cancel</button></form>",
-            order = encode_text(&order.display_id),
-            amount = encode_text(&amount.to_string()),
-            id = encode_double_quoted_attribute(&payment_id.to_string()),
-        )
-    } else {
-        format!(
-            "<h1>Order {order}</h1><p>This payment is {status}.</p><p><a href=\"{back}\">Back to the shop</a></p>",
-            order = encode_text(&order.display_id),
-            status = encode_text(&payment.status),
-            back = encode_double_quoted_attribute(&return_to(&payment.return_url, payment_id)),
-        )
-    };
-    Ok((
-        StatusCode::OK,
-        [(header::CACHE_CONTROL, "no-store")],
-        page("Sandbox payment", &body),
-    )
-        .into_response())
+    Ok(Some(PaymentPage {
+        payment_id,
+        order_display_id: order.display_id,
+        amount: app::wire::Money::new(payment.amount, payment.currency),
+        status: payment.status,
+        back_url: return_to(&payment.return_url, payment_id),
+    }))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

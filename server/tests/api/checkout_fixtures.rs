@@ -112,9 +112,20 @@ pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
     let path = payment_url
         .strip_prefix(&app.base_url)
         .expect("a sandbox URL of this server");
-    let page = app.get(path).await;
+    let page = app
+        .send(
+            app.request(Method::GET, path)
+                .header("accept-language", "en-GB"),
+        )
+        .await;
     assert_eq!(page.status.as_u16(), 200);
-    assert!(page.text.contains("Pay") && page.text.contains("Decline"));
+    assert!(
+        page.text.contains(&format!(r#"action="{path}""#))
+            && page.text.contains(">Pay<")
+            && page.text.contains(">Decline<"),
+        "{}",
+        page.text
+    );
     let response = app
         .send(app.request(Method::POST, path).form(&[("action", action)]))
         .await;

@@ -7,6 +7,7 @@ use serde_json::json;
 use crate::{
     checkout_fixtures::{basket, customer, events, pay, reserved, shop, visit_day},
     helpers::spawn_app,
+    partner_fixtures::partner,
 };
 
 #[tokio::test]
@@ -311,4 +312,70 @@ async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
         )
         .await
         .assert_problem(409, "checkout-not-reserved");
+}
+
+#[tokio::test]
+async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(5)).await;
+    let created = shop
+        .partner
+        .post(&app, "/v2/checkouts", &basket(&shop.product, 2))
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    let path = format!("/v2/checkouts/{}", created["checkout_id"].as_str().unwrap());
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+
+    // Another customer cannot see it, so cannot release it.
+    let stranger = partner(&app).await;
+    stranger
+        .delete(&app, &path)
+        .await
+        .assert_problem(404, "checkout-not-found");
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+
+    let released = shop.partner.delete(&app, &path).await;
+    assert_eq!(released.status.as_u16(), 204, "{}", released.text);
+    assert!(released.header("x-correlation-id").is_some());
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 0);
+    assert_eq!(
+        shop.partner.get(&app, &path).await.assert_status(200)["data"]["status"],
+        "EXPIRED"
+    );
+    // Twice is a no-op: the places are given back once.
+    assert_eq!(shop.partner.delete(&app, &path).await.status.as_u16(), 204);
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 0);
+    let expired = events(&app, &shop)
+        .await
+        .into_iter()
+        .filter(|(t, _)| t == "checkouts.CheckoutExpired")
+        .count();
+    assert_eq!(expired, 1);
+    shop.partner
+        .post(&app, &format!("{path}/confirm"), &customer())
+        .await
+        .assert_problem(409, "checkout-not-reserved");
+}
+
+#[tokio::test]
+async fn a_confirmed_checkout_cannot_be_released() {
+    let app = spawn_app().await;
+    let shop = shop(&app, Some(5)).await;
+    let created = shop
+        .partner
+        .post(&app, "/v2/checkouts", &basket(&shop.product, 1))
+        .await
+        .assert_status(201)["data"]
+        .clone();
+    let path = format!("/v2/checkouts/{}", created["checkout_id"].as_str().unwrap());
+    shop.partner
+        .post(&app, &format!("{path}/confirm"), &customer())
+        .await
+        .assert_status(200);
+    shop.partner
+        .delete(&app, &path)
+        .await
+        .assert_problem(409, "checkout-not-reserved");
+    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 1);
 }

@@ -14,7 +14,7 @@ async fn the_frame_is_server_rendered_with_the_script_that_hydrates_it() {
         .is_some_and(|ct| ct.starts_with("text/html")));
     let html = &response.text;
     assert!(html.contains(r#"<html lang="nl-NL""#), "{html}");
-    assert!(html.contains("Welkom bij Boxoffice"), "{html}");
+    assert!(html.contains("Naar de inhoud"), "{html}");
     // The bundle names cargo-leptos writes (no wasm-bindgen `_bg` suffix), from any build.
     assert!(html.contains(r#"href="/pkg/boxoffice.js""#), "{html}");
     assert!(html.contains(r#"href="/pkg/boxoffice.wasm""#), "{html}");
@@ -150,11 +150,7 @@ async fn the_magic_link_page_is_server_rendered_for_the_merchant() {
     let app = spawn_app().await;
     let response = app.get("/prod/merchant/onboarding?code=abc").await;
     assert_eq!(response.status.as_u16(), 200, "{}", response.text);
-    assert!(
-        response.text.contains("Uw handelaarsaccount instellen"),
-        "{}",
-        response.text
-    );
+    assert!(response.text.contains(r#"<html lang="nl-NL""#));
     assert!(response.text.contains("mod.hydrate()"));
     let english = app
         .send(
@@ -163,4 +159,86 @@ async fn the_magic_link_page_is_server_rendered_for_the_merchant() {
         )
         .await;
     assert_eq!(english.status.as_u16(), 200);
+    assert!(english.text.contains("Set up your merchant account"));
+}
+
+#[tokio::test]
+async fn the_server_render_speaks_the_language_the_request_asks_for() {
+    let app = spawn_app().await;
+    for (asked, served, text) in [
+        ("de-AT, en;q=0.8", "de-DE", "Zum Inhalt springen"),
+        ("en-US", "en-GB", "Skip to content"),
+        ("fr", "fr-FR", "Aller au contenu"),
+        ("xx, *;q=0.1", "nl-NL", "Naar de inhoud"),
+    ] {
+        let page = app
+            .send(
+                app.request(reqwest::Method::GET, "/frame")
+                    .header("accept-language", asked),
+            )
+            .await;
+        assert!(
+            page.text.contains(&format!(r#"<html lang="{served}""#)),
+            "{asked}: {}",
+            page.text
+        );
+        assert!(page.text.contains(text), "{asked}: {}", page.text);
+        assert!(
+            page.header("set-cookie").is_none(),
+            "the frame sets no cookie"
+        );
+    }
+}
+
+mod server_functions {
+    use reqwest::Method;
+
+    use crate::helpers::spawn_app;
+
+    #[tokio::test]
+    async fn a_ticket_code_becomes_an_svg_qr_code_and_nothing_else_does() {
+        let app = spawn_app().await;
+        let qr = app
+            .send(
+                app.request(Method::POST, "/frame/api/qr")
+                    .form(&[("code", "BX7K-3M9Q-2P")]),
+            )
+            .await;
+        assert_eq!(qr.status.as_u16(), 200, "{}", qr.text);
+        let svg: String = serde_json::from_str(&qr.text).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("</svg>"), "{svg}");
+        let refused = app
+            .send(
+                app.request(Method::POST, "/frame/api/qr")
+                    .form(&[("code", "<script>alert(1)</script>")]),
+            )
+            .await;
+        refused.assert_problem(400, "request-validation-failed");
+    }
+
+    #[tokio::test]
+    async fn the_frame_learns_a_partners_origins_for_the_identity_handoff() {
+        let app = spawn_app().await;
+        let campaign = app.create_campaign("Retail").await;
+        app.create_client("retail-shop", &[&campaign]).await;
+        let known = app
+            .send(
+                app.request(Method::POST, "/frame/api/client")
+                    .form(&[("client_id", "retail-shop")]),
+            )
+            .await;
+        assert_eq!(known.status.as_u16(), 200, "{}", known.text);
+        let origins: Option<Vec<String>> = serde_json::from_str(&known.text).unwrap();
+        assert_eq!(origins, Some(vec!["http://localhost:*".to_owned()]));
+        let unknown = app
+            .send(
+                app.request(Method::POST, "/frame/api/client")
+                    .form(&[("client_id", "nobody")]),
+            )
+            .await;
+        assert_eq!(
+            serde_json::from_str::<Option<Vec<String>>>(&unknown.text).unwrap(),
+            None
+        );
+    }
 }

@@ -71,6 +71,11 @@ impl Partner {
         .await
     }
 
+    pub async fn delete(&self, app: &TestApp, path: &str) -> TestResponse {
+        app.send(app.request(Method::DELETE, path).bearer_auth(&self.token))
+            .await
+    }
+
     /// The public product list of `merchant` in this campaign.
     pub async fn products(&self, app: &TestApp, merchant: &str) -> TestResponse {
         app.send(

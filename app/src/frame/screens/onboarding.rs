@@ -5,8 +5,10 @@
 use leptos::prelude::*;
 use serde::Deserialize;
 
-use super::{language::use_locale, layout::FrameLayout};
-use crate::i18n::{t, Text};
+use crate::{
+    frame::layout::Chrome,
+    i18n::{t, use_i18n},
+};
 
 /// The account the magic link was for, once its code is redeemed.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -27,7 +29,7 @@ enum Step {
 
 #[component]
 pub fn MerchantOnboarding() -> impl IntoView {
-    let locale = use_locale();
+    let i18n = use_i18n();
     let step = RwSignal::new(Step::Working);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
@@ -38,30 +40,28 @@ pub fn MerchantOnboarding() -> impl IntoView {
             step.set(browser::redeem().await.map_or(Step::Failed, Step::Ready));
         });
     });
-    let body = move || {
-        match step.get() {
-        Step::Working => view! { <p>{t(locale.get(), Text::OnboardingWorking)}</p> }.into_any(),
+    let body = move || match step.get() {
+        Step::Working => view! { <p>{t!(i18n, onboarding.working)}</p> }.into_any(),
         Step::Failed => view! {
-            <p data-testid="onboarding-failed">{t(locale.get(), Text::OnboardingFailed)}</p>
+            <p data-testid="onboarding-failed">{t!(i18n, onboarding.failed)}</p>
         }
         .into_any(),
         Step::Ready(status) => view! {
-            <dl data-testid="onboarding">
-                <dt>{t(locale.get(), Text::OnboardingDebtorCode)}</dt>
+            <dl data-testid="onboarding" class="facts">
+                <dt>{t!(i18n, onboarding.debtor_code)}</dt>
                 <dd>{status.debtor_code.clone()}</dd>
-                <dt>{t(locale.get(), Text::OnboardingStatus)}</dt>
+                <dt>{t!(i18n, onboarding.status)}</dt>
                 <dd>{status.status.clone()}</dd>
             </dl>
-            <a class="button" href=status.kyc_url.clone()>{t(locale.get(), Text::OnboardingContinue)}</a>
+            <a class="button primary" href=status.kyc_url.clone()>{t!(i18n, onboarding.proceed)}</a>
         }
         .into_any(),
-    }
     };
     view! {
-        <FrameLayout>
-            <h1>{move || t(locale.get(), Text::OnboardingTitle)}</h1>
-            <section role="status">{body}</section>
-        </FrameLayout>
+        <Chrome>
+            <h1 class="screen-title">{t!(i18n, onboarding.title)}</h1>
+            <section class="card" role="status">{body}</section>
+        </Chrome>
     }
 }
 

@@ -1,0 +1,176 @@
+//! How the frame starts in the browser: from a session code, a session kept in this tab, or
+//! the host's identity token; then it connects to the host page and follows a deep link.
+
+/// Starts the session once the frame runs in the browser (never on the server render).
+pub fn start_session() {
+    #[cfg(feature = "hydrate")]
+    browser::start();
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use leptos::{prelude::*, task::spawn_local};
+    use leptos_router::{hooks::use_navigate, NavigateOptions};
+    use serde::{Deserialize, Serialize};
+
+    use crate::{
+        frame::{
+            api::Api,
+            host::{self, Incoming, Outgoing},
+            session::{
+                browser as stored, client_origins, exchange_session_code, use_session,
+                FrameExchange, FrameSession, IdentityEntry, Opening, SessionState,
+            },
+        },
+        i18n::{use_i18n, Locale},
+    };
+
+    /// Whether a state means the frame may talk to its host.
+    fn connected(state: &SessionState) -> Option<&[String]> {
+        match state {
+            SessionState::Active(session) => Some(&session.frame_origins),
+            SessionState::AwaitingIdentity(entry) => Some(&entry.frame_origins),
+            _ => None,
+        }
+    }
+
+    pub fn start() {
+        let session = use_session();
+        let i18n = use_i18n();
+        let api = Api::new();
+        let navigate = use_navigate();
+        Effect::new(move |_| {
+            if session.get_untracked() != SessionState::Pending {
+                return;
+            }
+            let opening = stored::opening();
+            let navigate = navigate.clone();
+            spawn_local(async move {
+                let state = begin(&opening).await;
+                if let Some(origins) = connected(&state) {
+                    if host::connect(origins) {
+                        host::listen(move |message| match message {
+                            Incoming::Locale { locale } => {
+                                if let Ok(locale) = locale.parse::<Locale>() {
+                                    i18n.set_locale(locale);
+                                }
+                            }
+                            Incoming::IdentityToken { token } => {
+                                spawn_local(exchange_identity(api, session, token));
+                            }
+                        });
+                    }
+                }
+                let deep_link = matches!(state, SessionState::Active(_))
+                    .then(|| opening.deep_link())
+                    .flatten();
+                let ready = connected(&state).is_some();
+                session.set(state);
+                if ready {
+                    host::post(&Outgoing::Ready);
+                }
+                let at_home = web_sys::window()
+                    .and_then(|w| w.location().pathname().ok())
+                    .is_some_and(|p| p.trim_end_matches('/') == "/frame");
+                if let (Some(path), true) = (deep_link, at_home) {
+                    navigate(
+                        &path,
+                        NavigateOptions {
+                            replace: true,
+                            ..Default::default()
+                        },
+                    );
+                }
+            });
+        });
+    }
+
+    async fn begin(opening: &Opening) -> SessionState {
+        if let Some(code) = opening.session_code.clone() {
+            match exchange_session_code(code).await {
+                Ok(FrameExchange::Ready(mut ready)) => {
+                    ready.return_url = opening.return_url.clone();
+                    stored::store(&ready);
+                    stored::forget_code(Some(&ready.client_id));
+                    return SessionState::Active(ready);
+                }
+                Ok(FrameExchange::Expired { frame_origins }) => {
+                    stored::forget_code(None);
+                    if host::connect(&frame_origins) {
+                        host::post(&Outgoing::SessionExpired);
+                    }
+                    return SessionState::CodeExpired;
+                }
+                // A used code on a reload still finds the session this tab kept.
+                Ok(FrameExchange::Invalid) | Err(_) => stored::forget_code(None),
+            }
+        }
+        if let Some(session) = stored::stored() {
+            return SessionState::Active(session);
+        }
+        if let (Some(client_id), Some(campaign_id)) =
+            (opening.client_id.clone(), opening.campaign_id)
+        {
+            if let Ok(Some(frame_origins)) = client_origins(client_id.clone()).await {
+                return SessionState::AwaitingIdentity(IdentityEntry {
+                    client_id,
+                    campaign_id,
+                    frame_origins,
+                    return_url: opening.return_url.clone(),
+                });
+            }
+        }
+        SessionState::Missing
+    }
+
+    #[derive(Serialize)]
+    struct IdentityExchange {
+        identity_token: String,
+    }
+
+    #[derive(Deserialize)]
+    struct IssuedToken {
+        access_token: String,
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    }
+
+    /// The identity bearer exchange: the host's token becomes this frame's session, in the
+    /// campaign the frame was opened for.
+    async fn exchange_identity(api: Api, session: RwSignal<SessionState>, token: String) {
+        let (client_id, campaign_id, frame_origins, return_url) = match session.get_untracked() {
+            SessionState::Active(s) => match s.campaign_id {
+                Some(campaign) => (s.client_id, campaign, s.frame_origins, s.return_url),
+                None => return,
+            },
+            SessionState::AwaitingIdentity(e) => {
+                (e.client_id, e.campaign_id, e.frame_origins, e.return_url)
+            }
+            _ => return,
+        };
+        let body = IdentityExchange {
+            identity_token: token,
+        };
+        match api
+            .post_in_campaign::<_, IssuedToken>("/v1/session/identity".into(), &body, campaign_id)
+            .await
+        {
+            Ok(issued) => {
+                let active = FrameSession {
+                    access_token: issued.data.access_token,
+                    expires_at: issued.data.expires_at,
+                    client_id,
+                    campaign_id: Some(campaign_id),
+                    frame_origins,
+                    return_url,
+                };
+                stored::store(&active);
+                session.set(SessionState::Active(active));
+            }
+            Err(_) => {
+                if matches!(session.get_untracked(), SessionState::AwaitingIdentity(_)) {
+                    session.set(SessionState::Missing);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! The checkout: the reservation's priced review, the time it is held, vouchers, the
+//! customer's details (and the delivery address when the server asks for one), then the
+//! payment page in the top window.
+
+mod fields;
+mod hold;
+mod review;
+mod voucher;
+
+use leptos::prelude::*;
+use leptos_router::{components::A, hooks::use_params_map};
+use uuid::Uuid;
+
+use crate::{
+    frame::{
+        api::{Api, ApiError},
+        host::{self, Outgoing},
+        session::use_session,
+        ui::{
+            heading::ScreenTitle,
+            notice::{ErrorNotice, Loading},
+        },
+    },
+    i18n::{t, td_string, use_i18n},
+    wire::{Checkout, ConfirmRequest, FieldError, PlacedOrder, ShippingAddress},
+};
+use fields::{CountryField, Errors, Field};
+use hold::HoldTimer;
+use review::Review;
+use voucher::VoucherForm;
+
+/// The newsletter a customer can opt in to from the frame.
+const NEWSLETTER: &str = "campaign-news";
+
+#[component]
+pub fn CheckoutScreen() -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let params = use_params_map();
+    let checkout_id = Memo::new(move |_| {
+        params.with(|p| p.get("checkout_id").and_then(|id| id.parse::<Uuid>().ok()))
+    });
+    let message = RwSignal::new(None::<String>);
+    let data = LocalResource::new(move || {
+        i18n.get_locale();
+        let id = checkout_id.get();
+        async move {
+            match id {
+                Some(id) => api
+                    .get::<Checkout>(format!("/v2/checkouts/{id}"))
+                    .await
+                    .map(|c| Some(c.data)),
+                None => Ok(None),
+            }
+        }
+    });
+    view! {
+        <ScreenTitle>{t!(i18n, checkout.title)}</ScreenTitle>
+        <p class="form-message" role="status">{move || message.get()}</p>
+        {move || match data.get() {
+            None => view! { <Loading/> }.into_any(),
+            Some(Err(ApiError::Expired)) => ().into_any(),
+            Some(Ok(None)) => view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any(),
+            Some(Err(ApiError::Problem(p))) if p.status == 404 => {
+                view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any()
+            }
+            Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
+            Some(Ok(Some(checkout))) => view! { <CheckoutView checkout message/> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let over = RwSignal::new(checkout.status != "RESERVED");
+    let placed = RwSignal::new(None::<PlacedOrder>);
+    let merchant_href = format!("/frame/merchants/{}", checkout.merchant_id);
+    let open = checkout.status == "RESERVED";
+    let pay_link = checkout
+        .payment
+        .as_ref()
+        .and_then(|p| p.payment_url.clone());
+    let ended = move || {
+        placed.with(Option::is_none).then(|| {
+            view! {
+                <div class="notice" role="alert">
+                    <p>{t!(i18n, checkout.hold_expired)}</p>
+                    <A href=merchant_href.clone()>{t!(i18n, checkout.start_again)}</A>
+                </div>
+            }
+        })
+    };
+    view! {
+        <Review checkout=checkout.clone()/>
+        {move || match (placed.get(), over.get()) {
+            (Some(order), _) => view! { <PaymentStep url=order.payment_url/> }.into_any(),
+            (None, false) => view! {
+                <HoldTimer until=checkout.expires_at over/>
+                <VoucherForm checkout=checkout.clone() message/>
+                <CustomerForm checkout=checkout.clone() placed/>
+            }
+            .into_any(),
+            // Confirmed before (a reload on this screen): the payment page is still open.
+            (None, true) if !open && pay_link.is_some() && checkout.status == "CONFIRMED" => {
+                view! { <PaymentStep url=pay_link.clone().unwrap_or_default()/> }.into_any()
+            }
+            (None, true) => ended().into_any(),
+        }}
+    }
+}
+
+/// Where the payment provider sends the customer back: the partner page the frame was opened
+/// from (its `return_url`), else the host's origin, else this frame's own return page. The
+/// checkout travels as `boxoffice_checkout`; the provider adds `payment_id`.
+fn return_url(checkout_id: Uuid) -> String {
+    let session = use_session().get_untracked();
+    let base = session
+        .active()
+        .and_then(|s| s.return_url.clone())
+        .or_else(host::parent_origin_url)
+        .unwrap_or_else(own_return_page);
+    let separator = if base.contains('?') { '&' } else { '?' };
+    format!("{base}{separator}boxoffice_checkout={checkout_id}")
+}
+
+fn own_return_page() -> String {
+    #[cfg(feature = "hydrate")]
+    if let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) {
+        return format!("{origin}/frame/return");
+    }
+    "/frame/return".into()
+}
+
+#[component]
+fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let errors: Errors = RwSignal::new(Vec::new());
+    let problem = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let email = RwSignal::new(String::new());
+    let first_name = RwSignal::new(String::new());
+    let last_name = RwSignal::new(String::new());
+    let street = RwSignal::new(String::new());
+    let house_number = RwSignal::new(String::new());
+    let postal_code = RwSignal::new(String::new());
+    let city = RwSignal::new(String::new());
+    let country = RwSignal::new("NL".to_owned());
+    let newsletter = RwSignal::new(false);
+    let needs_address = checkout.requires_shipping_address;
+    let checkout_id = checkout.checkout_id;
+    let label = move |key: fn(crate::i18n::Locale) -> &'static str| {
+        Signal::derive(move || key(i18n.get_locale()).to_owned())
+    };
+
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if busy.get_untracked() {
+            return;
+        }
+        let request = ConfirmRequest {
+            email: email.get_untracked().trim().to_owned(),
+            first_name: first_name.get_untracked().trim().to_owned(),
+            last_name: last_name.get_untracked().trim().to_owned(),
+            return_url: return_url(checkout_id),
+            shipping_address: needs_address.then(|| ShippingAddress {
+                street: street.get_untracked().trim().to_owned(),
+                house_number: house_number.get_untracked().trim().to_owned(),
+                postal_code: postal_code.get_untracked().trim().to_owned(),
+                city: city.get_untracked().trim().to_owned(),
+                country: country.get_untracked(),
+            }),
+            newsletters: if newsletter.get_untracked() {
+                vec![NEWSLETTER.to_owned()]
+            } else {
+                Vec::new()
+            },
+        };
+        busy.set(true);
+        problem.set(None);
+        leptos::task::spawn_local(async move {
+            let result = api
+                .post::<_, PlacedOrder>(format!("/v2/checkouts/{checkout_id}/confirm"), &request)
+                .await;
+            busy.set(false);
+            let locale = i18n.get_locale_untracked();
+            match result {
+                Ok(order) => {
+                    errors.set(Vec::new());
+                    open_payment(&order.data.payment_url);
+                    placed.set(Some(order.data));
+                }
+                Err(ApiError::Expired) => {}
+                Err(ApiError::Problem(p))
+                    if !p.errors.is_empty() || p.name() == "checkout-shipping-address-required" =>
+                {
+                    let mut list = p.errors.clone();
+                    if p.name() == "checkout-shipping-address-required" {
+                        list.push(FieldError::new(
+                            "shipping_address.street",
+                            "shipping_required",
+                            "",
+                        ));
+                    }
+                    errors.set(list);
+                    problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
+                    focus_first_invalid();
+                }
+                Err(error) => problem.set(Some(super::product::problem_text(locale, &error))),
+            }
+        });
+    };
+
+    let address = needs_address.then(|| view! {
+        <fieldset class="address">
+            <legend>{t!(i18n, checkout.address)}</legend>
+            <p class="hint">{t!(i18n, checkout.address_help)}</p>
+            <Field name="shipping_address.street" label=label(|l| td_string!(l, checkout.street)) value=street errors autocomplete="address-line1"/>
+            <Field name="shipping_address.house_number" label=label(|l| td_string!(l, checkout.house_number)) value=house_number errors autocomplete="address-line2"/>
+            <Field name="shipping_address.postal_code" label=label(|l| td_string!(l, checkout.postal_code)) value=postal_code errors autocomplete="postal-code"/>
+            <Field name="shipping_address.city" label=label(|l| td_string!(l, checkout.city)) value=city errors autocomplete="address-level2"/>
+            <CountryField value=country errors/>
+        </fieldset>
+    });
+
+    view! {
+        <form class="customer" novalidate=true on:submit=on_submit>
+            <h2>{t!(i18n, checkout.details)}</h2>
+            <p class="form-message" role="alert">{move || problem.get()}</p>
+            <Field name="email" kind="email" autocomplete="email" label=label(|l| td_string!(l, checkout.email)) value=email errors/>
+            <Field name="first_name" autocomplete="given-name" label=label(|l| td_string!(l, checkout.first_name)) value=first_name errors/>
+            <Field name="last_name" autocomplete="family-name" label=label(|l| td_string!(l, checkout.last_name)) value=last_name errors/>
+            {address}
+            <label class="check">
+                <input type="checkbox" prop:checked=move || newsletter.get() on:change=move |ev| newsletter.set(event_target_checked(&ev))/>
+                <span>{t!(i18n, checkout.newsletter)}</span>
+            </label>
+            <button type="submit" class="button primary wide" aria-disabled=move || busy.get().then_some("true")>
+                {move || if busy.get() { td_string!(i18n.get_locale(), checkout.paying) } else { td_string!(i18n.get_locale(), checkout.pay) }}
+            </button>
+        </form>
+    }
+}
+
+/// Moves focus to the first field the server refused, once the errors are drawn.
+fn focus_first_invalid() {
+    #[cfg(feature = "hydrate")]
+    request_animation_frame(|| {
+        use wasm_bindgen::JsCast;
+        let field = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector("[aria-invalid='true']").ok().flatten())
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(field) = field {
+            let _ = field.focus();
+        }
+    });
+}
+
+/// The payment page never runs inside the iframe: the host opens it in its top window when
+/// it hears `boxoffice:redirect`; a frame on its own goes there itself.
+fn open_payment(url: &str) {
+    host::post(&Outgoing::Redirect {
+        url: url.to_owned(),
+    });
+    #[cfg(feature = "hydrate")]
+    if !host::is_framed() {
+        if let Some(window) = web_sys::window() {
+            let _ = window.location().assign(url);
+        }
+    }
+}
+
+/// Shown once the order is placed: the host is taking the customer to the payment page; a
+/// link opens it in the top window should the host not.
+#[component]
+fn PaymentStep(url: String) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <section class="notice payment" aria-labelledby="payment-title">
+            <h2 id="payment-title">{t!(i18n, payment.title)}</h2>
+            <p>{t!(i18n, payment.help)}</p>
+            <a class="button primary wide" href=url target="_top" rel="noopener">{t!(i18n, payment.link)}</a>
+        </section>
+    }
+}

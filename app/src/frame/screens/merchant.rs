@@ -1,0 +1,116 @@
+//! A merchant's page: who they are and their tickets with prices.
+
+use leptos::prelude::*;
+use leptos_router::{components::A, hooks::use_params_map};
+use uuid::Uuid;
+
+use super::category_text;
+use crate::{
+    frame::{
+        api::{Api, ApiError},
+        ui::{
+            heading::ScreenTitle,
+            notice::{Empty, ErrorNotice, Loading},
+            price::ProductPrice,
+        },
+    },
+    i18n::{t, use_i18n},
+    wire::{Merchant, Product},
+};
+
+/// A merchant and its products in the session's campaign.
+pub async fn merchant_with_products(
+    api: Api,
+    merchant_id: Uuid,
+) -> Result<(Merchant, Vec<Product>), ApiError> {
+    let merchant = api
+        .get::<Merchant>(format!("/v2/merchants/{merchant_id}"))
+        .await?;
+    let products = api
+        .get::<Vec<Product>>(format!("/v2/merchants/{merchant_id}/products"))
+        .await?;
+    Ok((merchant.data, products.data))
+}
+
+/// The route's `merchant_id`, when it is a uuid.
+pub fn merchant_param() -> Memo<Option<Uuid>> {
+    let params = use_params_map();
+    Memo::new(move |_| params.with(|p| p.get("merchant_id").and_then(|id| id.parse().ok())))
+}
+
+#[component]
+pub fn MerchantScreen() -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let merchant_id = merchant_param();
+    let data = LocalResource::new(move || {
+        i18n.get_locale();
+        let id = merchant_id.get();
+        async move {
+            match id {
+                Some(id) => merchant_with_products(api, id).await.map(Some),
+                None => Ok(None),
+            }
+        }
+    });
+    move || match data.get() {
+        None => view! { <Loading/> }.into_any(),
+        Some(Err(ApiError::Expired)) => ().into_any(),
+        Some(Err(ApiError::Problem(p))) if p.status == 404 => not_found().into_any(),
+        Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
+        Some(Ok(None)) => not_found().into_any(),
+        Some(Ok(Some((merchant, products)))) => {
+            view! { <MerchantView merchant products/> }.into_any()
+        }
+    }
+}
+
+fn not_found() -> impl IntoView {
+    let i18n = use_i18n();
+    view! { <ScreenTitle>{t!(i18n, merchant.not_found)}</ScreenTitle> }
+}
+
+#[component]
+fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
+    let i18n = use_i18n();
+    let category = merchant.category.clone();
+    let place = format!("{}, {}", merchant.address.street, merchant.address.city);
+    let merchant_id = merchant.id;
+    let list = if products.is_empty() {
+        view! { <Empty>{t!(i18n, merchant.no_products)}</Empty> }.into_any()
+    } else {
+        view! {
+            <ul class="cards">
+                {products
+                    .into_iter()
+                    .map(|product| {
+                        let href = format!("/frame/merchants/{merchant_id}/products/{}", product.id);
+                        let sold_out = product.sold_out;
+                        let title = product.title.clone();
+                        view! {
+                            <li class="card product-card" class:sold-out=sold_out>
+                                <h3 class="card-title">
+                                    <A href=href>{title}</A>
+                                </h3>
+                                <p class="card-price">
+                                    <ProductPrice product=product.clone()/>
+                                </p>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        }
+        .into_any()
+    };
+    view! {
+        <p class="breadcrumb">
+            <A href="/frame">{t!(i18n, common.back)}</A>
+        </p>
+        <ScreenTitle>{merchant.name.clone()}</ScreenTitle>
+        <p class="card-meta">{move || category_text(i18n.get_locale(), &category)} " · " {place}</p>
+        <p>{merchant.description.clone()}</p>
+        <h2>{t!(i18n, merchant.products_title)}</h2>
+        {list}
+    }
+}

@@ -1,0 +1,104 @@
+//! The customer's orders, newest first, each with its tickets.
+
+use leptos::prelude::*;
+
+use super::status_text;
+use crate::{
+    format,
+    frame::{
+        api::{encode, Api},
+        ui::{
+            heading::ScreenTitle,
+            notice::Empty,
+            paging::{PageFooter, PageState, Paged},
+            price::Amount,
+            tickets::TicketList,
+        },
+    },
+    i18n::{t, td_string, use_i18n},
+    wire::Order,
+};
+
+const PAGE: u32 = 10;
+
+#[component]
+pub fn OrdersScreen() -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let orders = Paged::<Order>::new(move |token| {
+        let mut path = format!("/v2/me/fulfillment/orders?limit={PAGE}");
+        if let Some(token) = token {
+            path.push_str(&format!("&next_token={}", encode(&token)));
+        }
+        api.get(path)
+    });
+    Effect::new(move |_| {
+        i18n.get_locale();
+        orders.reload();
+    });
+    let empty = move || {
+        (orders.state.get() == PageState::Ready && orders.items.with(Vec::is_empty))
+            .then(|| view! { <Empty>{t!(i18n, orders.empty)}</Empty> })
+    };
+    view! {
+        <ScreenTitle>{t!(i18n, orders.title)}</ScreenTitle>
+        <ul class="cards">
+            <For each=move || orders.items.get() key=|o| (o.order_id, o.last_mutation_date) let:order>
+                <OrderCard order/>
+            </For>
+        </ul>
+        {empty}
+        <PageFooter paged=orders/>
+    }
+}
+
+#[component]
+fn OrderCard(order: Order) -> impl IntoView {
+    let i18n = use_i18n();
+    let reference = order.order_display_id.clone();
+    let status = order.status.clone();
+    let placed = order.created_at.date_naive();
+    let tickets = if order.tickets.is_empty() {
+        view! { <p class="hint">{t!(i18n, orders.no_tickets)}</p> }.into_any()
+    } else {
+        view! {
+            <details>
+                <summary>{t!(i18n, orders.show_tickets)}</summary>
+                <TicketList tickets=order.tickets.clone()/>
+            </details>
+        }
+        .into_any()
+    };
+    view! {
+        <li class="card order">
+            <h2 class="card-title">
+                {move || td_string!(i18n.get_locale(), orders.order, reference = reference.as_str()).to_string()}
+            </h2>
+            <p class="card-meta">
+                <span class="badge">{move || status_text(i18n.get_locale(), &status)}</span>
+                " "
+                {move || {
+                    let locale = i18n.get_locale();
+                    td_string!(locale, orders.placed, date = format::date_medium(locale, placed)).to_string()
+                }}
+            </p>
+            <ul class="items">
+                {order
+                    .items
+                    .iter()
+                    .map(|item| {
+                        let title = item.title.clone();
+                        let quantity = item.quantity;
+                        view! {
+                            <li>
+                                {move || td_string!(i18n.get_locale(), checkout.line, quantity, title = title.as_str()).to_string()}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            <p class="order-total">{t!(i18n, checkout.total)} ": " <Amount money=order.total.clone()/></p>
+            {tickets}
+        </li>
+    }
+}

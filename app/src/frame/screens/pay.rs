@@ -1,0 +1,107 @@
+//! The sandbox payment provider's page (`/pay/{payment_id}`): the order and its amount with
+//! Pay, Decline and Cancel. The choice is a plain form post, handled by the server, which
+//! settles the payment and sends the customer to the partner's return URL; it works before
+//! the WASM has loaded, too.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{
+    frame::{layout::Chrome, ui::notice::Loading, ui::price::Amount},
+    i18n::{t, td_string, use_i18n, Locale},
+    wire::Money,
+};
+
+/// What the payment page shows of a payment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentPage {
+    pub payment_id: Uuid,
+    pub order_display_id: String,
+    pub amount: Money,
+    /// OPEN, PAID, DECLINED, CANCELLED or EXPIRED.
+    pub status: String,
+    /// The partner's return URL with `payment_id`, for a payment that is no longer open.
+    pub back_url: String,
+}
+
+/// The sandbox's view of a payment.
+#[server(prefix = "/frame/api", endpoint = "payment")]
+pub async fn read_payment(payment_id: Uuid) -> Result<Option<PaymentPage>, ServerFnError> {
+    crate::frame::session::backend()?
+        .payment_page(payment_id)
+        .await
+        .map_err(ServerFnError::new)
+}
+
+fn settled_text(locale: Locale, status: &str) -> String {
+    let status = match status {
+        "PAID" => td_string!(locale, pay.status_PAID),
+        "DECLINED" => td_string!(locale, pay.status_DECLINED),
+        "CANCELLED" => td_string!(locale, pay.status_CANCELLED),
+        "EXPIRED" => td_string!(locale, pay.status_EXPIRED),
+        _ => td_string!(locale, pay.status_other),
+    };
+    td_string!(locale, pay.settled, status).to_string()
+}
+
+#[component]
+pub fn PayScreen() -> impl IntoView {
+    let i18n = use_i18n();
+    let params = use_params_map();
+    let payment_id =
+        move || params.with(|p| p.get("payment_id").and_then(|id| id.parse::<Uuid>().ok()));
+    let page = Resource::new(payment_id, |id| async move {
+        match id {
+            Some(id) => read_payment(id).await,
+            None => Ok(None),
+        }
+    });
+    view! {
+        <Chrome>
+            <h1 class="screen-title">{t!(i18n, pay.title)}</h1>
+            <p class="notice sandbox">{t!(i18n, pay.sandbox_note)}</p>
+            <Suspense fallback=|| view! { <Loading/> }>
+                {move || Suspend::new(async move {
+                    match page.await {
+                        Ok(Some(payment)) => view! { <PaymentForm payment/> }.into_any(),
+                        _ => view! { <p class="notice" role="alert">{t!(i18n, pay.unknown)}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </Chrome>
+    }
+}
+
+#[component]
+fn PaymentForm(payment: PaymentPage) -> impl IntoView {
+    let i18n = use_i18n();
+    let reference = payment.order_display_id.clone();
+    let status = payment.status.clone();
+    let choices = if payment.status == "OPEN" {
+        view! {
+            <form method="post" action=format!("/pay/{}", payment.payment_id) class="pay-choices">
+                <button type="submit" name="action" value="pay" class="button primary">{t!(i18n, pay.pay)}</button>
+                <button type="submit" name="action" value="decline" class="button secondary">{t!(i18n, pay.decline)}</button>
+                <button type="submit" name="action" value="cancel" class="button secondary">{t!(i18n, pay.cancel)}</button>
+            </form>
+        }
+        .into_any()
+    } else {
+        view! {
+            <p>{move || settled_text(i18n.get_locale(), &status)}</p>
+            <a class="button secondary" href=payment.back_url.clone()>{t!(i18n, pay.back)}</a>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="card payment-card">
+            <h2>{move || td_string!(i18n.get_locale(), pay.order, reference = reference.as_str()).to_string()}</h2>
+            <p class="amount">
+                {t!(i18n, pay.amount)} ": " <strong><Amount money=payment.amount.clone()/></strong>
+            </p>
+            {choices}
+        </section>
+    }
+}

@@ -1,0 +1,357 @@
+//! A product: its conditions and validity, then the choices a basket needs (a day on the
+//! calendar, an entry time, how many of each age group, the flexible-date option) and the
+//! reservation, which the server prices.
+
+mod calendar;
+mod quantities;
+mod timeslots;
+
+use chrono::NaiveDate;
+use leptos::prelude::*;
+use leptos_router::{
+    components::A,
+    hooks::{use_navigate, use_params_map},
+};
+use uuid::Uuid;
+
+use super::merchant::{merchant_param, merchant_with_products};
+use crate::{
+    format,
+    frame::{
+        api::{Api, ApiError},
+        ui::{
+            heading::ScreenTitle,
+            notice::{ErrorNotice, Loading},
+        },
+    },
+    i18n::{t, td_string, use_i18n, Locale},
+    wire::{BasketLine, Checkout, CheckoutRequest, Product, TimeslotEntry},
+};
+use calendar::{month_start, Calendar};
+use quantities::{Quantities, QuantityPicker};
+use timeslots::Timeslots;
+
+/// Today's date where the customer is. The server judges "today" in the merchant's zone;
+/// this only picks the calendar's first month and the date a no_date basket carries.
+pub fn today() -> NaiveDate {
+    #[cfg(feature = "hydrate")]
+    {
+        let now = js_sys::Date::new_0();
+        if let Some(day) = NaiveDate::from_ymd_opt(
+            now.get_full_year() as i32,
+            now.get_month() + 1,
+            now.get_date(),
+        ) {
+            return day;
+        }
+    }
+    chrono::Utc::now().date_naive()
+}
+
+/// What a refused reservation means to the customer, in their language.
+pub fn problem_text(locale: Locale, error: &ApiError) -> String {
+    let text = match error.name() {
+        Some("checkout-product-not-fulfillable") => td_string!(locale, problem.not_fulfillable),
+        Some("checkout-product-not-priceable") => td_string!(locale, problem.not_priceable),
+        Some("checkout-date-in-past") => td_string!(locale, problem.date_in_past),
+        Some("checkout-fulfillment-request-rejected") => td_string!(locale, problem.rejected),
+        Some("checkout-timeslot-required") => td_string!(locale, product.need_time),
+        _ => td_string!(locale, problem.generic),
+    };
+    text.to_owned()
+}
+
+#[component]
+pub fn ProductScreen() -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let merchant_id = merchant_param();
+    let params = use_params_map();
+    let product_id = Memo::new(move |_| {
+        params.with(|p| p.get("product_id").and_then(|id| id.parse::<Uuid>().ok()))
+    });
+    let data = LocalResource::new(move || {
+        i18n.get_locale();
+        let ids = merchant_id.get().zip(product_id.get());
+        async move {
+            let Some((merchant, product)) = ids else {
+                return Ok(None);
+            };
+            let (_, products) = merchant_with_products(api, merchant).await?;
+            Ok(products
+                .iter()
+                .find(|p| p.id == product)
+                .cloned()
+                .map(|chosen| {
+                    // The same kind of ticket for other age groups goes in the same basket.
+                    let mut group = vec![chosen.clone()];
+                    group.extend(
+                        products
+                            .iter()
+                            .filter(|p| {
+                                p.id != chosen.id
+                                    && !p.sold_out
+                                    && p.product_type == chosen.product_type
+                                    && p.no_date == chosen.no_date
+                                    && p.requires_timeslot == chosen.requires_timeslot
+                            })
+                            .cloned(),
+                    );
+                    (merchant, group)
+                }))
+        }
+    });
+    move || match data.get() {
+        None => view! { <Loading/> }.into_any(),
+        Some(Err(ApiError::Expired)) => ().into_any(),
+        Some(Err(ApiError::Problem(p))) if p.status == 404 => not_found().into_any(),
+        Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
+        Some(Ok(None)) => not_found().into_any(),
+        Some(Ok(Some((merchant, group)))) => view! { <ProductView merchant group/> }.into_any(),
+    }
+}
+
+fn not_found() -> impl IntoView {
+    let i18n = use_i18n();
+    view! { <ScreenTitle>{t!(i18n, product.not_found)}</ScreenTitle> }
+}
+
+/// The basket a customer's choices make, or the reason they do not make one yet.
+fn basket(
+    locale: Locale,
+    chosen: &Product,
+    date: Option<NaiveDate>,
+    slot: Option<&TimeslotEntry>,
+    lines: Vec<(Uuid, u32)>,
+    flexible: bool,
+) -> Result<CheckoutRequest, String> {
+    let lines: Vec<BasketLine> = lines
+        .into_iter()
+        .filter(|(_, quantity)| *quantity > 0)
+        .map(|(product_id, quantity)| BasketLine {
+            product_id,
+            quantity,
+        })
+        .collect();
+    let date = if chosen.no_date {
+        today().to_string()
+    } else {
+        let Some(day) = date else {
+            return Err(td_string!(locale, product.need_date).into());
+        };
+        if chosen.requires_timeslot {
+            // The slot's start with the merchant's offset: a real time, never midnight.
+            let Some(slot) = slot else {
+                return Err(td_string!(locale, product.need_time).into());
+            };
+            slot.start_time.to_rfc3339()
+        } else {
+            day.to_string()
+        }
+    };
+    if lines.is_empty() {
+        return Err(td_string!(locale, product.need_quantity).into());
+    }
+    Ok(CheckoutRequest {
+        date,
+        flexible_date: flexible && !chosen.no_date,
+        lines,
+        voucher_codes: Vec::new(),
+        external_reference: None,
+    })
+}
+
+#[component]
+fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let navigate = use_navigate();
+    let chosen = group[0].clone();
+    let date = RwSignal::new(None::<NaiveDate>);
+    let slot = RwSignal::new(None::<TimeslotEntry>);
+    let quantities: Quantities = RwSignal::new(
+        group
+            .iter()
+            .map(|p| (p.id, u32::from(p.id == chosen.id)))
+            .collect(),
+    );
+    let flexible = RwSignal::new(false);
+    let message = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    // A new day has other entry times.
+    Effect::new(move |_| {
+        date.track();
+        slot.set(None);
+    });
+    let total = Signal::derive(move || quantities.with(|q| q.iter().map(|(_, n)| n).sum::<u32>()));
+    let today = today();
+    let start = chosen
+        .first_available_date
+        .filter(|d| *d >= today)
+        .unwrap_or(today);
+
+    let validity = chosen
+        .ticket_validity_date
+        .filter(|_| chosen.ticket_validity_type.as_deref() == Some("VALIDITY_PERIOD"))
+        .map(|until| {
+            view! {
+                <p class="validity">
+                    {move || {
+                        let locale = i18n.get_locale();
+                        td_string!(locale, product.valid_until, date = format::date_medium(locale, until)).to_string()
+                    }}
+                </p>
+            }
+        });
+    let conditions = (!chosen.conditions.trim().is_empty()).then(|| {
+        view! {
+            <section class="conditions">
+                <h2>{t!(i18n, product.conditions)}</h2>
+                <p>{chosen.conditions.clone()}</p>
+            </section>
+        }
+    });
+    let when = if chosen.no_date {
+        view! { <p class="notice">{t!(i18n, product.no_date_note)}</p> }.into_any()
+    } else {
+        let product_id = chosen.id;
+        let timed = chosen.requires_timeslot;
+        view! {
+            <h2>{t!(i18n, product.choose_date)}</h2>
+            <Calendar product_id start=month_start(start) today selected=date/>
+            <p class="chosen" aria-live="polite">
+                {move || date.get().map(|day| {
+                    let locale = i18n.get_locale();
+                    td_string!(locale, product.selected_date, date = format::date_long(locale, day)).to_string()
+                })}
+            </p>
+            {move || {
+                let day = date.get().filter(|_| timed)?;
+                Some(view! { <Timeslots product_id date=day quantity=total selected=slot/> })
+            }}
+        }
+        .into_any()
+    };
+    let flexible_option = (!chosen.no_date && !chosen.visit_guarantee_cost.value.is_zero()).then(|| {
+        let cost = chosen.visit_guarantee_cost.clone();
+        view! {
+            <label class="check">
+                <input
+                    type="checkbox"
+                    prop:checked=move || flexible.get()
+                    on:change=move |ev| flexible.set(event_target_checked(&ev))
+                />
+                <span>
+                    {t!(i18n, product.flexible)}
+                    " ("
+                    {move || {
+                        let locale = i18n.get_locale();
+                        td_string!(locale, product.flexible_cost, price = format::money(locale, &cost)).to_string()
+                    }}
+                    ")"
+                </span>
+            </label>
+        }
+    });
+
+    let reserve = {
+        let chosen = chosen.clone();
+        move |_| {
+            if busy.get_untracked() {
+                return;
+            }
+            let locale = i18n.get_locale_untracked();
+            let request = basket(
+                locale,
+                &chosen,
+                date.get_untracked(),
+                slot.get_untracked().as_ref(),
+                quantities.get_untracked(),
+                flexible.get_untracked(),
+            );
+            let request = match request {
+                Ok(request) => request,
+                Err(text) => {
+                    message.set(Some(text));
+                    return;
+                }
+            };
+            message.set(None);
+            busy.set(true);
+            let navigate = navigate.clone();
+            leptos::task::spawn_local(async move {
+                match api
+                    .post::<_, Checkout>("/v2/checkouts".into(), &request)
+                    .await
+                {
+                    Ok(checkout) => {
+                        navigate(
+                            &format!("/frame/checkout/{}", checkout.data.checkout_id),
+                            Default::default(),
+                        );
+                    }
+                    Err(ApiError::Expired) => {}
+                    Err(error) => {
+                        message.set(Some(problem_text(i18n.get_locale_untracked(), &error)))
+                    }
+                }
+                busy.set(false);
+            });
+        }
+    };
+
+    view! {
+        <p class="breadcrumb">
+            <A href=format!("/frame/merchants/{merchant}")>{t!(i18n, common.back)}</A>
+        </p>
+        <ScreenTitle>{chosen.title.clone()}</ScreenTitle>
+        {validity}
+        {conditions}
+        {when}
+        <QuantityPicker products=group quantities/>
+        {flexible_option}
+        <p class="form-message" role="alert">{move || message.get()}</p>
+        <button type="button" class="button primary wide" on:click=reserve aria-disabled=move || busy.get().then_some("true")>
+            {t!(i18n, product.proceed)}
+        </button>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_date_a_basket_carries_follows_the_products_shape() {
+        let product: Product = serde_json::from_value(serde_json::json!({
+            "id": Uuid::nil(), "title": "T", "product_type": "TICKET", "physical_product": false,
+            "sku": "S", "unit_price": {"value": "1.00", "currency": "EUR"},
+            "list_price": {"value": "1.00", "currency": "EUR"},
+            "booking_costs": {"value": "0.00", "currency": "EUR"},
+            "visit_guarantee_cost": {"value": "0.00", "currency": "EUR"},
+            "no_date": false, "requires_timeslot": true, "sold_out": false, "conditions": ""
+        }))
+        .unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 12, 7);
+        let lines = vec![(Uuid::nil(), 2)];
+        let refused = basket(Locale::en_GB, &product, day, None, lines.clone(), false);
+        assert_eq!(refused.unwrap_err(), "Choose an entry time first.");
+        let slot: TimeslotEntry = serde_json::from_value(serde_json::json!({
+            "timeslot_id": Uuid::nil(), "start_time": "2026-12-07T09:00:00+01:00",
+            "end_time": "2026-12-07T11:00:00+01:00", "remaining": 3, "available": true
+        }))
+        .unwrap();
+        let request = basket(Locale::en_GB, &product, day, Some(&slot), lines, true).unwrap();
+        assert_eq!(request.date, "2026-12-07T09:00:00+01:00");
+        assert!(request.flexible_date);
+        let empty = basket(
+            Locale::en_GB,
+            &product,
+            day,
+            Some(&slot),
+            vec![(Uuid::nil(), 0)],
+            false,
+        );
+        assert_eq!(empty.unwrap_err(), "Choose at least one ticket.");
+    }
+}

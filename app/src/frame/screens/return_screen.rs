@@ -1,0 +1,163 @@
+//! Back from the payment page: `/frame/return?checkout_id=…&payment_id=…` (or the
+//! partner's `boxoffice_checkout`) reads the checkout until the payment is settled, then shows
+//! the tickets, or a way to try again.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos_router::{components::A, hooks::use_query_map};
+use uuid::Uuid;
+
+use crate::{
+    frame::{
+        api::{Api, ApiError},
+        host::{self, Outgoing},
+        ui::{
+            heading::ScreenTitle,
+            notice::{ErrorNotice, Loading},
+            tickets::TicketList,
+        },
+    },
+    i18n::{t, td_string, use_i18n},
+    wire::{Checkout, Order},
+};
+
+/// How often, and how many times, the checkout is read while the payment settles.
+const POLL_EVERY: Duration = Duration::from_millis(1500);
+const POLLS: u32 = 40;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Outcome {
+    Paid(Order),
+    Failed { merchant_id: Uuid },
+    Pending,
+    Missing,
+}
+
+/// What a checkout says about its payment.
+fn outcome_of(checkout: &Checkout) -> Outcome {
+    let payment = checkout.payment.as_ref().map(|p| p.status.as_str());
+    if matches!(checkout.status.as_str(), "CANCELLED" | "EXPIRED")
+        || matches!(
+            payment,
+            Some("DECLINED" | "CANCELLED" | "EXPIRED" | "FAILED")
+        )
+    {
+        return Outcome::Failed {
+            merchant_id: checkout.merchant_id,
+        };
+    }
+    Outcome::Pending
+}
+
+async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<Outcome, ApiError> {
+    let checkout = api
+        .get::<Checkout>(format!("/v2/checkouts/{checkout_id}"))
+        .await?
+        .data;
+    let paid_for = checkout.payment.as_ref().map(|p| p.payment_id);
+    if payment_id.is_some() && paid_for != payment_id {
+        return Ok(Outcome::Missing);
+    }
+    let paid = checkout.status == "PAID"
+        || matches!(checkout.order_status.as_deref(), Some("PAID" | "FULFILLED"));
+    match (paid, checkout.order_id) {
+        (true, Some(order_id)) => {
+            let order = api
+                .get::<Order>(format!("/v2/me/fulfillment/orders/{order_id}"))
+                .await?
+                .data;
+            // Tickets are issued with the payment; until they are there, keep waiting.
+            Ok(if order.tickets.is_empty() {
+                Outcome::Pending
+            } else {
+                Outcome::Paid(order)
+            })
+        }
+        _ => Ok(outcome_of(&checkout)),
+    }
+}
+
+#[component]
+pub fn ReturnScreen() -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let query = use_query_map();
+    let ids = Memo::new(move |_| {
+        query.with(|q| {
+            let checkout = q
+                .get("checkout_id")
+                .or_else(|| q.get("boxoffice_checkout"))
+                .and_then(|id| id.parse::<Uuid>().ok());
+            let payment = q.get("payment_id").and_then(|id| id.parse::<Uuid>().ok());
+            (checkout, payment)
+        })
+    });
+    let attempt = RwSignal::new(0u32);
+    let told = RwSignal::new(false);
+    let state = LocalResource::new(move || {
+        attempt.track();
+        let (checkout, payment) = ids.get();
+        async move {
+            match checkout {
+                Some(checkout) => read(api, checkout, payment).await,
+                None => Ok(Outcome::Missing),
+            }
+        }
+    });
+    // Poll while the payment is open; tell the host once it is paid.
+    Effect::new(move |_| match state.get() {
+        Some(Ok(Outcome::Pending)) if attempt.get_untracked() < POLLS => {
+            set_timeout(move || attempt.update(|n| *n += 1), POLL_EVERY);
+        }
+        Some(Ok(Outcome::Paid(order))) if !told.get_untracked() => {
+            told.set(true);
+            host::post(&Outgoing::OrderPaid {
+                order_id: order.order_id,
+                order_display_id: order.order_display_id.clone(),
+            });
+        }
+        _ => {}
+    });
+    move || {
+        match state.get() {
+        None => view! { <ScreenTitle>{t!(i18n, after_payment.checking)}</ScreenTitle> <Loading/> }.into_any(),
+        Some(Err(ApiError::Expired)) => ().into_any(),
+        Some(Err(error)) => view! {
+            <ScreenTitle>{t!(i18n, after_payment.checking)}</ScreenTitle>
+            <ErrorNotice error retry=move |_| state.refetch()/>
+        }
+        .into_any(),
+        Some(Ok(Outcome::Pending)) if attempt.get() < POLLS => {
+            view! { <ScreenTitle>{t!(i18n, after_payment.checking)}</ScreenTitle> <Loading/> }.into_any()
+        }
+        Some(Ok(Outcome::Pending)) => view! {
+            <ScreenTitle>{t!(i18n, after_payment.pending_title)}</ScreenTitle>
+            <p>{t!(i18n, after_payment.pending_help)}</p>
+            <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
+        }
+        .into_any(),
+        Some(Ok(Outcome::Missing)) => {
+            view! { <ScreenTitle>{t!(i18n, after_payment.missing)}</ScreenTitle> }.into_any()
+        }
+        Some(Ok(Outcome::Failed { merchant_id })) => view! {
+            <ScreenTitle>{t!(i18n, after_payment.failed_title)}</ScreenTitle>
+            <p>{t!(i18n, after_payment.failed_help)}</p>
+            <A href=format!("/frame/merchants/{merchant_id}") attr:class="button primary">{t!(i18n, common.retry)}</A>
+        }
+        .into_any(),
+        Some(Ok(Outcome::Paid(order))) => {
+            let reference = order.order_display_id.clone();
+            view! {
+                <ScreenTitle>{t!(i18n, after_payment.paid_title)}</ScreenTitle>
+                <p class="order-ref">
+                    {move || td_string!(i18n.get_locale(), after_payment.order_ref, reference = reference.as_str()).to_string()}
+                </p>
+                <h2>{t!(i18n, after_payment.tickets_title)}</h2>
+                <TicketList tickets=order.tickets/>
+            }
+            .into_any()
+        }
+    }
+    }
+}

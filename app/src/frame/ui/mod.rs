@@ -1,0 +1,8 @@
+//! Pieces every screen uses: headings that take focus, loading and error notices, prices,
+//! tickets, and cursor paging.
+
+pub mod heading;
+pub mod notice;
+pub mod paging;
+pub mod price;
+pub mod tickets;

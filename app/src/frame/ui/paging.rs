@@ -1,0 +1,134 @@
+//! A list read page by page with the API's opaque cursors: the first page on (re)load, the
+//! next on "Show more", ended only by the absence of `next_token` (interface.md §8).
+
+use std::future::Future;
+
+use leptos::prelude::*;
+
+use super::notice::{ErrorNotice, Loading};
+use crate::{
+    frame::api::ApiError,
+    i18n::{t, use_i18n},
+    wire::Envelope,
+};
+
+/// Where a paged list stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageState {
+    Loading,
+    Ready,
+    Failed(ApiError),
+}
+
+/// The pages read so far of one traversal.
+pub struct Paged<T: Send + Sync + 'static> {
+    pub items: RwSignal<Vec<T>>,
+    pub next: RwSignal<Option<String>>,
+    pub state: RwSignal<PageState>,
+    generation: RwSignal<u32>,
+    fetch: StoredValue<Box<dyn Fn(Option<String>) -> PageFuture<T>>, LocalStorage>,
+}
+
+type PageFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<Envelope<Vec<T>>, ApiError>>>>;
+
+impl<T: Send + Sync + 'static> Clone for Paged<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Send + Sync + 'static> Copy for Paged<T> {}
+
+impl<T: Clone + Send + Sync + 'static> Paged<T> {
+    /// `fetch(next_token)` reads one page; it must send the same limit and filters on every
+    /// page of a traversal, so it reads its inputs untracked and the caller calls [`reload`]
+    /// when they change.
+    ///
+    /// [`reload`]: Paged::reload
+    pub fn new<F, Fut>(fetch: F) -> Self
+    where
+        F: Fn(Option<String>) -> Fut + 'static,
+        Fut: Future<Output = Result<Envelope<Vec<T>>, ApiError>> + 'static,
+    {
+        let fetch: Box<dyn Fn(Option<String>) -> PageFuture<T>> =
+            Box::new(move |token| Box::pin(fetch(token)));
+        Self {
+            items: RwSignal::new(Vec::new()),
+            next: RwSignal::new(None),
+            state: RwSignal::new(PageState::Loading),
+            generation: RwSignal::new(0),
+            fetch: StoredValue::new_local(fetch),
+        }
+    }
+
+    /// Starts the traversal again from the first page.
+    pub fn reload(self) {
+        self.load(None);
+    }
+
+    /// Reads the page after the last one.
+    pub fn more(self) {
+        if let Some(token) = self.next.get_untracked() {
+            self.load(Some(token));
+        }
+    }
+
+    fn load(self, token: Option<String>) {
+        let first = token.is_none();
+        let generation = self.generation.get_untracked() + 1;
+        self.generation.set(generation);
+        self.state.set(PageState::Loading);
+        let page = self.fetch.with_value(|fetch| fetch(token));
+        leptos::task::spawn_local(async move {
+            let result = page.await;
+            // A reload while this page was on its way makes it stale.
+            if self.generation.get_untracked() != generation {
+                return;
+            }
+            match result {
+                Ok(page) => {
+                    if first {
+                        self.items.set(page.data);
+                    } else {
+                        self.items.update(|items| items.extend(page.data));
+                    }
+                    self.next
+                        .set(page.meta.pagination.and_then(|p| p.next_token));
+                    self.state.set(PageState::Ready);
+                }
+                Err(err) => self.state.set(PageState::Failed(err)),
+            }
+        });
+    }
+}
+
+/// The list's footer: loading, the error with a retry, or "Show more" while pages remain.
+#[component]
+pub fn PageFooter<T: Clone + Send + Sync + 'static>(paged: Paged<T>) -> impl IntoView {
+    let i18n = use_i18n();
+    move || {
+        match paged.state.get() {
+        PageState::Loading => view! { <Loading/> }.into_any(),
+        PageState::Failed(error) => {
+            let retry = move |_| {
+                if paged.items.with_untracked(Vec::is_empty) {
+                    paged.reload()
+                } else {
+                    paged.more()
+                }
+            };
+            view! { <ErrorNotice error retry/> }.into_any()
+        }
+        PageState::Ready => paged
+            .next
+            .with(Option::is_some)
+            .then(|| {
+                view! {
+                    <button type="button" class="button secondary more" on:click=move |_| paged.more()>
+                        {t!(i18n, common.load_more)}
+                    </button>
+                }
+            })
+            .into_any(),
+    }
+    }
+}

@@ -1,0 +1,53 @@
+// One smoke per language: the frame's texts, a merchant's localized name, a calendar month and
+// a price, each as that locale writes them. The texts come from the locale files themselves.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from './support/fixtures';
+import { openShop } from './support/shop';
+
+function texts(locale: string): any {
+  return JSON.parse(readFileSync(join(__dirname, '..', '..', 'app', 'locales', `${locale}.json`), 'utf8'));
+}
+
+const CASES = [
+  { locale: 'nl-NL', museum: 'Museum aan de Gracht', money: /€\u00a0\d+,\d\d/ },
+  { locale: 'en-GB', museum: 'Canal House Museum', money: /€\d+\.\d\d/ },
+  { locale: 'de-DE', museum: 'Grachtenhausmuseum', money: /\d+,\d\d\u00a0€/ },
+  { locale: 'fr-FR', museum: 'Musée du Canal', money: /\d+,\d\d\u00a0€/ },
+];
+
+for (const { locale, museum, money } of CASES) {
+  test.describe(locale, () => {
+    // The browser's language: the frame's first render follows its Accept-Language.
+    test.use({ locale });
+
+    test(`the frame speaks ${locale}: texts, names, months and money`, async ({ page, partner }) => {
+      const t = texts(locale);
+      const frame = await openShop(page, partner);
+      await expect(frame.locator('html')).toHaveAttribute('lang', locale);
+      await expect(frame.getByRole('heading', { name: t.merchants.title })).toBeVisible();
+      await expect(frame.getByLabel(t.merchants.search_label)).toBeVisible();
+      await expect(frame.getByRole('link', { name: t.nav.orders })).toBeVisible();
+
+      await frame.getByRole('link', { name: museum }).click();
+      await expect(frame.getByRole('heading', { level: 1, name: museum })).toBeVisible();
+      await frame.getByRole('heading', { level: 2, name: t.merchant.products_title }).waitFor();
+      await frame.locator('.product-card a').first().click();
+
+      const months: string[] = t.fmt.months.split(',');
+      await expect(frame.getByRole('heading', { level: 3, name: new RegExp(`^(${months.join('|')}) \\d{4}$`) })).toBeVisible();
+      const day = frame.getByRole('grid').locator('button.bookable').first();
+      await expect(day).toHaveAttribute('aria-label', money);
+      await expect(frame.getByRole('button', { name: t.product.proceed })).toBeVisible();
+    });
+  });
+}
+
+test('the host can switch the language, and so can the customer', async ({ page, partner }) => {
+  const frame = await openShop(page, partner, { lang: 'fr-FR' });
+  await expect(frame.getByRole('heading', { name: texts('fr-FR').merchants.title })).toBeVisible();
+  await frame.getByLabel(texts('fr-FR').language.label).selectOption('de-DE');
+  await expect(frame.getByRole('heading', { name: texts('de-DE').merchants.title })).toBeVisible();
+  await expect(frame.locator('html')).toHaveAttribute('lang', 'de-DE');
+});

@@ -1,0 +1,211 @@
+import { expect, test } from './support/fixtures';
+import {
+  AVAILABLE_DAY,
+  chooseFirstAvailableDay,
+  PAYMENT_PAGE,
+  SHOPPER,
+  fillCustomerDetails,
+  hostEvents,
+  openShop,
+  settleSandboxPayment,
+  tabEvents,
+  ticketsFrame,
+  waitForHostEvent,
+} from './support/shop';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+test('a shopper buys a museum ticket for a day, pays in the top window and gets the ticket back in the frame', async ({ page, partner }) => {
+  test.setTimeout(60_000);
+  let frame = await openShop(page, partner, { user: `e2e-buyer-${test.info().workerIndex}-${Date.now()}` });
+
+  await frame.getByRole('link', { name: /Canal House Museum/ }).click();
+  await frame.getByRole('link', { name: /Adult admission/ }).click();
+  await expect(frame.getByRole('heading', { name: 'Adult admission' })).toBeVisible();
+
+  await chooseFirstAvailableDay(frame);
+  // The chosen ticket starts at one; the shopper adds a second.
+  const quantity = frame.getByLabel('Number of tickets: Adult admission');
+  await expect(quantity).toHaveValue('1');
+  await frame.getByRole('button', { name: 'One more: Adult admission' }).click();
+  await expect(quantity).toHaveValue('2');
+  await frame.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+  await fillCustomerDetails(frame);
+  await frame.getByRole('button', { name: 'Go to payment' }).click();
+
+  // The payment page opens in the top window, never inside the frame; then back to the partner.
+  await settleSandboxPayment(page, partner, 'Pay');
+  await expect(page).not.toHaveURL(/payment_id=|boxoffice_checkout=/);
+
+  frame = ticketsFrame(page);
+  await expect(frame.getByRole('heading', { name: 'Thank you! Your order is paid' })).toBeVisible({ timeout: 20_000 });
+  await expect(frame.getByRole('img', { name: /QR code of ticket/ }).first()).toBeVisible();
+
+  const paid = await waitForHostEvent(page, 'boxoffice:order-paid');
+  expect(paid.detail.order_id).toMatch(UUID);
+  expect(typeof paid.detail.order_display_id).toBe('string');
+  await expect(frame.getByText(`Order ${paid.detail.order_display_id}`)).toBeVisible();
+
+  // The redirect was heard by the page the shopper left; the tab's log keeps it.
+  const redirects = (await tabEvents(page)).filter((e) => e.type === 'boxoffice:redirect');
+  expect(redirects).toHaveLength(1);
+  expect(redirects[0].detail.url).toMatch(/\/pay\//);
+  expect((await hostEvents(page)).map((e) => e.type)).not.toContain('boxoffice:redirect');
+});
+
+/** Opens the shop for a fresh customer, then a merchant's product. */
+async function openProduct(page: import('@playwright/test').Page, partner: import('./support/partner').Partner, merchant: RegExp, product: RegExp) {
+  const frame = await openShop(page, partner, { user: `e2e-${test.info().workerIndex}-${Date.now()}` });
+  await frame.getByRole('link', { name: merchant }).click();
+  await frame.getByRole('link', { name: product }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: product })).toBeVisible();
+  return frame;
+}
+
+/** Details, payment in the top window, and the tickets back in the frame. */
+async function payAndSeeTickets(page: import('@playwright/test').Page, partner: import('./support/partner').Partner) {
+  let frame = ticketsFrame(page);
+  await fillCustomerDetails(frame);
+  await frame.getByRole('button', { name: 'Go to payment' }).click();
+  await settleSandboxPayment(page, partner, 'Pay');
+  frame = ticketsFrame(page);
+  await expect(frame.getByRole('heading', { name: 'Thank you! Your order is paid' })).toBeVisible({ timeout: 20_000 });
+  await expect(frame.getByRole('img', { name: /QR code of ticket/ }).first()).toBeVisible();
+  return frame;
+}
+
+test('a timeslotted ticket needs an entry time, and the order carries it', async ({ page, partner }) => {
+  test.setTimeout(60_000);
+  const frame = await openProduct(page, partner, /Sunflower Zoo/, /Day ticket with entry time/);
+  await chooseFirstAvailableDay(frame);
+  // Without an entry time there is no reservation: a midnight time is never assumed.
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await expect(frame.getByRole('alert').filter({ hasText: 'Choose an entry time first.' })).toBeVisible();
+
+  // Today's earlier entry times may have passed: the first one still open.
+  const slot = frame.getByRole('radio', { disabled: false }).first();
+  const time = (await slot.getAttribute('aria-label')) ?? (await frame.locator('label.slot:not(.full) .slot-time').first().innerText());
+  expect(time).toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
+  await slot.check();
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+  await expect(frame.getByText(`Entry time: ${time}`)).toBeVisible();
+
+  const tickets = await payAndSeeTickets(page, partner);
+  await expect(tickets.getByText(time).first()).toBeVisible();
+});
+
+test('a product without dates has no calendar and sells for today', async ({ page, partner }) => {
+  test.setTimeout(60_000);
+  const frame = await openProduct(page, partner, /Adventure Park/, /Annual pass/);
+  await expect(frame.getByText('No date needed: valid from the day you buy it.')).toBeVisible();
+  await expect(frame.getByRole('grid')).toHaveCount(0);
+  await expect(frame.getByText(/^Valid until \d{1,2} \w+ \d{4}$/)).toBeVisible();
+
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+  const tickets = await payAndSeeTickets(page, partner);
+  await expect(tickets.getByText(/Valid until/).first()).toBeVisible();
+});
+
+test('a physical product is refused until the delivery address is given, with the errors at the fields', async ({ page, partner }) => {
+  const frame = await openProduct(page, partner, /Canal House Museum/, /Museum guide/);
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+  await expect(frame.getByRole('group', { name: 'Delivery address' })).toBeVisible();
+
+  await fillCustomerDetails(frame);
+  await frame.getByRole('button', { name: 'Go to payment' }).click();
+  await expect(frame.getByText('Please correct the fields marked below.')).toBeVisible();
+  const street = frame.getByLabel('Street');
+  await expect(street).toHaveAttribute('aria-invalid', 'true');
+  await expect(street).toHaveAccessibleDescription('⚠ Please fill this in.');
+  await expect(street).toBeFocused();
+  await expect(frame.getByLabel('Postcode')).toHaveAttribute('aria-invalid', 'true');
+
+  await street.fill('Herengracht');
+  await frame.getByLabel('House number').fill('502');
+  await frame.getByLabel('Postcode').fill('1017 CB');
+  await frame.getByLabel('Town or city').fill('Amsterdam');
+  await frame.getByLabel('Country').selectOption('NL');
+  await frame.getByRole('button', { name: 'Go to payment' }).click();
+  await page.waitForURL(/\/pay\//);
+});
+
+test('a voucher is priced by the server and the new total shown', async ({ page, partner }) => {
+  const frame = await openProduct(page, partner, /Canal House Museum/, /Adult admission/);
+  await chooseFirstAvailableDay(frame);
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  const total = frame.getByTestId('total');
+  await expect(total).toHaveText(/€\d+\.\d\d/);
+  const before = await total.innerText();
+
+  await frame.getByLabel('Voucher code').fill('nonsense');
+  await frame.getByRole('button', { name: 'Apply' }).click();
+  await expect(frame.getByText('The code NONSENSE cannot be used for this order.')).toBeVisible();
+  await expect(total).toHaveText(before);
+
+  await frame.getByLabel('Voucher code').fill('welkom10');
+  await frame.getByRole('button', { name: 'Apply' }).click();
+  await expect(frame.getByText('Voucher WELKOM10 applied. The total has been updated.')).toBeVisible();
+  await expect(frame.getByText('Voucher WELKOM10', { exact: true })).toBeVisible();
+  await expect(total).not.toHaveText(before);
+  const euros = (text: string) => Number(text.replace(/[^\d.]/g, ''));
+  expect(euros(await total.innerText())).toBeLessThan(euros(before));
+});
+
+/** Presses Tab until `target` has the focus (at most `limit` times). */
+async function tabTo(page: import('@playwright/test').Page, target: import('@playwright/test').Locator, limit = 60) {
+  for (let i = 0; i < limit; i++) {
+    if (await target.evaluate((el) => el === el.ownerDocument.activeElement && el.ownerDocument.hasFocus()).catch(() => false)) {
+      return;
+    }
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${target}`);
+}
+
+test('a whole purchase works with the keyboard alone', async ({ page, partner }) => {
+  test.setTimeout(90_000);
+  const frame = await openShop(page, partner, { user: `e2e-keys-${Date.now()}` });
+  await tabTo(page, frame.getByRole('link', { name: /Canal House Museum/ }));
+  await page.keyboard.press('Enter');
+  const adult = frame.getByRole('link', { name: /Adult admission/ });
+  await expect(adult).toBeVisible();
+  await tabTo(page, adult);
+  await page.keyboard.press('Enter');
+  await expect(frame.getByRole('heading', { level: 1, name: 'Adult admission' })).toBeFocused();
+
+  // Into the calendar: its one tab stop is the first bookable day; arrows move, Enter picks.
+  const grid = frame.getByRole('grid');
+  await expect(grid.getByRole('button', { name: AVAILABLE_DAY }).first()).toBeVisible();
+  await tabTo(page, grid.locator('button[tabindex="0"]'));
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Enter');
+  await expect(frame.getByText(/^Chosen date: /)).toBeVisible();
+
+  await tabTo(page, frame.getByRole('button', { name: 'One more: Adult admission' }));
+  await page.keyboard.press('Enter');
+  await expect(frame.getByLabel('Number of tickets: Adult admission')).toHaveValue('2');
+  await tabTo(page, frame.getByRole('button', { name: 'Continue' }));
+  await page.keyboard.press('Enter');
+  await expect(frame.getByRole('heading', { level: 1, name: 'Your order' })).toBeFocused();
+
+  await tabTo(page, frame.getByLabel('Email address'));
+  await page.keyboard.type(SHOPPER.email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(SHOPPER.firstName);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(SHOPPER.lastName);
+  await tabTo(page, frame.getByRole('button', { name: 'Go to payment' }));
+  await page.keyboard.press('Enter');
+
+  await page.waitForURL(PAYMENT_PAGE);
+  await tabTo(page, page.getByRole('button', { name: 'Pay', exact: true }));
+  await page.keyboard.press('Enter');
+  await page.waitForURL((url) => url.origin === partner.origin);
+  await expect(ticketsFrame(page).getByRole('heading', { name: 'Thank you! Your order is paid' })).toBeVisible({ timeout: 20_000 });
+});
