@@ -33,7 +33,8 @@ for (const { locale, museum, money } of CASES) {
       await frame.getByRole('link', { name: museum }).click();
       await expect(frame.getByRole('heading', { level: 1, name: museum })).toBeVisible();
       await frame.getByRole('heading', { level: 2, name: t.merchant.products_title }).waitFor();
-      await frame.locator('.product-card a').first().click();
+      // Product titles exist in nl-NL and en-GB; the other two fall back to Dutch.
+      await frame.getByRole('link', { name: /^(Adult admission|Toegang volwassene)$/ }).click();
 
       const months: string[] = t.fmt.months.split(',');
       await expect(frame.getByRole('heading', { level: 3, name: new RegExp(`^(${months.join('|')}) \\d{4}$`) })).toBeVisible();

@@ -25,7 +25,7 @@ for (const locale of ['en-GB', 'nl-NL']) {
         const found: string[] = [];
         const look = async (name: string, target: Page = page) => {
           // Let the frame settle at its reported height before the picture.
-          await target.waitForTimeout(300);
+          await target.waitForTimeout(800);
           await target.screenshot({ path: test.info().outputPath(`${name}-${locale}-${width}.png`), fullPage: true });
           found.push(...(await axeViolations(target)).map((v) => `${name}: ${v}`));
         };
@@ -40,7 +40,7 @@ for (const locale of ['en-GB', 'nl-NL']) {
         await expect(frame.locator('.product-card').first()).toBeVisible();
         await look('2-merchant');
 
-        await frame.locator('.product-card a').first().click();
+        await frame.getByRole('link', { name: /^(Adult admission|Toegang volwassene)$/ }).click();
         await expect(frame.getByRole('grid')).toBeVisible();
         await frame.getByRole('grid').locator('button.bookable').first().click();
         await look('3-product');
@@ -76,7 +76,7 @@ for (const locale of ['en-GB', 'nl-NL']) {
         // The zoo's timeslots, and a physical product's address form.
         const zoo = await openShop(page, partner, { user: `e2e-look2-${locale}-${width}-${Date.now()}` });
         await zoo.getByRole('link', { name: locale === 'nl-NL' ? 'Dierenpark De Zonnebloem' : 'Sunflower Zoo' }).click();
-        await zoo.locator('.product-card a').first().click();
+        await zoo.getByRole('link', { name: /^(Day ticket with entry time|Dagkaart met tijdslot)$/ }).click();
         await chooseFirstAvailableDay(zoo).catch(() => zoo.getByRole('grid').locator('button.bookable').first().click());
         await expect(zoo.getByRole('radio').first()).toBeVisible();
         await look('9-timeslots');

@@ -54,7 +54,12 @@ impl fmt::Display for DemoSummary {
             "  token endpoint:              {}/oauth/token",
             self.base_url
         )?;
-        write!(f, "  frame:                       {}/frame", self.base_url)
+        writeln!(f, "  frame_url:                   {}/frame", self.base_url)?;
+        write!(
+            f,
+            "  try it (a partner's page):   {}/demo/shop",
+            self.base_url
+        )
     }
 }
 

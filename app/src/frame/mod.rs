@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{ParentRoute, Route, Router, Routes},
-    path,
+    lazy_route, path, Lazy, LazyRoute,
 };
 
 use crate::i18n::{t, td_string, use_i18n, I18nContextProvider};
@@ -70,17 +70,46 @@ fn Pages() -> impl IntoView {
                 <ParentRoute path=path!("/frame") view=FrameLayout>
                     <Route path=path!("") view=MerchantsScreen/>
                     <Route path=path!("merchants/:merchant_id") view=MerchantScreen/>
-                    <Route path=path!("merchants/:merchant_id/products/:product_id") view=ProductScreen/>
-                    <Route path=path!("checkout/:checkout_id") view=CheckoutScreen/>
-                    <Route path=path!("return") view=ReturnScreen/>
-                    <Route path=path!("orders") view=OrdersScreen/>
-                    <Route path=path!("points") view=LedgerScreen/>
+                    <Route path=path!("merchants/:merchant_id/products/:product_id") view={Lazy::<ProductRoute>::new()}/>
+                    <Route path=path!("checkout/:checkout_id") view={Lazy::<CheckoutRoute>::new()}/>
+                    <Route path=path!("return") view={Lazy::<ReturnRoute>::new()}/>
+                    <Route path=path!("orders") view={Lazy::<OrdersRoute>::new()}/>
+                    <Route path=path!("points") view={Lazy::<LedgerRoute>::new()}/>
                 </ParentRoute>
-                <Route path=path!("/pay/:payment_id") view=PayScreen/>
-                <Route path=path!("/:stage/merchant/onboarding") view=MerchantOnboarding/>
+                <Route path=path!("/pay/:payment_id") view={Lazy::<PayRoute>::new()}/>
+                <Route path=path!("/:stage/merchant/onboarding") view={Lazy::<OnboardingRoute>::new()}/>
             </Routes>
         </Router>
     }
+}
+
+/// Screens past the first two load their code when the customer gets there (`cargo leptos
+/// build --split`), so the first load carries only the list and a merchant's page.
+macro_rules! lazy_screens {
+    ($($route:ident => $screen:ident),* $(,)?) => {$(
+        struct $route;
+
+        #[lazy_route]
+        impl LazyRoute for $route {
+            fn data() -> Self {
+                $route
+            }
+
+            fn view(_this: Self) -> AnyView {
+                view! { <$screen/> }.into_any()
+            }
+        }
+    )*};
+}
+
+lazy_screens! {
+    ProductRoute => ProductScreen,
+    CheckoutRoute => CheckoutScreen,
+    ReturnRoute => ReturnScreen,
+    OrdersRoute => OrdersScreen,
+    LedgerRoute => LedgerScreen,
+    PayRoute => PayScreen,
+    OnboardingRoute => MerchantOnboarding,
 }
 
 #[component]

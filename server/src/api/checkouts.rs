@@ -145,7 +145,7 @@ async fn release_checkout(
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Response> {
     let record = read::visible(&state, checkout_id, user.map(|u| u.customer_id)).await?;
-    release_reservation(&state, &record, Utc::now()).await?;
+    release_reservation(&state, &record).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

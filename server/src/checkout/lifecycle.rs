@@ -109,46 +109,46 @@ pub async fn expire_reservation(
     if checkout.status != "RESERVED" || checkout.expires_at > now {
         return Ok(false);
     }
-    end_reservation(state, &checkout, now, "hold_expired").await
+    end_reservation(state, &checkout, Some(now), "hold_expired").await
 }
 
 /// Gives up a RESERVED checkout before its hold runs out, at its customer's request (a
 /// repriced basket replaced it, or the customer left): its places, vouchers and wallet
 /// amount go back at once. Releasing one that already ended changes nothing; one that is
 /// confirmed is `checkout-not-reserved`.
-pub async fn release_reservation(
-    state: &AppState,
-    checkout: &CheckoutRecord,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    match checkout.status.as_str() {
-        "RESERVED" => {
-            end_reservation(state, checkout, now, "released").await?;
-            Ok(())
-        }
-        "EXPIRED" => Ok(()),
-        _ => Err(Error::new(
-            ProblemType::CheckoutNotReserved,
-            format!(
-                "Checkout {} is {} and cannot be released.",
-                checkout.checkout_id, checkout.status
-            ),
-        )),
+pub async fn release_reservation(state: &AppState, checkout: &CheckoutRecord) -> Result<()> {
+    let checkout_id = checkout.checkout_id;
+    if checkout.status == "RESERVED" && end_reservation(state, checkout, None, "released").await? {
+        return Ok(());
     }
+    // It ended before, or a confirm won the race: where does it stand now?
+    let status = state
+        .store
+        .checkout(checkout_id)
+        .await?
+        .map_or_else(|| checkout.status.clone(), |c| c.status);
+    if status == "EXPIRED" {
+        return Ok(());
+    }
+    Err(Error::new(
+        ProblemType::CheckoutNotReserved,
+        format!("Checkout {checkout_id} is {status} and cannot be released."),
+    ))
 }
 
-/// Moves a RESERVED checkout to EXPIRED and gives back what it holds, once.
+/// Moves a RESERVED checkout to EXPIRED and gives back what it holds, once. With
+/// `expired_by`, only a hold that ran out by then moves (a confirm may have won the race).
 async fn end_reservation(
     state: &AppState,
     checkout: &CheckoutRecord,
-    now: DateTime<Utc>,
+    expired_by: Option<DateTime<Utc>>,
     reason: &str,
 ) -> Result<bool> {
     let checkout_id = checkout.checkout_id;
     let lines = state.store.checkout_lines(checkout_id).await?;
     let mut tx = state.store.begin_checkout().await?;
     if !tx
-        .transition_checkout(checkout_id, "RESERVED", "EXPIRED", Some(now))
+        .transition_checkout(checkout_id, "RESERVED", "EXPIRED", expired_by)
         .await?
     {
         return Ok(false);
