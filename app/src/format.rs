@@ -35,11 +35,9 @@ pub fn compact_amount(locale: Locale, amount: &Money) -> String {
     decimal(locale, amount.value, scale)
 }
 
-/// A percentage such as `20` or `12,5`: at most one decimal, none when whole.
+/// A discount percentage, whole: `22` for 22.22 (a badge, not a price; the prices are exact).
 pub fn percent(locale: Locale, value: Decimal) -> String {
-    let rounded = value.round_dp_with_strategy(1, RoundingStrategy::MidpointAwayFromZero);
-    let scale = if rounded.fract().is_zero() { 0 } else { 1 };
-    decimal(locale, rounded, scale)
+    decimal(locale, value, 0)
 }
 
 fn symbol(currency: &str) -> Option<&'static str> {
@@ -187,7 +185,7 @@ mod tests {
         assert_eq!(decimal(Locale::en_GB, "-5".parse().unwrap(), 2), "−5.00");
         assert_eq!(compact_amount(Locale::nl_NL, &eur("22.00")), "22");
         assert_eq!(compact_amount(Locale::nl_NL, &eur("17.50")), "17,50");
-        assert_eq!(percent(Locale::de_DE, "22.2222".parse().unwrap()), "22,2");
+        assert_eq!(percent(Locale::de_DE, "22.73".parse().unwrap()), "23");
         assert_eq!(percent(Locale::de_DE, "20.00".parse().unwrap()), "20");
     }
 

@@ -90,3 +90,18 @@ test('the frame sets no cookie, in its own document or for the Boxoffice origin'
   const cookies = await context.cookies();
   expect(cookies.filter((c) => c.domain.replace(/^\./, '') === boxofficeHost)).toEqual([]);
 });
+
+test('deep links open a merchant, or one of its products, directly', async ({ page, partner, request }) => {
+  const museum = 'd3e0e7c1-0000-4000-8000-000000000001';
+  const products = await request.get(`${BASE_URL}/v2/merchants/${museum}/products`, {
+    headers: { 'x-campaign-id': 'd3e0ca11-0000-4000-8000-000000000001', 'Accept-Language': 'en-GB' },
+  });
+  const adult = (await products.json()).data.find((p: { sku: string }) => p.sku === 'MUS-ADULT');
+
+  const product = await openShop(page, partner, { merchant_id: museum, product_id: adult.id });
+  await expect(product.getByRole('heading', { level: 1, name: 'Adult admission' })).toBeVisible();
+  await expect(product.getByRole('grid')).toBeVisible();
+
+  const merchant = await openShop(page, partner, { merchant_id: museum });
+  await expect(merchant.getByRole('heading', { level: 1, name: 'Canal House Museum' })).toBeVisible();
+});

@@ -96,6 +96,7 @@ mod browser {
         static PARENT: RefCell<Option<String>> = const { RefCell::new(None) };
         static LAST_HEIGHT: RefCell<u32> = const { RefCell::new(0) };
         static LISTENING: RefCell<bool> = const { RefCell::new(false) };
+        static OBSERVER: RefCell<Option<web_sys::ResizeObserver>> = const { RefCell::new(None) };
     }
 
     /// The embedding page's origin: `location.ancestorOrigins` (Chromium, WebKit), else the
@@ -229,6 +230,8 @@ mod browser {
         let callback = Closure::<dyn Fn()>::new(report);
         if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
             observer.observe(&body);
+            // Kept for the page's life: an observer nobody holds is collected and goes quiet.
+            OBSERVER.with(|o| *o.borrow_mut() = Some(observer));
         }
         callback.forget();
     }

@@ -26,10 +26,12 @@ pub struct Paged<T: Send + Sync + 'static> {
     pub next: RwSignal<Option<String>>,
     pub state: RwSignal<PageState>,
     generation: RwSignal<u32>,
-    fetch: StoredValue<Box<dyn Fn(Option<String>) -> PageFuture<T>>, LocalStorage>,
+    fetch: StoredValue<FetchPage<T>, LocalStorage>,
 }
 
 type PageFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<Envelope<Vec<T>>, ApiError>>>>;
+/// Reads the page after `next_token` (the first without one).
+type FetchPage<T> = Box<dyn Fn(Option<String>) -> PageFuture<T>>;
 
 impl<T: Send + Sync + 'static> Clone for Paged<T> {
     fn clone(&self) -> Self {
@@ -49,8 +51,7 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
         F: Fn(Option<String>) -> Fut + 'static,
         Fut: Future<Output = Result<Envelope<Vec<T>>, ApiError>> + 'static,
     {
-        let fetch: Box<dyn Fn(Option<String>) -> PageFuture<T>> =
-            Box::new(move |token| Box::pin(fetch(token)));
+        let fetch: FetchPage<T> = Box::new(move |token| Box::pin(fetch(token)));
         Self {
             items: RwSignal::new(Vec::new()),
             next: RwSignal::new(None),

@@ -13,8 +13,8 @@ pub fn Amount(#[prop(into)] money: Money) -> impl IntoView {
     move || format::money(i18n.get_locale(), &money)
 }
 
-/// A product's price line on a list: sold out, "from" the best price (with the list price and
-/// the discount when there is one), the unit price of a product without dates, or no
+/// A product's price line on a list: sold out, the price of a product without dates, "from" the
+/// best price of a dated one (with the list price and the discount when there is one), or no
 /// availability. An absent best price is never shown as zero.
 #[component]
 pub fn ProductPrice(product: Product) -> impl IntoView {
@@ -24,6 +24,15 @@ pub fn ProductPrice(product: Product) -> impl IntoView {
         if product.sold_out {
             return view! { <span class="badge badge-sold-out">{t!(i18n, common.sold_out)}</span> }
                 .into_any();
+        }
+        // Without dates there is one price: the product's own, not a "from" price.
+        if product.no_date {
+            let price = format::money(locale, &product.unit_price);
+            let was = (product.list_price.value > product.unit_price.value).then(|| {
+                let price = format::money(locale, &product.list_price);
+                view! { <s class="was">{td_string!(locale, common.was_price, price)}</s> }
+            });
+            return view! { <span class="price">{price}</span> " " {was} }.into_any();
         }
         if let Some(best) = &product.best_effective_price {
             let price = format::money(locale, best);
@@ -47,10 +56,6 @@ pub fn ProductPrice(product: Product) -> impl IntoView {
                 {badge}
             }
             .into_any();
-        }
-        if product.no_date {
-            return view! { <span class="price">{format::money(locale, &product.unit_price)}</span> }
-                .into_any();
         }
         view! { <span class="badge">{t!(i18n, common.no_availability)}</span> }.into_any()
     }
