@@ -4,13 +4,10 @@ use leptos::prelude::*;
 
 use crate::{
     format,
-    frame::{
-        api::{encode, Api},
-        ui::{
-            heading::ScreenTitle,
-            notice::Empty,
-            paging::{PageFooter, PageState, Paged},
-        },
+    frame::ui::{
+        heading::ScreenTitle,
+        notice::Empty,
+        paging::{PageFooter, Paged},
     },
     i18n::{t, use_i18n},
     wire::LoyaltyEntry,
@@ -21,18 +18,10 @@ const PAGE: u32 = 20;
 #[component]
 pub fn LedgerScreen() -> impl IntoView {
     let i18n = use_i18n();
-    let api = Api::new();
-    let entries = Paged::<LoyaltyEntry>::new(move |token| {
-        let mut path = format!("/v2/me/loyalty/ledger/entries?limit={PAGE}");
-        if let Some(token) = token {
-            path.push_str(&format!("&next_token={}", encode(&token)));
-        }
-        api.get(path)
-    });
-    Effect::new(move |_| {
-        i18n.get_locale();
-        entries.reload();
-    });
+    let entries = Paged::<LoyaltyEntry>::listing(
+        || format!("/v2/me/loyalty/ledger/entries?limit={PAGE}"),
+        || {},
+    );
     let has_rows = move || entries.items.with(|e| !e.is_empty());
     view! {
         <ScreenTitle>{t!(i18n, ledger.title)}</ScreenTitle>
@@ -66,8 +55,7 @@ pub fn LedgerScreen() -> impl IntoView {
                 </table>
             </div>
         </Show>
-        {move || (entries.state.get() == PageState::Ready && !has_rows())
-            .then(|| view! { <Empty>{t!(i18n, ledger.empty)}</Empty> })}
+        {move || entries.is_empty().then(|| view! { <Empty>{t!(i18n, ledger.empty)}</Empty> })}
         <PageFooter paged=entries/>
     }
 }

@@ -6,7 +6,7 @@ use leptos_router::components::A;
 use super::category_text;
 use crate::{
     frame::{
-        api::{encode, Api},
+        api::encode,
         ui::{
             heading::ScreenTitle,
             notice::Empty,
@@ -22,35 +22,26 @@ const PAGE: u32 = 10;
 #[component]
 pub fn MerchantsScreen() -> impl IntoView {
     let i18n = use_i18n();
-    let api = Api::new();
     let draft = RwSignal::new(String::new());
     let term = RwSignal::new(String::new());
-    let merchants = Paged::<Merchant>::new(move |token| {
-        let term = term.get_untracked();
-        let mut path = if term.trim().is_empty() {
-            format!("/v2/merchants?limit={PAGE}")
-        } else {
-            // broadsearch also matches cities, categories and product titles.
-            format!(
-                "/v2/merchants/broadsearch?q={}&limit={PAGE}",
-                encode(term.trim())
-            )
-        };
-        if let Some(token) = token {
-            path.push_str(&format!("&next_token={}", encode(&token)));
-        }
-        api.get(path)
-    });
-    Effect::new(move |_| {
-        term.track();
-        i18n.get_locale();
-        merchants.reload();
-    });
+    let merchants = Paged::<Merchant>::listing(
+        move || {
+            let term = term.get_untracked();
+            if term.trim().is_empty() {
+                format!("/v2/merchants?limit={PAGE}")
+            } else {
+                // broadsearch also matches cities, categories and product titles.
+                format!(
+                    "/v2/merchants/broadsearch?q={}&limit={PAGE}",
+                    encode(term.trim())
+                )
+            }
+        },
+        move || term.track(),
+    );
 
     let empty = move || {
-        let nothing =
-            merchants.state.get() == PageState::Ready && merchants.items.with(Vec::is_empty);
-        nothing.then(|| {
+        merchants.is_empty().then(|| {
             if term.with(|t| t.trim().is_empty()) {
                 view! { <Empty>{t!(i18n, merchants.empty_campaign)}</Empty> }.into_any()
             } else {

@@ -5,15 +5,12 @@ use leptos::prelude::*;
 use super::status_text;
 use crate::{
     format,
-    frame::{
-        api::{encode, Api},
-        ui::{
-            heading::ScreenTitle,
-            notice::Empty,
-            paging::{PageFooter, PageState, Paged},
-            price::Amount,
-            tickets::TicketList,
-        },
+    frame::ui::{
+        heading::ScreenTitle,
+        notice::Empty,
+        paging::{PageFooter, Paged},
+        price::Amount,
+        tickets::TicketList,
     },
     i18n::{t, td_string, use_i18n},
     wire::Order,
@@ -24,20 +21,11 @@ const PAGE: u32 = 10;
 #[component]
 pub fn OrdersScreen() -> impl IntoView {
     let i18n = use_i18n();
-    let api = Api::new();
-    let orders = Paged::<Order>::new(move |token| {
-        let mut path = format!("/v2/me/fulfillment/orders?limit={PAGE}");
-        if let Some(token) = token {
-            path.push_str(&format!("&next_token={}", encode(&token)));
-        }
-        api.get(path)
-    });
-    Effect::new(move |_| {
-        i18n.get_locale();
-        orders.reload();
-    });
+    let orders =
+        Paged::<Order>::listing(|| format!("/v2/me/fulfillment/orders?limit={PAGE}"), || {});
     let empty = move || {
-        (orders.state.get() == PageState::Ready && orders.items.with(Vec::is_empty))
+        orders
+            .is_empty()
             .then(|| view! { <Empty>{t!(i18n, orders.empty)}</Empty> })
     };
     view! {

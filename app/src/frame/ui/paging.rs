@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::notice::{ErrorNotice, Loading};
 use crate::{
-    frame::api::ApiError,
+    frame::api::{encode, Api, ApiError},
     i18n::{t, use_i18n},
     wire::Envelope,
 };
@@ -99,6 +99,34 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
                 Err(err) => self.state.set(PageState::Failed(err)),
             }
         });
+    }
+}
+
+impl<T: Clone + Send + Sync + serde::de::DeserializeOwned + 'static> Paged<T> {
+    /// A collection of the API: `first_page()` is its path with `limit` and filters (read
+    /// untracked); later pages add the cursor. It reloads from the first page whenever the
+    /// language changes or `track` reads a signal that changes.
+    pub fn listing(first_page: impl Fn() -> String + 'static, track: impl Fn() + 'static) -> Self {
+        let api = Api::new();
+        let paged = Self::new(move |token: Option<String>| {
+            let mut path = first_page();
+            if let Some(token) = token {
+                path.push_str(&format!("&next_token={}", encode(&token)));
+            }
+            api.get(path)
+        });
+        let i18n = use_i18n();
+        Effect::new(move |_| {
+            i18n.get_locale();
+            track();
+            paged.reload();
+        });
+        paged
+    }
+
+    /// Whether the whole collection turned out empty.
+    pub fn is_empty(self) -> bool {
+        self.state.get() == PageState::Ready && self.items.with(Vec::is_empty)
     }
 }
 

@@ -60,3 +60,19 @@ pub fn ProductPrice(product: Product) -> impl IntoView {
         view! { <span class="badge">{t!(i18n, common.no_availability)}</span> }.into_any()
     }
 }
+
+/// "plus €1.00 booking costs per ticket", when there are any.
+#[component]
+pub fn PerTicketCosts(money: Money) -> impl IntoView {
+    let i18n = use_i18n();
+    (!money.value.is_zero()).then(|| {
+        view! {
+            <span class="hint">
+                {move || {
+                    let locale = i18n.get_locale();
+                    td_string!(locale, product.per_ticket_costs, price = format::money(locale, &money)).to_string()
+                }}
+            </span>
+        }
+    })
+}

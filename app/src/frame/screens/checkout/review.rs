@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::{
     format,
-    frame::ui::price::Amount,
+    frame::ui::price::{Amount, PerTicketCosts},
     i18n::{t, td_string, use_i18n},
     wire::Checkout,
 };
@@ -42,17 +42,7 @@ pub fn Review(checkout: Checkout) -> impl IntoView {
                     .map(|line| {
                         let title = line.title.clone();
                         let quantity = line.quantity;
-                        let costs = (!line.booking_costs.value.is_zero()).then(|| {
-                            let costs = line.booking_costs.clone();
-                            view! {
-                                <span class="hint">
-                                    {move || {
-                                        let locale = i18n.get_locale();
-                                        td_string!(locale, product.per_ticket_costs, price = format::money(locale, &costs)).to_string()
-                                    }}
-                                </span>
-                            }
-                        });
+                        let costs = view! { <PerTicketCosts money=line.booking_costs.clone()/> };
                         let flexible = (checkout.flexible_date && !line.visit_guarantee_cost.value.is_zero()).then(|| {
                             let cost = line.visit_guarantee_cost.clone();
                             view! {

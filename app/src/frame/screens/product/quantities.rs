@@ -4,8 +4,7 @@ use leptos::prelude::*;
 use uuid::Uuid;
 
 use crate::{
-    format,
-    frame::ui::price::ProductPrice,
+    frame::ui::price::{PerTicketCosts, ProductPrice},
     i18n::{t, td_string, use_i18n},
     wire::Product,
 };
@@ -42,17 +41,7 @@ pub fn QuantityPicker(products: Vec<Product>, quantities: Quantities) -> impl In
                     let label_id = format!("qty-{id}");
                     let count = move || quantity_of(quantities, id);
                     let (t1, t2, t3) = (title.clone(), title.clone(), title.clone());
-                    let costs = (!product.booking_costs.value.is_zero()).then(|| {
-                        let costs = product.booking_costs.clone();
-                        view! {
-                            <span class="hint">
-                                {move || {
-                                    let locale = i18n.get_locale();
-                                    td_string!(locale, product.per_ticket_costs, price = format::money(locale, &costs)).to_string()
-                                }}
-                            </span>
-                        }
-                    });
+                    let costs = view! { <PerTicketCosts money=product.booking_costs.clone()/> };
                     view! {
                         <div class="quantity-row">
                             <div class="quantity-label">
