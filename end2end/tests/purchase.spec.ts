@@ -209,3 +209,19 @@ test('a whole purchase works with the keyboard alone', async ({ page, partner })
   await page.waitForURL((url) => url.origin === partner.origin);
   await expect(ticketsFrame(page).getByRole('heading', { name: 'Thank you! Your order is paid' })).toBeVisible({ timeout: 20_000 });
 });
+
+test('a declined payment says so in the frame and leads back to choosing tickets', async ({ page, partner }) => {
+  test.setTimeout(60_000);
+  const frame = await openProduct(page, partner, /Adventure Park/, /Annual pass/);
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await fillCustomerDetails(frame);
+  await frame.getByRole('button', { name: 'Go to payment' }).click();
+  await settleSandboxPayment(page, partner, 'Decline');
+
+  const back = ticketsFrame(page);
+  await expect(back.getByRole('heading', { name: 'Your payment did not go through' })).toBeVisible({ timeout: 20_000 });
+  await expect(back.getByText('Nothing has been charged.', { exact: false })).toBeVisible();
+  await back.getByRole('link', { name: 'Try again' }).click();
+  await expect(back.getByRole('link', { name: /Annual pass/ })).toBeVisible();
+  expect((await hostEvents(page)).map((e) => e.type)).not.toContain('boxoffice:order-paid');
+});

@@ -17,9 +17,12 @@ test('the server render is in the request\'s language, never cached, referred or
   expect(html).toMatch(/<link rel="modulepreload" href="\/pkg\/boxoffice\.js"/);
   expect(html).not.toContain(code);
 
-  for (const path of ['/pkg/boxoffice.wasm', '/pkg/boxoffice.js', '/pkg/boxoffice.css']) {
+  // The site is served precompressed: the brotli twin, as it is.
+  for (const [path, type] of [['/pkg/boxoffice.wasm', 'application/wasm'], ['/pkg/boxoffice.js', 'javascript'], ['/pkg/boxoffice.css', 'text/css'], ['/embed.js', 'javascript']]) {
     const asset = await request.get(path, { headers: { 'Accept-Encoding': 'br' } });
     expect(asset.status(), path).toBe(200);
+    expect(asset.headers()['content-encoding'], path).toBe('br');
+    expect(asset.headers()['content-type'], path).toContain(type);
   }
 });
 
