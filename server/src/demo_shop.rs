@@ -49,10 +49,14 @@ async fn demo_shop(
     State(state): State<AppState>,
     ApiQuery(query): ApiQuery<ShopQuery>,
 ) -> Result<Response> {
-    if !state.config.demo {
+    let demo_partner = state
+        .store
+        .partner_client_by_client_id(DEMO_CLIENT_ID)
+        .await?;
+    if !state.config.demo || demo_partner.is_none() {
         return Err(Error::new(
             ProblemType::NotFound,
-            "The demo shop is on only in demo mode.",
+            "The demo shop is on only in demo mode, with the demo data seeded.",
         ));
     }
     let started = sessions::start(

@@ -9,12 +9,14 @@
 pub mod admin;
 pub mod api;
 pub mod auth;
+pub mod bench_baseline;
 pub mod catalog;
 pub mod checkout;
 pub mod config;
 pub mod credentials;
 pub mod demo;
 pub mod demo_shop;
+pub mod display_code;
 pub mod error;
 pub mod events;
 pub mod frame;
@@ -24,12 +26,14 @@ pub mod keys;
 pub mod mail;
 pub mod onboarding;
 pub mod providers;
+pub mod router;
 pub mod sandbox;
 pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod text;
 pub mod time;
+pub mod validate;
 
 use std::{future::Future, sync::Arc, sync::OnceLock};
 
@@ -107,7 +111,7 @@ pub async fn serve(
             }
         }
     });
-    let (app, _) = http::router(state);
+    let (app, _) = router::router(state);
     // The peer address feeds the per-address rate limits of the credential endpoints.
     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     let served = axum::serve(listener, app)
@@ -122,7 +126,7 @@ pub async fn serve(
 
 /// The OpenAPI document of every route, as `/openapi.json` serves it.
 pub fn openapi(state: AppState) -> utoipa::openapi::OpenApi {
-    http::router(state).1
+    router::router(state).1
 }
 
 /// Leptos settings: cargo-leptos passes `LEPTOS_*` at build and run time; a plain run of the

@@ -13,10 +13,10 @@ use crate::{
         Audience, MerchantUser,
     },
     error::{Error, ProblemType, Result},
-    http::validate::Checks,
     mail::OutgoingMail,
     state::AppState,
     store::MerchantAccount,
+    validate::Checks,
 };
 
 /// Lifetime of an onboarding code.

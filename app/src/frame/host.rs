@@ -1,4 +1,4 @@
-//! The frame's side of the host protocol (decisions.md §8): messages to the embedding page go
+//! The frame's side of the host protocol (docs/webframe.md, messages): messages to the embedding page go
 //! only to its exact origin, found among the partner's registered frame origins; messages from
 //! it are accepted only from that origin. Never `*`.
 

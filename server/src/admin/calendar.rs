@@ -12,10 +12,10 @@ use crate::{
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{CalendarDay, CalendarInput, Product, MAX_CALENDAR_DAYS},
+    validate::Checks,
 };
 
 /// Days after `from` that a read without `until` covers (as the partner calendar).

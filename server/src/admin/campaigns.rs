@@ -8,10 +8,10 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{Campaign, CampaignInput},
+    validate::Checks,
 };
 use axum::extract::State;
 

@@ -13,11 +13,11 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     secrets,
     state::AppState,
     store::{ClientSecrets, PartnerClient, PartnerClientInput},
+    validate::Checks,
 };
 
 /// At most this many origins per list: a CSP header carries them all.

@@ -9,10 +9,10 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{IdentityIssuer, IdentityIssuerInput},
+    validate::Checks,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {

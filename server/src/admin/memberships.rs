@@ -10,10 +10,10 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{Membership, MembershipInput},
+    validate::Checks,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {

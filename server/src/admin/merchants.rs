@@ -10,10 +10,10 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{Merchant, MerchantInput},
+    validate::Checks,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {

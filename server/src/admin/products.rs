@@ -10,10 +10,10 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{Product, ProductFilter, ProductInput, TICKET, VALIDITY_PERIOD},
+    validate::Checks,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -14,11 +14,11 @@ use crate::{
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::{days, NewTimeslot, MAX_CALENDAR_DAYS},
     time::{in_zone, local_date, local_to_utc},
+    validate::Checks,
 };
 
 /// The most windows one day may have (one per quarter hour).

@@ -8,10 +8,10 @@ use crate::{
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath},
-        validate::Checks,
     },
     state::AppState,
     store::{StoreError, Wallet, WalletInput},
+    validate::Checks,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {

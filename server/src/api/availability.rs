@@ -17,11 +17,11 @@ use crate::{
         campaign::SessionCampaign,
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
-        validate::Checks,
     },
     state::AppState,
     store::MAX_CALENDAR_DAYS,
     time::local_date,
+    validate::Checks,
 };
 
 /// Days after `from` that a calendar read without `until` covers.

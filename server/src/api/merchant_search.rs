@@ -20,10 +20,10 @@ use crate::{
         envelope,
         extract::ApiQuery,
         locale::RequestLocale,
-        validate::Checks,
     },
     state::AppState,
     text::{fold, words},
+    validate::Checks,
 };
 
 /// At most this many words in `q`: each costs a pass over the index.

@@ -17,7 +17,7 @@ pub const MAX_REFERENCE_CHARS: usize = 200;
 /// 400 `request-validation-failed` for too many or too long voucher codes, or a too long
 /// external reference.
 pub fn check_fields(voucher_codes: &[String], external_reference: Option<&str>) -> Result<()> {
-    let mut checks = crate::http::validate::Checks::default();
+    let mut checks = crate::validate::Checks::default();
     checks.check(
         voucher_codes.len() <= MAX_VOUCHER_CODES,
         "voucher_codes",

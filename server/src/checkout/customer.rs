@@ -8,9 +8,9 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, ProblemType, Result},
-    http::validate::{is_email, Checks},
     state::AppState,
     store::CustomerFields,
+    validate::{is_email, Checks},
 };
 
 const MAX_NEWSLETTERS: usize = 20;

@@ -13,9 +13,10 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::{
+    display_code::crockford,
     error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
-    providers::{sandbox::crockford, Booking, BookingLine},
+    providers::{Booking, BookingLine},
     state::AppState,
     store::{CheckoutLineRecord, CheckoutRecord, CheckoutTx, NewTicket},
 };

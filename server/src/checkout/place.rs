@@ -10,9 +10,10 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::{
+    display_code::crockford,
     error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
-    providers::{sandbox::crockford, PaymentRequest},
+    providers::PaymentRequest,
     state::AppState,
     store::{CheckoutTx, CustomerFields, NewOrder},
 };

@@ -13,9 +13,9 @@ use crate::{
         Audience,
     },
     error::{Error, ProblemType, Result},
-    http::validate::Checks,
     state::AppState,
     store::{CustomerDetails, CustomerKey, NewSession, PartnerClient, Redemption, Session},
+    validate::Checks,
 };
 
 /// How the partner integrates.

@@ -1,10 +1,10 @@
 //! The built-in sandbox payment provider: everything it hosts is served by this server, so
 //! the whole flow works on one machine without an external provider.
 
-use rand::Rng;
 use url::Url;
 
 use super::{PaymentProvider, PaymentRequest, ProvisionedAccount};
+use crate::display_code::crockford;
 
 pub struct SandboxPayments {
     base_url: String,
@@ -16,17 +16,6 @@ impl SandboxPayments {
             base_url: base_url.into(),
         }
     }
-}
-
-/// Crockford base32 without I, L, O, U: unambiguous when read aloud or typed.
-const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/// `n` random Crockford base32 characters.
-pub fn crockford(n: usize) -> String {
-    let mut rng = rand::rngs::OsRng;
-    (0..n)
-        .map(|_| CROCKFORD[rng.gen_range(0..CROCKFORD.len())] as char)
-        .collect()
 }
 
 #[async_trait::async_trait]

@@ -107,3 +107,25 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
     assert!(!token.is_empty());
     assert_eq!(summary.client_secret, "demo-secret");
 }
+
+#[tokio::test]
+async fn the_demo_shop_embeds_the_frame_with_a_fresh_code_in_demo_mode_only() {
+    let app = crate::helpers::spawn_app_with(|config| config.demo = true).await;
+    app.get("/demo/shop").await.assert_problem(404, "not-found");
+    seed_if_empty(&app.state).await.unwrap();
+
+    let first = app.get("/demo/shop").await;
+    assert_eq!(first.status.as_u16(), 200, "{}", first.text);
+    assert_eq!(first.header("cache-control"), Some("no-store"));
+    assert!(first.text.contains("/embed.js") && first.text.contains("Boxoffice.mount("));
+    let code = |page: &str| {
+        let start = page.find(r#""sessionCode":""#).unwrap() + 15;
+        page[start..start + page[start..].find('"').unwrap()].to_owned()
+    };
+    let second = app.get("/demo/shop").await;
+    assert_ne!(code(&first.text), code(&second.text), "a new code per page");
+
+    let off = crate::helpers::spawn_app_with(|config| config.demo = false).await;
+    seed_if_empty(&off.state).await.unwrap();
+    off.get("/demo/shop").await.assert_problem(404, "not-found");
+}

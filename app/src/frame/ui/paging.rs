@@ -1,5 +1,5 @@
 //! A list read page by page with the API's opaque cursors: the first page on (re)load, the
-//! next on "Show more", ended only by the absence of `next_token` (interface.md §8).
+//! next on "Show more", ended only by the absence of `next_token` (docs/api.md, collections).
 
 use std::future::Future;
 

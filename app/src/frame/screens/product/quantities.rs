@@ -9,7 +9,7 @@ use crate::{
     wire::Product,
 };
 
-/// At most this many of one product in a basket (decisions.md §2).
+/// At most this many of one product in a basket (docs/api-checkout.md).
 pub const MAX_PER_LINE: u32 = 50;
 
 /// The chosen quantity per product, in the order shown.

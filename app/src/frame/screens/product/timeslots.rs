@@ -1,5 +1,5 @@
 //! The entry times of a day for a timeslotted product. An empty list means the day has no
-//! availability (interface.md, product rule 3); a time is never made up (rule 4).
+//! availability (docs/api-catalog.md, availability); a time is never made up.
 
 use chrono::NaiveDate;
 use leptos::prelude::*;

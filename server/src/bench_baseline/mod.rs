@@ -3,6 +3,8 @@
 //! the most any endpoint of this server can reach on the machine, so the benchmark reports the
 //! real endpoints as a share of it (docs/benchmarks.md).
 
+mod express;
+
 use std::sync::{Arc, RwLock};
 
 use axum::{
@@ -24,7 +26,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         OpenApiRouter::new()
             .routes(routes!(baseline, set_baseline))
             .layer(Extension(Held::default()))
-            .merge(super::bench_express::routes())
+            .merge(express::routes())
     } else {
         OpenApiRouter::new()
     }

@@ -1,0 +1,62 @@
+//! The whole service: every route with its middleware, and the OpenAPI document that
+//! describes them.
+
+use axum::{extract::DefaultBodyLimit, http::StatusCode, middleware, Extension, Router};
+use tower::ServiceBuilder;
+use tower_http::{
+    catch_panic::CatchPanicLayer, compression::CompressionLayer, timeout::TimeoutLayer,
+    trace::TraceLayer,
+};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::{
+    admin, api, auth, bench_baseline, demo_shop, frame,
+    http::{correlation, fallback, locale, openapi, ops},
+    sandbox,
+    state::AppState,
+};
+
+/// Every route of the service with its middleware, and the OpenAPI document describing them.
+pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
+    let (api, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(ops::router())
+        .merge(openapi::router())
+        .merge(admin::router())
+        .merge(auth::jwks::router())
+        .merge(api::router(&state))
+        .merge(sandbox::router())
+        .merge(demo_shop::router())
+        .merge(bench_baseline::router(&state))
+        .split_for_parts();
+    let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
+
+    let app = api
+        .merge(frame::router(&state))
+        .fallback(fallback::not_found)
+        .layer(Extension(document))
+        .with_state(state.clone());
+
+    // Outermost first: the correlation id must exist before anything logs or fails, and the
+    // problem rewriter must see every response, panics included.
+    let layers = ServiceBuilder::new()
+        .layer(middleware::from_fn(correlation::middleware))
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::extract::Request| {
+            let id = request
+                .extensions()
+                .get::<correlation::CorrelationId>()
+                .map_or("", |c| c.0.as_str());
+            tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), correlation_id = %id)
+        }))
+        .layer(middleware::from_fn(ops::record_metrics))
+        .layer(middleware::from_fn(fallback::middleware))
+        .layer(CatchPanicLayer::new())
+        .layer(middleware::from_fn(locale::middleware))
+        .layer(CompressionLayer::new())
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            state.config.request_timeout(),
+        ))
+        .layer(DefaultBodyLimit::max(state.config.body_limit_bytes));
+    (app.layer(layers), doc)
+}
