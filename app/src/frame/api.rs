@@ -59,7 +59,9 @@ impl Api {
 
     /// `GET path` (with its query).
     pub async fn get<T: DeserializeOwned>(self, path: String) -> Result<Envelope<T>, ApiError> {
-        self.send::<(), T>("GET", path, None, None).await
+        self.send::<(), T>("GET", path, None, None)
+            .await?
+            .ok_or(ApiError::Network)
     }
 
     /// `POST path` with a JSON body.
@@ -68,7 +70,9 @@ impl Api {
         path: String,
         body: &B,
     ) -> Result<Envelope<T>, ApiError> {
-        self.send("POST", path, Some(body), None).await
+        self.send("POST", path, Some(body), None)
+            .await?
+            .ok_or(ApiError::Network)
     }
 
     /// `POST path` for another campaign than the session's (the identity exchange).
@@ -78,20 +82,19 @@ impl Api {
         body: &B,
         campaign: uuid::Uuid,
     ) -> Result<Envelope<T>, ApiError> {
-        self.send("POST", path, Some(body), Some(campaign)).await
+        self.send("POST", path, Some(body), Some(campaign))
+            .await?
+            .ok_or(ApiError::Network)
     }
 
-    /// `DELETE path`; the answer has no body.
+    /// `DELETE path`; the answer (204) has no body.
     pub async fn delete(self, path: String) -> Result<(), ApiError> {
-        match self
-            .send::<(), serde_json::Value>("DELETE", path, None, None)
+        self.send::<(), serde_json::Value>("DELETE", path, None, None)
             .await
-        {
-            Ok(_) | Err(ApiError::Network) => Ok(()),
-            Err(err) => Err(err),
-        }
+            .map(|_| ())
     }
 
+    /// Sends the call; the envelope of a 2xx answer, `None` for a 204.
     #[cfg(feature = "hydrate")]
     async fn send<B: Serialize, T: DeserializeOwned>(
         self,
@@ -99,7 +102,7 @@ impl Api {
         path: String,
         body: Option<&B>,
         campaign: Option<uuid::Uuid>,
-    ) -> Result<Envelope<T>, ApiError> {
+    ) -> Result<Option<Envelope<T>>, ApiError> {
         use gloo_net::http::{Method, RequestBuilder};
 
         let session = self.session.get_untracked();
@@ -134,8 +137,15 @@ impl Api {
         };
         let response = sent.map_err(|_| ApiError::Network)?;
         let status = response.status();
+        if status == 204 {
+            return Ok(None);
+        }
         if response.ok() {
-            return response.json().await.map_err(|_| ApiError::Network);
+            return response
+                .json()
+                .await
+                .map(Some)
+                .map_err(|_| ApiError::Network);
         }
         if status == 401 && active.is_some() {
             self.end_session();
@@ -155,7 +165,7 @@ impl Api {
         _path: String,
         _body: Option<&B>,
         _campaign: Option<uuid::Uuid>,
-    ) -> Result<Envelope<T>, ApiError> {
+    ) -> Result<Option<Envelope<T>>, ApiError> {
         Err(ApiError::Network)
     }
 

@@ -76,20 +76,29 @@ fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl I
     let over = RwSignal::new(checkout.status != "RESERVED");
     let placed = RwSignal::new(None::<PlacedOrder>);
     let merchant_href = format!("/frame/merchants/{}", checkout.merchant_id);
-    let open = checkout.status == "RESERVED";
+    let status = checkout.status.clone();
     let pay_link = checkout
         .payment
         .as_ref()
         .and_then(|p| p.payment_url.clone());
-    let ended = move || {
-        placed.with(Option::is_none).then(|| {
-            view! {
-                <div class="notice" role="alert">
-                    <p>{t!(i18n, checkout.hold_expired)}</p>
-                    <A href=merchant_href.clone()>{t!(i18n, checkout.start_again)}</A>
-                </div>
-            }
-        })
+    // Where a checkout that is no longer held stands: paid, waiting for its payment (a reload
+    // after confirming), or ended (expired, or its payment failed).
+    let settled = move || match (status.as_str(), pay_link.clone()) {
+        ("PAID", _) => view! {
+            <div class="notice" role="status">
+                <p>{t!(i18n, after_payment.paid_title)}</p>
+                <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
+            </div>
+        }
+        .into_any(),
+        ("CONFIRMED", Some(url)) => view! { <PaymentStep url/> }.into_any(),
+        _ => view! {
+            <div class="notice" role="alert">
+                <p>{t!(i18n, checkout.hold_expired)}</p>
+                <A href=merchant_href.clone()>{t!(i18n, checkout.start_again)}</A>
+            </div>
+        }
+        .into_any(),
     };
     view! {
         <Review checkout=checkout.clone()/>
@@ -101,11 +110,7 @@ fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl I
                 <CustomerForm checkout=checkout.clone() placed/>
             }
             .into_any(),
-            // Confirmed before (a reload on this screen): the payment page is still open.
-            (None, true) if !open && pay_link.is_some() && checkout.status == "CONFIRMED" => {
-                view! { <PaymentStep url=pay_link.clone().unwrap_or_default()/> }.into_any()
-            }
-            (None, true) => ended().into_any(),
+            (None, true) => settled().into_any(),
         }}
     }
 }
