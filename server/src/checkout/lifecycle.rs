@@ -50,9 +50,7 @@ fn booking_of(checkout: &CheckoutRecord, lines: &[CheckoutLineRecord]) -> Bookin
                 product_id: l.product_id,
                 sku: l.sku.clone(),
                 day: l.visit_date.unwrap_or(checkout.visit_date),
-                // Lines written before the group was recorded cannot exist: checkouts
-                // arrived with the migration that added it.
-                availability_group_id: l.availability_group_id.unwrap_or_default(),
+                availability_group_id: l.availability_group_id,
                 timeslot_id: l.timeslot_id,
                 quantity: u32::try_from(l.quantity).unwrap_or(0),
             })

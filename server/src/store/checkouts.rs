@@ -50,7 +50,8 @@ pub struct CheckoutRecord {
 pub struct CheckoutLineRecord {
     pub checkout_line_id: Uuid,
     pub product_id: Uuid,
-    pub availability_group_id: Option<Uuid>,
+    /// The group the line took its places from (never null: migration 0003).
+    pub availability_group_id: Uuid,
     pub timeslot_id: Option<Uuid>,
     pub visit_date: Option<NaiveDate>,
     pub sku: String,
