@@ -234,8 +234,7 @@ async fn contend(
         bail!("after the run a buyer got {status} {kind}, not checkout-product-not-fulfillable");
     }
 
-    let store = server::store::connect(url, Some(1)).await?;
-    let reserved = store.reserved_on_day(shop.evening_group, day).await?;
+    let reserved = reserved_on_day(url, shop.evening_group, day).await?;
     Ok(ContentionRound {
         elapsed,
         sold,
@@ -244,6 +243,28 @@ async fn contend(
         orders_stored: orders_on_day(url, shop.evening_group, day).await?,
         reserved,
     })
+}
+
+/// Places taken on `group`'s `day`, read in the database itself (0 when the day has no row).
+async fn reserved_on_day(url: &str, group: Uuid, day: NaiveDate) -> anyhow::Result<i64> {
+    const SQL: &str =
+        "SELECT reserved FROM availability_day WHERE availability_group_id = $1 AND day = $2";
+    let reserved: Option<i32> = if url.starts_with("sqlite:") {
+        let mut db = sqlx::SqliteConnection::connect(url).await?;
+        sqlx::query_scalar(SQL)
+            .bind(group)
+            .bind(day)
+            .fetch_optional(&mut db)
+            .await?
+    } else {
+        let mut db = sqlx::PgConnection::connect(url).await?;
+        sqlx::query_scalar(SQL)
+            .bind(group)
+            .bind(day)
+            .fetch_optional(&mut db)
+            .await?
+    };
+    Ok(reserved.map_or(0, i64::from))
 }
 
 /// Orders whose checkout books `group` on `day`, counted in the database itself.

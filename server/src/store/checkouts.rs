@@ -375,6 +375,4 @@ pub trait OrderStore {
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
     ) -> StoreResult<Vec<LoyaltyEntryRecord>>;
-    /// Capacity reserved on a group's day (0 when no row), for tests and operators.
-    async fn reserved_on_day(&self, group: Uuid, day: NaiveDate) -> StoreResult<i64>;
 }

@@ -66,6 +66,4 @@ pub trait EventStore {
         webhook_delivery_id: Uuid,
         outcome: &DeliveryOutcome,
     ) -> StoreResult<()>;
-    /// Attempts made for deliveries of an event, for operators and tests.
-    async fn delivery_attempts(&self, event_id: Uuid) -> StoreResult<Vec<(String, i32)>>;
 }

@@ -52,7 +52,7 @@ pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
-pub use mail::{MailRecord, MailStore};
+pub use mail::MailStore;
 pub use memberships::{Membership, MembershipInput, MembershipStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
 pub use merchants::{

@@ -135,11 +135,7 @@ pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
 
 /// Places reserved on the group's day, read from the store.
 pub async fn reserved(app: &TestApp, group: &str, day: NaiveDate) -> i64 {
-    app.state
-        .store
-        .reserved_on_day(group.parse().unwrap(), day)
-        .await
-        .unwrap()
+    crate::db_reads::reserved_on_day(app, group.parse().unwrap(), day).await
 }
 
 /// What the scripted providers do next.

@@ -26,6 +26,7 @@ mod checkout_flow;
 mod checkout_races;
 mod conventions;
 mod credentials;
+mod db_reads;
 mod demo;
 mod frame;
 mod helpers;

@@ -35,7 +35,7 @@ async fn take(store: &dyn Store, places: &[Places]) -> Result<(), StoreError> {
 }
 
 async fn reserved(app: &TestApp, group: Uuid, on: NaiveDate) -> i64 {
-    app.state.store.reserved_on_day(group, on).await.unwrap()
+    crate::db_reads::reserved_on_day(app, group, on).await
 }
 
 async fn group_with_seats(app: &TestApp) -> Uuid {

@@ -167,13 +167,4 @@ impl crate::store::EventStore for SqlStore {
         Ok(())
     }
 
-    async fn delivery_attempts(
-        &self,
-        event_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Vec<(String, i32)>> {
-        Ok(sqlx::query_as("SELECT status, attempts FROM webhook_delivery WHERE event_id = $1")
-            .bind(event_id)
-            .fetch_all(&self.pool)
-            .await?)
-    }
 }

@@ -34,17 +34,4 @@ impl crate::store::MailStore for SqlStore {
         Ok(())
     }
 
-    async fn mails_to(
-        &self,
-        recipient: &str,
-        limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::MailRecord>> {
-        Ok(sqlx::query_as(
-            "SELECT * FROM mail WHERE recipient = $1 ORDER BY created_at DESC, mail_id DESC LIMIT $2",
-        )
-        .bind(recipient)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?)
-    }
 }

@@ -101,18 +101,4 @@ impl crate::store::OrderStore for SqlStore {
         .await?)
     }
 
-    async fn reserved_on_day(
-        &self,
-        group: uuid::Uuid,
-        day: chrono::NaiveDate,
-    ) -> crate::store::StoreResult<i64> {
-        let reserved: Option<i32> = sqlx::query_scalar(
-            "SELECT reserved FROM availability_day WHERE availability_group_id = $1 AND day = $2",
-        )
-        .bind(group)
-        .bind(day)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(reserved.map(i64::from).unwrap_or(0))
-    }
 }

@@ -1,0 +1,57 @@
+//! What only tests read from the database, queried directly on either backend (the server's
+//! store traits hold only what the service itself needs).
+
+use chrono::NaiveDate;
+use uuid::Uuid;
+
+use crate::{catalog_fixtures::database_url, helpers::TestApp};
+
+/// Runs `$query` (a `sqlx` query builder, before its fetch) on the test database of `$app`.
+macro_rules! on_database {
+    ($app:expr, |$conn:ident| $body:expr) => {{
+        let url = database_url($app);
+        if $app.backend() == "postgres" {
+            let mut $conn = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+                .await
+                .expect("connect to the test database");
+            $body
+        } else {
+            let mut $conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
+                .await
+                .expect("connect to the test database");
+            $body
+        }
+    }};
+}
+
+/// Places taken on a group's day (0 when the day has no row yet).
+pub async fn reserved_on_day(app: &TestApp, group: Uuid, day: NaiveDate) -> i64 {
+    let sql = "SELECT reserved FROM availability_day WHERE availability_group_id = $1 AND day = $2";
+    let reserved: Option<i32> = on_database!(app, |conn| sqlx::query_scalar(sql)
+        .bind(group)
+        .bind(day)
+        .fetch_optional(&mut conn)
+        .await
+        .expect("read the day"));
+    reserved.map_or(0, i64::from)
+}
+
+/// A mail in the outbox, as the tests look at it.
+#[derive(Debug, sqlx::FromRow)]
+pub struct Mail {
+    pub body_text: String,
+    pub status: String,
+    pub sent: bool,
+}
+
+/// The newest `limit` mails to `recipient`, newest first.
+pub async fn mails_to(app: &TestApp, recipient: &str, limit: i64) -> Vec<Mail> {
+    let sql = "SELECT body_text, status, sent_at IS NOT NULL AS sent FROM mail
+               WHERE recipient = $1 ORDER BY created_at DESC, mail_id DESC LIMIT $2";
+    on_database!(app, |conn| sqlx::query_as(sql)
+        .bind(recipient)
+        .bind(limit)
+        .fetch_all(&mut conn)
+        .await
+        .expect("read the outbox"))
+}
