@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::wire::origin_matches;
+
 /// A message to the embedding page.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
@@ -39,24 +41,6 @@ pub enum Incoming {
     /// Switch the frame's language (`nl-NL`, `en-GB`, `de-DE` or `fr-FR`).
     #[serde(rename = "boxoffice:locale")]
     Locale { locale: String },
-}
-
-/// Whether `origin` (`scheme://host[:port]`) is allowed by `pattern`: equal, or with a `:*`
-/// port wildcard that matches the same scheme and host on any port (or none).
-pub fn origin_matches(pattern: &str, origin: &str) -> bool {
-    if pattern == origin {
-        return true;
-    }
-    let Some(prefix) = pattern.strip_suffix(":*") else {
-        return false;
-    };
-    let Some(rest) = origin.strip_prefix(prefix) else {
-        return false;
-    };
-    rest.is_empty()
-        || rest
-            .strip_prefix(':')
-            .is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The first of `candidates` that one of the partner's `patterns` allows.
@@ -240,35 +224,6 @@ mod browser {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_port_wildcard_matches_the_same_scheme_and_host_on_any_port() {
-        assert!(origin_matches(
-            "http://localhost:*",
-            "http://localhost:5173"
-        ));
-        assert!(origin_matches("http://localhost:*", "http://localhost"));
-        assert!(!origin_matches(
-            "http://localhost:*",
-            "https://localhost:5173"
-        ));
-        assert!(!origin_matches(
-            "http://localhost:*",
-            "http://localhost.evil.example:80"
-        ));
-        assert!(!origin_matches(
-            "http://localhost:*",
-            "http://localhost:80x"
-        ));
-        assert!(origin_matches(
-            "https://shop.example",
-            "https://shop.example"
-        ));
-        assert!(!origin_matches(
-            "https://shop.example",
-            "https://shop.example:444"
-        ));
-    }
 
     #[test]
     fn the_first_allowed_candidate_wins() {
