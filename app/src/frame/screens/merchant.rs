@@ -18,6 +18,14 @@ use crate::{
     wire::{Merchant, Product},
 };
 
+/// A merchant's products in the session's campaign.
+pub async fn products_of(api: Api, merchant_id: Uuid) -> Result<Vec<Product>, ApiError> {
+    let products = api
+        .get::<Vec<Product>>(format!("/v2/merchants/{merchant_id}/products"))
+        .await?;
+    Ok(products.data)
+}
+
 /// A merchant and its products in the session's campaign.
 pub async fn merchant_with_products(
     api: Api,
@@ -26,10 +34,7 @@ pub async fn merchant_with_products(
     let merchant = api
         .get::<Merchant>(format!("/v2/merchants/{merchant_id}"))
         .await?;
-    let products = api
-        .get::<Vec<Product>>(format!("/v2/merchants/{merchant_id}/products"))
-        .await?;
-    Ok((merchant.data, products.data))
+    Ok((merchant.data, products_of(api, merchant_id).await?))
 }
 
 /// The route's `merchant_id`, when it is a uuid.

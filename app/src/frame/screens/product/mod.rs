@@ -14,7 +14,7 @@ use leptos_router::{
 };
 use uuid::Uuid;
 
-use super::merchant::{merchant_param, merchant_with_products};
+use super::merchant::{merchant_param, products_of};
 use crate::{
     format,
     frame::{
@@ -77,7 +77,7 @@ pub fn ProductScreen() -> impl IntoView {
             let Some((merchant, product)) = ids else {
                 return Ok(None);
             };
-            let (_, products) = merchant_with_products(api, merchant).await?;
+            let products = products_of(api, merchant).await?;
             Ok(products
                 .iter()
                 .find(|p| p.id == product)
