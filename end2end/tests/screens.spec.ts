@@ -26,7 +26,13 @@ for (const locale of ['en-GB', 'nl-NL']) {
         const look = async (name: string, target: Page = page) => {
           // Let the frame settle at its reported height before the picture.
           await target.waitForTimeout(800);
-          await target.screenshot({ path: test.info().outputPath(`${name}-${locale}-${width}.png`), fullPage: true });
+          // A cross-site iframe is painted only inside the viewport, so the viewport takes the
+          // whole page's height for the picture (a full-page capture would cut the frame off).
+          const height = await target.evaluate(() => document.documentElement.scrollHeight);
+          await target.setViewportSize({ width, height: Math.max(800, height) });
+          await target.waitForTimeout(300);
+          await target.screenshot({ path: test.info().outputPath(`${name}-${locale}-${width}.png`) });
+          await target.setViewportSize({ width, height: 800 });
           found.push(...(await axeViolations(target)).map((v) => `${name}: ${v}`));
         };
 
