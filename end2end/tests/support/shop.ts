@@ -64,7 +64,28 @@ export async function openShop(
   await page.goto(partner.url(path, params));
   await expect(page.getByRole('heading', { level: 1, name: 'Partner shop' })).toBeVisible();
   await waitForHostEvent(page, 'boxoffice:ready');
+  await waitForSettledFrame(page);
   return ticketsFrame(page);
+}
+
+/**
+ * Waits until the frame's first screen has its data and the host has stopped resizing the
+ * iframe: Chromium can drop a click that lands on a cross-site iframe while it is being resized.
+ */
+export async function waitForSettledFrame(page: Page): Promise<void> {
+  const frame = ticketsFrame(page);
+  await expect(frame.locator('main [aria-busy="true"]')).toHaveCount(0);
+  await expect(frame.locator('main .loading')).toHaveCount(0);
+  let last = -1;
+  await expect.poll(async () => {
+    const height = await page.evaluate(
+      (selector) => (document.querySelector(selector) as HTMLElement | null)?.getBoundingClientRect().height ?? 0,
+      FRAME_SELECTOR,
+    );
+    const steady = height === last;
+    last = height;
+    return steady;
+  }, { intervals: [250, 250, 250, 500] }).toBe(true);
 }
 
 // Accessible names of calendar days (product.day_*), dates in fmt.date_long, prices in fmt.money.
