@@ -247,24 +247,9 @@ async fn contend(
 
 /// Places taken on `group`'s `day`, read in the database itself (0 when the day has no row).
 async fn reserved_on_day(url: &str, group: Uuid, day: NaiveDate) -> anyhow::Result<i64> {
-    const SQL: &str =
-        "SELECT reserved FROM availability_day WHERE availability_group_id = $1 AND day = $2";
-    let reserved: Option<i32> = if url.starts_with("sqlite:") {
-        let mut db = sqlx::SqliteConnection::connect(url).await?;
-        sqlx::query_scalar(SQL)
-            .bind(group)
-            .bind(day)
-            .fetch_optional(&mut db)
-            .await?
-    } else {
-        let mut db = sqlx::PgConnection::connect(url).await?;
-        sqlx::query_scalar(SQL)
-            .bind(group)
-            .bind(day)
-            .fetch_optional(&mut db)
-            .await?
-    };
-    Ok(reserved.map_or(0, i64::from))
+    const SQL: &str = "SELECT CAST(reserved AS BIGINT) FROM availability_day \
+        WHERE availability_group_id = $1 AND day = $2";
+    Ok(number_of_day(url, SQL, group, day).await?.unwrap_or(0))
 }
 
 /// Orders whose checkout books `group` on `day`, counted in the database itself.
@@ -272,19 +257,29 @@ async fn orders_on_day(url: &str, group: Uuid, day: NaiveDate) -> anyhow::Result
     const SQL: &str = "SELECT COUNT(DISTINCT o.customer_order_id) FROM customer_order o \
         JOIN checkout_line l ON l.checkout_id = o.checkout_id \
         WHERE l.availability_group_id = $1 AND l.visit_date = $2";
+    Ok(number_of_day(url, SQL, group, day).await?.unwrap_or(0))
+}
+
+/// The one number `sql` selects for (`$1` = group, `$2` = day), on either database.
+async fn number_of_day(
+    url: &str,
+    sql: &str,
+    group: Uuid,
+    day: NaiveDate,
+) -> anyhow::Result<Option<i64>> {
     Ok(if url.starts_with("sqlite:") {
         let mut db = sqlx::SqliteConnection::connect(url).await?;
-        sqlx::query_scalar(SQL)
+        sqlx::query_scalar(sql)
             .bind(group)
             .bind(day)
-            .fetch_one(&mut db)
+            .fetch_optional(&mut db)
             .await?
     } else {
         let mut db = sqlx::PgConnection::connect(url).await?;
-        sqlx::query_scalar(SQL)
+        sqlx::query_scalar(sql)
             .bind(group)
             .bind(day)
-            .fetch_one(&mut db)
+            .fetch_optional(&mut db)
             .await?
     })
 }

@@ -10,7 +10,7 @@ use crate::{
         api::{Api, ApiError},
         ui::{
             heading::ScreenTitle,
-            notice::{Empty, ErrorNotice, Loading},
+            notice::{loaded, Empty},
             price::ProductPrice,
         },
     },
@@ -58,15 +58,13 @@ pub fn MerchantScreen() -> impl IntoView {
             }
         }
     });
-    move || match data.get() {
-        None => view! { <Loading/> }.into_any(),
-        Some(Err(ApiError::Expired)) => ().into_any(),
-        Some(Err(ApiError::Problem(p))) if p.status == 404 => not_found().into_any(),
-        Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
-        Some(Ok(None)) => not_found().into_any(),
-        Some(Ok(Some((merchant, products)))) => {
-            view! { <MerchantView merchant products/> }.into_any()
-        }
+    move || {
+        loaded(
+            data.get(),
+            move || data.refetch(),
+            || not_found().into_any(),
+            |(merchant, products)| view! { <MerchantView merchant products/> }.into_any(),
+        )
     }
 }
 

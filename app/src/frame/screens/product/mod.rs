@@ -19,10 +19,7 @@ use crate::{
     format,
     frame::{
         api::{Api, ApiError},
-        ui::{
-            heading::ScreenTitle,
-            notice::{ErrorNotice, Loading},
-        },
+        ui::{heading::ScreenTitle, notice::loaded},
     },
     i18n::{t, td_string, use_i18n, Locale},
     wire::{BasketLine, Checkout, CheckoutRequest, Product, TimeslotEntry},
@@ -101,13 +98,13 @@ pub fn ProductScreen() -> impl IntoView {
                 }))
         }
     });
-    move || match data.get() {
-        None => view! { <Loading/> }.into_any(),
-        Some(Err(ApiError::Expired)) => ().into_any(),
-        Some(Err(ApiError::Problem(p))) if p.status == 404 => not_found().into_any(),
-        Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
-        Some(Ok(None)) => not_found().into_any(),
-        Some(Ok(Some((merchant, group)))) => view! { <ProductView merchant group/> }.into_any(),
+    move || {
+        loaded(
+            data.get(),
+            move || data.refetch(),
+            || not_found().into_any(),
+            |(merchant, group)| view! { <ProductView merchant group/> }.into_any(),
+        )
     }
 }
 
