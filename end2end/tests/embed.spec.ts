@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/fixtures';
 import { BASE_URL, BOXOFFICE_ORIGIN, startPartner } from './support/partner';
-import { FRAME_SELECTOR, frameOf, hostEvents, openShop, ticketsFrame, waitForHostEvent } from './support/shop';
+import { FRAME_SELECTOR, frameOf, hostEvents, openShop, ticketsFrame, waitForHostEvent, waitForSettledFrame } from './support/shop';
 
 /** The iframe's height in the host page beside the last height the frame reported. */
 async function heights(page: Page): Promise<{ reported: number; shown: number }> {
@@ -36,6 +36,8 @@ for (const width of [320, 768, 1440]) {
     await page.setViewportSize({ width, height: 700 });
     const shop = await openShop(page, partner);
     await shop.getByRole('link', { name: /Canal House Museum/ }).click();
+    await expect(shop.getByRole('link', { name: /Adult admission/ })).toBeVisible();
+    await waitForSettledFrame(page);
     await shop.getByRole('link', { name: /Adult admission/ }).click();
     await expect(shop.getByRole('grid')).toBeVisible();
 

@@ -9,6 +9,7 @@ import {
   openShop,
   settleSandboxPayment,
   tabEvents,
+  waitForSettledFrame,
   ticketsFrame,
   waitForHostEvent,
 } from './support/shop';
@@ -59,6 +60,8 @@ test('a shopper buys a museum ticket for a day, pays in the top window and gets 
 async function openProduct(page: import('@playwright/test').Page, partner: import('./support/partner').Partner, merchant: RegExp, product: RegExp) {
   const frame = await openShop(page, partner, { user: `e2e-${test.info().workerIndex}-${Date.now()}` });
   await frame.getByRole('link', { name: merchant }).click();
+  await expect(frame.getByRole('link', { name: product })).toBeVisible();
+  await waitForSettledFrame(page);
   await frame.getByRole('link', { name: product }).click();
   await expect(frame.getByRole('heading', { level: 1, name: product })).toBeVisible();
   return frame;
