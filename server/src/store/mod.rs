@@ -1,14 +1,17 @@
 //! Persistence. One set of traits per aggregate (`CampaignStore`, …), one implementation per
-//! database. The SQL lives once, in `sql/*.rs`, and is compiled twice: into `sqlite` and into
-//! `postgres`, each with its own concrete `Db` type, pool and migrations. The two backends
-//! differ only in what their `dialect` module says (how a write transaction begins) and in how
+//! database. The SQL lives once, in `sql/`, and is compiled twice: as the module `sql` of
+//! `sqlite/` and of `postgres/`, each with its own concrete `Db` type, pool and migrations. The
+//! two backends differ only in what their [`backend::Backend`] says (how a write transaction
+//! begins and batches, how places are taken and committed: the no-oversell rule) and in how
 //! their migrations spell the column types; [`DbDecimal`] hides the one type sqlx maps
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
 mod availability;
+mod backend;
 mod batch;
 mod calendar;
 mod campaigns;
+mod checkout_tx;
 mod checkouts;
 mod clients;
 mod customers;
@@ -21,6 +24,7 @@ mod mail;
 mod memberships;
 mod merchant_accounts;
 mod merchants;
+mod orders;
 mod places;
 pub mod postgres;
 mod products;
@@ -38,10 +42,13 @@ pub use calendar::{
     days, CalendarDay, CalendarInput, CalendarStore, ProductCalendarDay, MAX_CALENDAR_DAYS,
 };
 pub use campaigns::{Campaign, CampaignInput, CampaignStore};
+pub use checkout_tx::{
+    CheckoutRowTx, CheckoutTx, IdempotencyTx, LoyaltyTx, OrderTx, OutboxTx, PlacesTx, TicketTx,
+    VoucherTx, WalletTx,
+};
 pub use checkouts::{
-    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx, CheckoutVoucherRecord,
-    CustomerFields, LoyaltyEntryRecord, NewCheckout, NewCheckoutLine, NewOrder, NewTicket,
-    OrderRecord, OrderStore, PaymentRecord, TicketRecord,
+    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutVoucherRecord, CustomerFields,
+    NewCheckout, NewCheckoutLine,
 };
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
@@ -58,6 +65,9 @@ pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
 pub use merchants::{
     Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
     MerchantTranslation,
+};
+pub use orders::{
+    LoyaltyEntryRecord, NewOrder, NewTicket, OrderRecord, OrderStore, PaymentRecord, TicketRecord,
 };
 pub use places::Places;
 pub use products::{
@@ -182,10 +192,10 @@ pub trait Store:
 pub async fn connect(url: &str, max_connections: Option<u32>) -> anyhow::Result<Arc<dyn Store>> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let size = max_connections.unwrap_or_else(postgres::default_pool_size);
-        Ok(Arc::new(postgres::SqlStore::connect(url, size).await?))
+        Ok(Arc::new(postgres::PostgresStore::connect(url, size).await?))
     } else if url.starts_with("sqlite:") {
         Ok(Arc::new(
-            sqlite::SqlStore::connect(url, max_connections.unwrap_or(sqlite::DEFAULT_READERS))
+            sqlite::SqliteStore::connect(url, max_connections.unwrap_or(sqlite::DEFAULT_READERS))
                 .await?,
         ))
     } else {

@@ -1,7 +1,7 @@
 //! Places a checkout takes from our own capacity. A checkout transaction is told what to take
 //! (`CheckoutTx::take`) and takes it when it commits, last: a busy day's capacity row is the
 //! one lock every buyer of that day queues for, so it is held for as short a time as each
-//! backend allows (`dialect::take_and_commit` in `sqlite.rs` and `postgres.rs`).
+//! backend allows (`Backend::take_places_and_commit` in `backend.rs`, the no-oversell rule).
 
 use std::fmt;
 

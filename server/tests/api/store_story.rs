@@ -266,7 +266,7 @@ async fn on_postgres_a_claims_unflushed_commit_does_not_outlive_the_claim() {
         return; // SQLite has no such setting
     };
     // One connection, so the claims and the checks share it.
-    let store = server::store::postgres::SqlStore::connect(url, 1)
+    let store = server::store::postgres::PostgresStore::connect(url, 1)
         .await
         .unwrap();
     let setting = || async {

@@ -1,12 +1,21 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `AvailabilityStore`: availability groups and their days' capacity.
+
+use chrono::{NaiveDate, Utc};
+use uuid::Uuid;
+
+use super::{SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore, DayCapacity,
+    StoreError, StoreResult,
+};
 
 #[async_trait::async_trait]
-impl crate::store::AvailabilityStore for SqlStore {
+impl AvailabilityStore for SqlStore {
     async fn create_availability_group(
         &self,
-        availability_group_id: uuid::Uuid,
-        input: &crate::store::AvailabilityGroupInput,
-    ) -> crate::store::StoreResult<crate::store::AvailabilityGroup> {
+        availability_group_id: Uuid,
+        input: &AvailabilityGroupInput,
+    ) -> StoreResult<AvailabilityGroup> {
         sqlx::query_as(
             "INSERT INTO availability_group (availability_group_id, merchant_id, name, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $4)
@@ -15,31 +24,31 @@ impl crate::store::AvailabilityStore for SqlStore {
         .bind(availability_group_id)
         .bind(input.merchant_id)
         .bind(&input.name)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_one(&self.writer)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))
+        .map_err(|e| StoreError::classify(e, "merchant_id"))
     }
 
     async fn availability_group(
         &self,
-        availability_group_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::AvailabilityGroup>> {
-        Ok(sqlx::query_as(
-            "SELECT * FROM availability_group WHERE availability_group_id = $1",
+        availability_group_id: Uuid,
+    ) -> StoreResult<Option<AvailabilityGroup>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM availability_group WHERE availability_group_id = $1")
+                .bind(availability_group_id)
+                .fetch_optional(&self.pool)
+                .await?,
         )
-        .bind(availability_group_id)
-        .fetch_optional(&self.pool)
-        .await?)
     }
 
     async fn update_availability_group(
         &self,
-        availability_group_id: uuid::Uuid,
-        input: &crate::store::AvailabilityGroupInput,
-    ) -> crate::store::StoreResult<Option<crate::store::AvailabilityGroup>> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
-        let current: Option<uuid::Uuid> = sqlx::query_scalar(
+        availability_group_id: Uuid,
+        input: &AvailabilityGroupInput,
+    ) -> StoreResult<Option<AvailabilityGroup>> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let current: Option<Uuid> = sqlx::query_scalar(
             "SELECT merchant_id FROM availability_group WHERE availability_group_id = $1",
         )
         .bind(availability_group_id)
@@ -49,14 +58,14 @@ impl crate::store::AvailabilityStore for SqlStore {
             return Ok(None);
         };
         if current_merchant != input.merchant_id {
-            let used: Option<uuid::Uuid> = sqlx::query_scalar(
+            let used: Option<Uuid> = sqlx::query_scalar(
                 "SELECT product_id FROM product WHERE availability_group_id = $1 LIMIT 1",
             )
             .bind(availability_group_id)
             .fetch_optional(&mut *tx)
             .await?;
             if let Some(product_id) = used {
-                return Err(crate::store::StoreError::Conflict(format!(
+                return Err(StoreError::Conflict(format!(
                     "the group is used by product {product_id} of merchant {current_merchant}; \
                      it cannot move to another merchant"
                 )));
@@ -70,20 +79,20 @@ impl crate::store::AvailabilityStore for SqlStore {
         .bind(availability_group_id)
         .bind(input.merchant_id)
         .bind(&input.name)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_optional(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))?;
+        .map_err(|e| StoreError::classify(e, "merchant_id"))?;
         tx.commit().await?;
         Ok(group)
     }
 
     async fn list_availability_groups(
         &self,
-        merchant_id: Option<uuid::Uuid>,
-        after: Option<uuid::Uuid>,
+        merchant_id: Option<Uuid>,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::AvailabilityGroup>> {
+    ) -> StoreResult<Vec<AvailabilityGroup>> {
         Ok(sqlx::query_as(
             "SELECT * FROM availability_group
              WHERE ($1 IS NULL OR availability_group_id > $1)
@@ -99,9 +108,9 @@ impl crate::store::AvailabilityStore for SqlStore {
 
     async fn day_capacity(
         &self,
-        availability_group_id: uuid::Uuid,
-        day: chrono::NaiveDate,
-    ) -> crate::store::StoreResult<Option<crate::store::DayCapacity>> {
+        availability_group_id: Uuid,
+        day: NaiveDate,
+    ) -> StoreResult<Option<DayCapacity>> {
         Ok(sqlx::query_as(
             "SELECT capacity, reserved FROM availability_day
              WHERE availability_group_id = $1 AND day = $2",

@@ -1,13 +1,19 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `CampaignStore`.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::SqlStore;
+use crate::store::{Campaign, CampaignInput, CampaignStore, DbDecimal, StoreError, StoreResult};
 
 #[async_trait::async_trait]
-impl crate::store::CampaignStore for SqlStore {
+impl CampaignStore for SqlStore {
     async fn create_campaign(
         &self,
-        campaign_id: uuid::Uuid,
-        input: &crate::store::CampaignInput,
-    ) -> crate::store::StoreResult<crate::store::Campaign> {
-        let now = chrono::Utc::now();
+        campaign_id: Uuid,
+        input: &CampaignInput,
+    ) -> StoreResult<Campaign> {
+        let now = Utc::now();
         sqlx::query_as(
             "INSERT INTO campaign (campaign_id, name, loyalty_points_per_unit, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $4)
@@ -15,28 +21,27 @@ impl crate::store::CampaignStore for SqlStore {
         )
         .bind(campaign_id)
         .bind(&input.name)
-        .bind(crate::store::DbDecimal(input.loyalty_points_per_unit))
+        .bind(DbDecimal(input.loyalty_points_per_unit))
         .bind(now)
         .fetch_one(&self.writer)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "campaign"))
+        .map_err(|e| StoreError::classify(e, "campaign"))
     }
 
-    async fn campaign(
-        &self,
-        campaign_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::Campaign>> {
-        Ok(sqlx::query_as("SELECT * FROM campaign WHERE campaign_id = $1")
-            .bind(campaign_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn campaign(&self, campaign_id: Uuid) -> StoreResult<Option<Campaign>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM campaign WHERE campaign_id = $1")
+                .bind(campaign_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn update_campaign(
         &self,
-        campaign_id: uuid::Uuid,
-        input: &crate::store::CampaignInput,
-    ) -> crate::store::StoreResult<Option<crate::store::Campaign>> {
+        campaign_id: Uuid,
+        input: &CampaignInput,
+    ) -> StoreResult<Option<Campaign>> {
         Ok(sqlx::query_as(
             "UPDATE campaign SET name = $2, loyalty_points_per_unit = $3, updated_at = $4
              WHERE campaign_id = $1
@@ -44,17 +49,13 @@ impl crate::store::CampaignStore for SqlStore {
         )
         .bind(campaign_id)
         .bind(&input.name)
-        .bind(crate::store::DbDecimal(input.loyalty_points_per_unit))
-        .bind(chrono::Utc::now())
+        .bind(DbDecimal(input.loyalty_points_per_unit))
+        .bind(Utc::now())
         .fetch_optional(&self.writer)
         .await?)
     }
 
-    async fn list_campaigns(
-        &self,
-        after: Option<uuid::Uuid>,
-        limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::Campaign>> {
+    async fn list_campaigns(&self, after: Option<Uuid>, limit: u32) -> StoreResult<Vec<Campaign>> {
         Ok(sqlx::query_as(
             "SELECT * FROM campaign WHERE ($1 IS NULL OR campaign_id > $1)
              ORDER BY campaign_id LIMIT $2",

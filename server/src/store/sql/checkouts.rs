@@ -1,29 +1,33 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `CheckoutStore`: checkouts as read, and the transaction that changes them begun.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::checkout_tx::SqlCheckoutTx;
+use super::{Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx,
+    CheckoutVoucherRecord, OrderRecord, PaymentRecord, StoreResult, Timeslot,
+};
 
 #[async_trait::async_trait]
-impl crate::store::CheckoutStore for SqlStore {
-    async fn begin_checkout(
-        &self,
-    ) -> crate::store::StoreResult<Box<dyn crate::store::CheckoutTx>> {
+impl CheckoutStore for SqlStore {
+    async fn begin_checkout(&self) -> StoreResult<Box<dyn CheckoutTx>> {
         Ok(Box::new(SqlCheckoutTx::new(
-            dialect::begin_write(&self.writer).await?,
+            ThisBackend::begin_write(&self.writer).await?,
         )))
     }
 
-    async fn checkout(
-        &self,
-        checkout_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::CheckoutRecord>> {
-        Ok(sqlx::query_as("SELECT * FROM checkout WHERE checkout_id = $1")
-            .bind(checkout_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn checkout(&self, checkout_id: Uuid) -> StoreResult<Option<CheckoutRecord>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM checkout WHERE checkout_id = $1")
+                .bind(checkout_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
-    async fn checkout_lines(
-        &self,
-        checkout_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Vec<crate::store::CheckoutLineRecord>> {
+    async fn checkout_lines(&self, checkout_id: Uuid) -> StoreResult<Vec<CheckoutLineRecord>> {
         Ok(sqlx::query_as(
             "SELECT checkout_line_id, product_id, availability_group_id, timeslot_id, visit_date, sku, title, age_group,
                     quantity, unit_price, list_price, booking_costs, visit_guarantee_cost, line_total
@@ -36,8 +40,8 @@ impl crate::store::CheckoutStore for SqlStore {
 
     async fn checkout_vouchers(
         &self,
-        checkout_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Vec<crate::store::CheckoutVoucherRecord>> {
+        checkout_id: Uuid,
+    ) -> StoreResult<Vec<CheckoutVoucherRecord>> {
         Ok(sqlx::query_as(
             "SELECT cv.voucher_id, v.code, cv.discount, cv.released
              FROM checkout_voucher cv JOIN voucher v ON v.voucher_id = cv.voucher_id
@@ -48,20 +52,14 @@ impl crate::store::CheckoutStore for SqlStore {
         .await?)
     }
 
-    async fn order_of_checkout(
-        &self,
-        checkout_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::OrderRecord>> {
+    async fn order_of_checkout(&self, checkout_id: Uuid) -> StoreResult<Option<OrderRecord>> {
         Ok(sqlx::query_as(concat!("SELECT o.*, c.merchant_id, c.visit_date FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id", " WHERE o.checkout_id = $1"))
             .bind(checkout_id)
             .fetch_optional(&self.pool)
             .await?)
     }
 
-    async fn order(
-        &self,
-        order_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::OrderRecord>> {
+    async fn order(&self, order_id: Uuid) -> StoreResult<Option<OrderRecord>> {
         Ok(
             sqlx::query_as(concat!("SELECT o.*, c.merchant_id, c.visit_date FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id", " WHERE o.customer_order_id = $1"))
                 .bind(order_id)
@@ -70,20 +68,16 @@ impl crate::store::CheckoutStore for SqlStore {
         )
     }
 
-    async fn payment(
-        &self,
-        payment_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::PaymentRecord>> {
-        Ok(sqlx::query_as("SELECT * FROM payment WHERE payment_id = $1")
-            .bind(payment_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn payment(&self, payment_id: Uuid) -> StoreResult<Option<PaymentRecord>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM payment WHERE payment_id = $1")
+                .bind(payment_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
-    async fn payment_of_order(
-        &self,
-        order_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::PaymentRecord>> {
+    async fn payment_of_order(&self, order_id: Uuid) -> StoreResult<Option<PaymentRecord>> {
         Ok(sqlx::query_as(
             "SELECT * FROM payment WHERE customer_order_id = $1 ORDER BY created_at DESC LIMIT 1",
         )
@@ -92,14 +86,12 @@ impl crate::store::CheckoutStore for SqlStore {
         .await?)
     }
 
-    async fn timeslots_by_id(
-        &self,
-        ids: &[uuid::Uuid],
-    ) -> crate::store::StoreResult<Vec<crate::store::Timeslot>> {
+    async fn timeslots_by_id(&self, ids: &[Uuid]) -> StoreResult<Vec<Timeslot>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut query = sqlx::QueryBuilder::<Db>::new("SELECT * FROM timeslot WHERE timeslot_id IN (");
+        let mut query =
+            sqlx::QueryBuilder::<Db>::new("SELECT * FROM timeslot WHERE timeslot_id IN (");
         let mut list = query.separated(", ");
         for id in ids {
             list.push_bind(*id);
@@ -108,11 +100,7 @@ impl crate::store::CheckoutStore for SqlStore {
         Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }
 
-    async fn lapsed_reservations(
-        &self,
-        now: chrono::DateTime<chrono::Utc>,
-        limit: u32,
-    ) -> crate::store::StoreResult<Vec<uuid::Uuid>> {
+    async fn lapsed_reservations(&self, now: DateTime<Utc>, limit: u32) -> StoreResult<Vec<Uuid>> {
         Ok(sqlx::query_scalar(
             "SELECT checkout_id FROM checkout WHERE status = 'RESERVED' AND expires_at <= $1
              ORDER BY expires_at LIMIT $2",
@@ -123,11 +111,7 @@ impl crate::store::CheckoutStore for SqlStore {
         .await?)
     }
 
-    async fn lapsed_payments(
-        &self,
-        now: chrono::DateTime<chrono::Utc>,
-        limit: u32,
-    ) -> crate::store::StoreResult<Vec<uuid::Uuid>> {
+    async fn lapsed_payments(&self, now: DateTime<Utc>, limit: u32) -> StoreResult<Vec<Uuid>> {
         Ok(sqlx::query_scalar(
             "SELECT payment_id FROM payment WHERE status = 'OPEN' AND expires_at <= $1
              ORDER BY expires_at LIMIT $2",
@@ -138,7 +122,7 @@ impl crate::store::CheckoutStore for SqlStore {
         .await?)
     }
 
-    async fn unfulfilled_orders(&self, limit: u32) -> crate::store::StoreResult<Vec<uuid::Uuid>> {
+    async fn unfulfilled_orders(&self, limit: u32) -> StoreResult<Vec<Uuid>> {
         Ok(sqlx::query_scalar(
             "SELECT customer_order_id FROM customer_order WHERE status = 'PAID'
              ORDER BY last_mutation_date LIMIT $1",
@@ -150,9 +134,9 @@ impl crate::store::CheckoutStore for SqlStore {
 
     async fn return_origins(
         &self,
-        campaign_id: uuid::Uuid,
-        partner_client_id: Option<uuid::Uuid>,
-    ) -> crate::store::StoreResult<Vec<String>> {
+        campaign_id: Uuid,
+        partner_client_id: Option<Uuid>,
+    ) -> StoreResult<Vec<String>> {
         let lists: Vec<sqlx::types::Json<Vec<String>>> = sqlx::query_scalar(
             "SELECT pc.return_origins FROM partner_client pc
              WHERE ($2 IS NOT NULL AND pc.partner_client_id = $2)

@@ -1,4 +1,14 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `ClientStore`: partner clients, their secrets and allowed campaigns.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::references::require_row;
+use super::{Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, clients::fold_client_rows, clients::PartnerClientRow, ClientSecrets,
+    ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets, StoreError, StoreResult,
+};
 
 /// A client joined to its campaigns, one row per campaign (one with no campaign when it has
 /// none), ordered so `fold_client_rows` can fold them.
@@ -10,25 +20,25 @@ async fn partner_client_rows<K>(
     conn: &mut <Db as sqlx::Database>::Connection,
     filter: &str,
     key: K,
-) -> crate::store::StoreResult<Option<crate::store::PartnerClientSecrets>>
+) -> StoreResult<Option<PartnerClientSecrets>>
 where
     K: for<'q> sqlx::Encode<'q, Db> + sqlx::Type<Db> + Send + 'static,
 {
-    let rows: Vec<crate::store::clients::PartnerClientRow> = sqlx::query_as(&format!(
+    let rows: Vec<PartnerClientRow> = sqlx::query_as(&format!(
         "{PARTNER_CLIENT_ROWS} WHERE {filter} ORDER BY pcc.campaign_id"
     ))
     .bind(key)
     .fetch_all(&mut *conn)
     .await?;
-    Ok(crate::store::clients::fold_client_rows(rows).pop())
+    Ok(fold_client_rows(rows).pop())
 }
 
 /// Replaces a client's campaigns with `campaign_ids`, each checked to exist.
 async fn replace_client_campaigns(
     conn: &mut <Db as sqlx::Database>::Connection,
-    partner_client_id: uuid::Uuid,
-    campaign_ids: &[uuid::Uuid],
-) -> crate::store::StoreResult<()> {
+    partner_client_id: Uuid,
+    campaign_ids: &[Uuid],
+) -> StoreResult<()> {
     sqlx::query("DELETE FROM partner_client_campaign WHERE partner_client_id = $1")
         .bind(partner_client_id)
         .execute(&mut *conn)
@@ -43,22 +53,22 @@ async fn replace_client_campaigns(
         .bind(campaign_id)
         .execute(&mut *conn)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, &field))?;
+        .map_err(|e| StoreError::classify(e, &field))?;
     }
     Ok(())
 }
 
 #[async_trait::async_trait]
-impl crate::store::ClientStore for SqlStore {
+impl ClientStore for SqlStore {
     async fn create_partner_client(
         &self,
-        partner_client_id: uuid::Uuid,
+        partner_client_id: Uuid,
         client_id: &str,
-        input: &crate::store::PartnerClientInput,
-        secrets: &crate::store::ClientSecrets,
-    ) -> crate::store::StoreResult<crate::store::PartnerClient> {
-        let now = chrono::Utc::now();
-        let mut tx = dialect::begin_write(&self.writer).await?;
+        input: &PartnerClientInput,
+        secrets: &ClientSecrets,
+    ) -> StoreResult<PartnerClient> {
+        let now = Utc::now();
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
                  return_origins, webhook_url, webhook_secret, created_at, updated_at)
@@ -75,7 +85,7 @@ impl crate::store::ClientStore for SqlStore {
         .bind(now)
         .execute(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "A partner client with this client_id"))?;
+        .map_err(|e| StoreError::classify(e, "A partner client with this client_id"))?;
         replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
         let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
             .await?
@@ -87,12 +97,12 @@ impl crate::store::ClientStore for SqlStore {
     async fn upsert_partner_client(
         &self,
         client_id: &str,
-        input: &crate::store::PartnerClientInput,
-        secrets: &crate::store::ClientSecrets,
-    ) -> crate::store::StoreResult<crate::store::PartnerClient> {
-        let now = chrono::Utc::now();
-        let mut tx = dialect::begin_write(&self.writer).await?;
-        let (partner_client_id,): (uuid::Uuid,) = sqlx::query_as(
+        input: &PartnerClientInput,
+        secrets: &ClientSecrets,
+    ) -> StoreResult<PartnerClient> {
+        let now = Utc::now();
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let (partner_client_id,): (Uuid,) = sqlx::query_as(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
                  return_origins, webhook_url, webhook_secret, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -106,7 +116,7 @@ impl crate::store::ClientStore for SqlStore {
                  updated_at = excluded.updated_at
              RETURNING partner_client_id",
         )
-        .bind(uuid::Uuid::new_v4())
+        .bind(Uuid::new_v4())
         .bind(client_id)
         .bind(&input.name)
         .bind(&secrets.secret_hash)
@@ -125,10 +135,7 @@ impl crate::store::ClientStore for SqlStore {
         Ok(client.client)
     }
 
-    async fn partner_client(
-        &self,
-        partner_client_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::PartnerClient>> {
+    async fn partner_client(&self, partner_client_id: Uuid) -> StoreResult<Option<PartnerClient>> {
         let mut conn = self.pool.acquire().await?;
         let client =
             partner_client_rows(&mut conn, "pc.partner_client_id = $1", partner_client_id).await?;
@@ -138,17 +145,17 @@ impl crate::store::ClientStore for SqlStore {
     async fn partner_client_by_client_id(
         &self,
         client_id: &str,
-    ) -> crate::store::StoreResult<Option<crate::store::PartnerClientSecrets>> {
+    ) -> StoreResult<Option<PartnerClientSecrets>> {
         let mut conn = self.pool.acquire().await?;
         partner_client_rows(&mut conn, "pc.client_id = $1", client_id.to_owned()).await
     }
 
     async fn update_partner_client(
         &self,
-        partner_client_id: uuid::Uuid,
-        input: &crate::store::PartnerClientInput,
-    ) -> crate::store::StoreResult<Option<crate::store::PartnerClient>> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
+        partner_client_id: Uuid,
+        input: &PartnerClientInput,
+    ) -> StoreResult<Option<PartnerClient>> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let updated = sqlx::query(
             "UPDATE partner_client SET name = $2, frame_origins = $3, return_origins = $4,
                  webhook_url = $5, updated_at = $6
@@ -159,7 +166,7 @@ impl crate::store::ClientStore for SqlStore {
         .bind(sqlx::types::Json(&input.frame_origins))
         .bind(sqlx::types::Json(&input.return_origins))
         .bind(&input.webhook_url)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() == 0 {
@@ -174,10 +181,10 @@ impl crate::store::ClientStore for SqlStore {
 
     async fn list_partner_clients(
         &self,
-        after: Option<uuid::Uuid>,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::PartnerClient>> {
-        let rows: Vec<crate::store::clients::PartnerClientRow> = sqlx::query_as(
+    ) -> StoreResult<Vec<PartnerClient>> {
+        let rows: Vec<PartnerClientRow> = sqlx::query_as(
             "SELECT pc.*, pcc.campaign_id AS allowed_campaign_id
              FROM (SELECT * FROM partner_client
                    WHERE ($1 IS NULL OR partner_client_id > $1)
@@ -189,7 +196,7 @@ impl crate::store::ClientStore for SqlStore {
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?;
-        Ok(crate::store::clients::fold_client_rows(rows)
+        Ok(fold_client_rows(rows)
             .into_iter()
             .map(|c| c.client)
             .collect())
@@ -197,9 +204,9 @@ impl crate::store::ClientStore for SqlStore {
 
     async fn set_client_secret_hash(
         &self,
-        partner_client_id: uuid::Uuid,
+        partner_client_id: Uuid,
         secret_hash: &[u8],
-    ) -> crate::store::StoreResult<Option<String>> {
+    ) -> StoreResult<Option<String>> {
         Ok(sqlx::query_scalar(
             "UPDATE partner_client SET secret_hash = $2, updated_at = $3
              WHERE partner_client_id = $1
@@ -207,16 +214,16 @@ impl crate::store::ClientStore for SqlStore {
         )
         .bind(partner_client_id)
         .bind(secret_hash)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_optional(&self.writer)
         .await?)
     }
 
     async fn set_webhook_secret(
         &self,
-        partner_client_id: uuid::Uuid,
+        partner_client_id: Uuid,
         webhook_secret: &str,
-    ) -> crate::store::StoreResult<Option<String>> {
+    ) -> StoreResult<Option<String>> {
         Ok(sqlx::query_scalar(
             "UPDATE partner_client SET webhook_secret = $2, updated_at = $3
              WHERE partner_client_id = $1
@@ -224,28 +231,25 @@ impl crate::store::ClientStore for SqlStore {
         )
         .bind(partner_client_id)
         .bind(webhook_secret)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_optional(&self.writer)
         .await?)
     }
 
-    async fn delete_partner_client(
-        &self,
-        partner_client_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<bool> {
+    async fn delete_partner_client(&self, partner_client_id: Uuid) -> StoreResult<bool> {
         let deleted = sqlx::query("DELETE FROM partner_client WHERE partner_client_id = $1")
             .bind(partner_client_id)
             .execute(&self.writer)
             .await
-            .map_err(|e| crate::store::StoreError::classify_delete(e, "The partner client"))?;
+            .map_err(|e| StoreError::classify_delete(e, "The partner client"))?;
         Ok(deleted.rows_affected() > 0)
     }
 
     async fn client_may_use_campaign(
         &self,
-        partner_client_id: uuid::Uuid,
-        campaign_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<bool> {
+        partner_client_id: Uuid,
+        campaign_id: Uuid,
+    ) -> StoreResult<bool> {
         let found: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM partner_client_campaign WHERE partner_client_id = $1 AND campaign_id = $2",
         )

@@ -1,14 +1,22 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `CustomerStore`.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::SqlStore;
+use crate::store::{
+    Customer, CustomerDetails, CustomerKey, CustomerStore, StoreError, StoreResult,
+};
 
 #[async_trait::async_trait]
-impl crate::store::CustomerStore for SqlStore {
+impl CustomerStore for SqlStore {
     async fn upsert_customer(
         &self,
-        key: crate::store::CustomerKey<'_>,
-        details: &crate::store::CustomerDetails,
-    ) -> crate::store::StoreResult<uuid::Uuid> {
+        key: CustomerKey<'_>,
+        details: &CustomerDetails,
+    ) -> StoreResult<Uuid> {
         let (partner, reference, issuer, external, conflict, owner) = match key {
-            crate::store::CustomerKey::Partner {
+            CustomerKey::Partner {
                 partner_client_id,
                 reference,
             } => (
@@ -19,7 +27,7 @@ impl crate::store::CustomerStore for SqlStore {
                 "(partner_client_id, reference)",
                 "partner_client_id",
             ),
-            crate::store::CustomerKey::Identity {
+            CustomerKey::Identity {
                 identity_issuer_id,
                 accountuid,
             } => (
@@ -44,7 +52,7 @@ impl crate::store::CustomerStore for SqlStore {
              RETURNING customer_id"
         );
         sqlx::query_scalar(&sql)
-            .bind(uuid::Uuid::new_v4())
+            .bind(Uuid::new_v4())
             .bind(partner)
             .bind(reference)
             .bind(issuer)
@@ -53,19 +61,18 @@ impl crate::store::CustomerStore for SqlStore {
             .bind(&details.first_name)
             .bind(&details.last_name)
             .bind(&details.locale)
-            .bind(chrono::Utc::now())
+            .bind(Utc::now())
             .fetch_one(&self.writer)
             .await
-            .map_err(|e| crate::store::StoreError::classify(e, owner))
+            .map_err(|e| StoreError::classify(e, owner))
     }
 
-    async fn customer(
-        &self,
-        customer_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::Customer>> {
-        Ok(sqlx::query_as("SELECT * FROM customer WHERE customer_id = $1")
-            .bind(customer_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn customer(&self, customer_id: Uuid) -> StoreResult<Option<Customer>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM customer WHERE customer_id = $1")
+                .bind(customer_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 }

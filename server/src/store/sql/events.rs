@@ -1,19 +1,29 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `EventStore`: the outbox, its polling feed and webhook deliveries.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{Batch, SqlStore, ThisBackend};
+use crate::events::NewEvent;
+use crate::store::{
+    backend::Backend, batch::values, DeliveryOutcome, DueDelivery, EventRecord, EventStore,
+    StoreResult,
+};
 
 /// Adds `events` to the caller's batch for the outbox, in order, with a pending webhook
 /// delivery for each partner that should hear of each, so the events commit or roll back with
 /// the change they report. Two statements whatever the count: the events, and their
 /// deliveries, whose recipients the database picks as it inserts them (nothing is read first,
 /// so writing events costs no round trip of its own).
-fn insert_events(batch: &mut dialect::Batch, events: &[(uuid::Uuid, crate::events::NewEvent)]) {
+pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
     if events.is_empty() {
         return;
     }
-    let now = chrono::Utc::now();
+    let now = Utc::now();
     batch.statement(&format!(
         "INSERT INTO event (event_id, event_type, source, subject, occurred_at, campaign_id, partner_client_id, data)
          VALUES {}",
-        crate::store::batch::values(events.len(), 8)
+        values(events.len(), 8)
     ));
     for (event_id, event) in events {
         batch
@@ -39,8 +49,8 @@ fn insert_events(batch: &mut dialect::Batch, events: &[(uuid::Uuid, crate::event
                OR (e.column2 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
                                                  WHERE pcc.partner_client_id = pc.partner_client_id
                                                    AND pcc.campaign_id = e.column3)))",
-        new_id = dialect::NEW_UUID,
-        events = crate::store::batch::values(events.len(), 3),
+        new_id = ThisBackend::NEW_UUID,
+        events = values(events.len(), 3),
     ));
     for (event_id, event) in events {
         batch
@@ -52,15 +62,15 @@ fn insert_events(batch: &mut dialect::Batch, events: &[(uuid::Uuid, crate::event
 }
 
 #[async_trait::async_trait]
-impl crate::store::EventStore for SqlStore {
+impl EventStore for SqlStore {
     async fn events_for_client(
         &self,
         client_id: &str,
         after_seq: Option<i64>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::EventRecord>> {
+    ) -> StoreResult<Vec<EventRecord>> {
         let mut conn = self.pool.acquire().await?;
-        let events: Vec<crate::store::EventRecord> = sqlx::query_as(
+        let events: Vec<EventRecord> = sqlx::query_as(
             "SELECT e.event_seq, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
              FROM event e JOIN partner_client pc ON pc.client_id = $1
              WHERE ($2 IS NULL OR e.event_seq > $2)
@@ -77,19 +87,19 @@ impl crate::store::EventStore for SqlStore {
         .await?;
         // A partner acts on what it reads here: nothing it reads may be lost afterwards.
         if !events.is_empty() {
-            dialect::wait_for_disk(&mut conn).await?;
+            ThisBackend::wait_for_disk(&mut conn).await?;
         }
         Ok(events)
     }
 
     async fn claim_due_deliveries(
         &self,
-        now: chrono::DateTime<chrono::Utc>,
-        lock_until: chrono::DateTime<chrono::Utc>,
+        now: DateTime<Utc>,
+        lock_until: DateTime<Utc>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::DueDelivery>> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
-        let due: Vec<uuid::Uuid> = sqlx::query_scalar(
+    ) -> StoreResult<Vec<DueDelivery>> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let due: Vec<Uuid> = sqlx::query_scalar(
             "SELECT webhook_delivery_id FROM webhook_delivery
              WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
              ORDER BY next_attempt_at LIMIT $2",
@@ -118,7 +128,7 @@ impl crate::store::EventStore for SqlStore {
         }
         let mut deliveries = Vec::with_capacity(claimed.len());
         for id in claimed {
-            let delivery: crate::store::DueDelivery = sqlx::query_as(
+            let delivery: DueDelivery = sqlx::query_as(
                 "SELECT d.webhook_delivery_id, d.attempts, pc.webhook_url, pc.webhook_secret,
                         e.event_id, e.event_type, e.subject, e.occurred_at, e.data
                  FROM webhook_delivery d
@@ -137,15 +147,25 @@ impl crate::store::EventStore for SqlStore {
 
     async fn record_delivery(
         &self,
-        webhook_delivery_id: uuid::Uuid,
-        outcome: &crate::store::DeliveryOutcome,
-    ) -> crate::store::StoreResult<()> {
-        use crate::store::DeliveryOutcome;
-        let now = chrono::Utc::now();
+        webhook_delivery_id: Uuid,
+        outcome: &DeliveryOutcome,
+    ) -> StoreResult<()> {
+        use DeliveryOutcome;
+        let now = Utc::now();
         let (status, code, error, next) = match outcome {
-            DeliveryOutcome::Delivered { status } => ("DELIVERED", Some(i32::from(*status)), None, now),
-            DeliveryOutcome::Failed { status, error, retry_at } => (
-                if retry_at.is_some() { "PENDING" } else { "FAILED" },
+            DeliveryOutcome::Delivered { status } => {
+                ("DELIVERED", Some(i32::from(*status)), None, now)
+            }
+            DeliveryOutcome::Failed {
+                status,
+                error,
+                retry_at,
+            } => (
+                if retry_at.is_some() {
+                    "PENDING"
+                } else {
+                    "FAILED"
+                },
                 status.map(i32::from),
                 Some(error.clone()),
                 retry_at.unwrap_or(now),
@@ -166,5 +186,4 @@ impl crate::store::EventStore for SqlStore {
         .await?;
         Ok(())
     }
-
 }

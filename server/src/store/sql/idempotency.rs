@@ -1,11 +1,21 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `IdempotencyStore`: claiming, completing and replaying idempotency keys.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::checkout_tx::SqlCheckoutTx;
+use super::{Batch, Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, CheckoutTx, IdempotencyClaim, IdempotencyStore, IdempotentRequest,
+    StoreResult,
+};
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
 /// outcome and the stored response commit together (added to the transaction's batch).
-fn complete_idempotency_key(
-    batch: &mut dialect::Batch,
-    campaign_id: uuid::Uuid,
-    key: uuid::Uuid,
+pub(super) fn complete_idempotency_key(
+    batch: &mut Batch,
+    campaign_id: Uuid,
+    key: Uuid,
     status: u16,
     body: &[u8],
 ) {
@@ -23,52 +33,41 @@ fn complete_idempotency_key(
 #[derive(sqlx::FromRow)]
 struct IdempotencyRow {
     request_hash: Vec<u8>,
-    customer_id: Option<uuid::Uuid>,
+    customer_id: Option<Uuid>,
     state: String,
-    locked_until: chrono::DateTime<chrono::Utc>,
+    locked_until: DateTime<Utc>,
     response_status: Option<i32>,
     response_body: Option<Vec<u8>>,
-    expires_at: chrono::DateTime<chrono::Utc>,
-}
-
-/// The insert of a claim's row whose values are `values` (the key's campaign and key, the
-/// request's hash, the customer, then the lock's end, now and the record's end).
-fn claim_insert(values: [&str; 7]) -> String {
-    let [campaign, key, hash, customer, lock_until, now, expires_at] = values;
-    format!(
-        "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-             locked_until, created_at, expires_at)
-         SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at} {}",
-        dialect::CLAIM_SOURCE
-    )
+    expires_at: DateTime<Utc>,
 }
 
 /// A claim's row, inserted unless the key has one.
 static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7"]) + " ON CONFLICT DO NOTHING"
+    ThisBackend::claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7"])
+        + " ON CONFLICT DO NOTHING"
 });
 
 /// Claims the key on `conn` (each statement commits on its own); see
 /// `IdempotencyStore::claim_idempotency_key`.
 async fn claim_on(
     conn: &mut <Db as sqlx::Database>::Connection,
-    r: &crate::store::IdempotentRequest,
-    now: chrono::DateTime<chrono::Utc>,
-) -> sqlx::Result<crate::store::IdempotencyClaim> {
-    use crate::store::IdempotencyClaim;
+    r: &IdempotentRequest,
+    now: DateTime<Utc>,
+) -> sqlx::Result<IdempotencyClaim> {
+    use IdempotencyClaim;
     // A takeover can lose a race to another takeover; a few rounds settle it.
     for _ in 0..3 {
         let inserted = sqlx::query(&CLAIM_INSERT)
-        .bind(r.campaign_id)
-        .bind(r.key)
-        .bind(&r.request_hash)
-        .bind(r.customer_id)
-        .bind(r.lock_until)
-        .bind(now)
-        .bind(r.expires_at)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
+            .bind(r.campaign_id)
+            .bind(r.key)
+            .bind(&r.request_hash)
+            .bind(r.customer_id)
+            .bind(r.lock_until)
+            .bind(now)
+            .bind(r.expires_at)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
         if inserted == 1 {
             return Ok(IdempotencyClaim::Claimed(()));
         }
@@ -109,60 +108,53 @@ async fn claim_on(
         if row.request_hash != r.request_hash || row.customer_id != r.customer_id {
             return Ok(IdempotencyClaim::Reused);
         }
-        return Ok(match (row.state.as_str(), row.response_status, row.response_body) {
-            ("DONE", Some(status), Some(body)) => {
-                // The first answer may still be on its way to the disk.
-                dialect::wait_for_disk(conn).await?;
-                IdempotencyClaim::Replay {
-                    status: u16::try_from(status).unwrap_or(200),
-                    body,
+        return Ok(
+            match (row.state.as_str(), row.response_status, row.response_body) {
+                ("DONE", Some(status), Some(body)) => {
+                    // The first answer may still be on its way to the disk.
+                    ThisBackend::wait_for_disk(conn).await?;
+                    IdempotencyClaim::Replay {
+                        status: u16::try_from(status).unwrap_or(200),
+                        body,
+                    }
                 }
-            }
-            _ => IdempotencyClaim::InFlight,
-        });
+                _ => IdempotencyClaim::InFlight,
+            },
+        );
     }
     Ok(IdempotencyClaim::InFlight)
 }
 
 #[async_trait::async_trait]
-impl crate::store::IdempotencyStore for SqlStore {
+impl IdempotencyStore for SqlStore {
     async fn claim_idempotency_key(
         &self,
-        r: &crate::store::IdempotentRequest,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<crate::store::IdempotencyClaim> {
+        r: &IdempotentRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<IdempotencyClaim> {
         let mut conn = self.writer.acquire().await?;
         Ok(claim_on(&mut conn, r, now).await?)
     }
 
     async fn claim_and_begin(
         &self,
-        r: &crate::store::IdempotentRequest,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<crate::store::IdempotencyClaim<Box<dyn crate::store::CheckoutTx>>>
-    {
+        r: &IdempotentRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<IdempotencyClaim<Box<dyn CheckoutTx>>> {
         // A key seen for the first time, nearly every request's, in one round trip where the
         // dialect can; a key with a row takes the full claim, which tells why.
-        if let Some(tx) = dialect::claim_new_and_begin(&self.writer, r, now).await? {
-            return Ok(crate::store::IdempotencyClaim::Claimed(Box::new(
-                SqlCheckoutTx::new(tx),
-            )));
+        if let Some(tx) = ThisBackend::claim_new_and_begin(&self.writer, r, now).await? {
+            return Ok(IdempotencyClaim::Claimed(Box::new(SqlCheckoutTx::new(tx))));
         }
         let mut conn = self.writer.acquire().await?;
         if let Err(refused) = claim_on(&mut conn, r, now).await?.claimed() {
             return Ok(refused);
         }
-        let tx = dialect::begin_write_on(conn).await?;
-        Ok(crate::store::IdempotencyClaim::Claimed(Box::new(
-            SqlCheckoutTx::new(tx),
-        )))
+        let tx = ThisBackend::begin_write_on(conn).await?;
+        Ok(IdempotencyClaim::Claimed(Box::new(SqlCheckoutTx::new(tx))))
     }
 
-    async fn idempotency_key_seen(
-        &self,
-        campaign_id: uuid::Uuid,
-        key: uuid::Uuid,
-    ) -> crate::store::StoreResult<bool> {
+    async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool> {
         let found: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2",
         )
@@ -173,11 +165,7 @@ impl crate::store::IdempotencyStore for SqlStore {
         Ok(found.is_some())
     }
 
-    async fn release_idempotency_key(
-        &self,
-        campaign_id: uuid::Uuid,
-        key: uuid::Uuid,
-    ) -> crate::store::StoreResult<()> {
+    async fn release_idempotency_key(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<()> {
         sqlx::query(
             "DELETE FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2 AND state = 'IN_FLIGHT'",
         )
@@ -188,14 +176,13 @@ impl crate::store::IdempotencyStore for SqlStore {
         Ok(())
     }
 
-    async fn purge_idempotency_records(
-        &self,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<u64> {
-        Ok(sqlx::query("DELETE FROM idempotency_record WHERE expires_at <= $1")
-            .bind(now)
-            .execute(&self.writer)
-            .await?
-            .rows_affected())
+    async fn purge_idempotency_records(&self, now: DateTime<Utc>) -> StoreResult<u64> {
+        Ok(
+            sqlx::query("DELETE FROM idempotency_record WHERE expires_at <= $1")
+                .bind(now)
+                .execute(&self.writer)
+                .await?
+                .rows_affected(),
+        )
     }
 }

@@ -1,12 +1,18 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `IssuerStore`: identity issuers allowed to exchange their tokens.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::SqlStore;
+use crate::store::{IdentityIssuer, IdentityIssuerInput, IssuerStore, StoreError, StoreResult};
 
 #[async_trait::async_trait]
-impl crate::store::IssuerStore for SqlStore {
+impl IssuerStore for SqlStore {
     async fn create_identity_issuer(
         &self,
-        identity_issuer_id: uuid::Uuid,
-        input: &crate::store::IdentityIssuerInput,
-    ) -> crate::store::StoreResult<crate::store::IdentityIssuer> {
+        identity_issuer_id: Uuid,
+        input: &IdentityIssuerInput,
+    ) -> StoreResult<IdentityIssuer> {
         sqlx::query_as(
             "INSERT INTO identity_issuer (identity_issuer_id, issuer, jwks_url_template, audience,
                  created_at, updated_at)
@@ -17,16 +23,16 @@ impl crate::store::IssuerStore for SqlStore {
         .bind(&input.issuer)
         .bind(&input.jwks_url_template)
         .bind(&input.audience)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_one(&self.writer)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "An identity issuer with this issuer"))
+        .map_err(|e| StoreError::classify(e, "An identity issuer with this issuer"))
     }
 
     async fn identity_issuer(
         &self,
-        identity_issuer_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::IdentityIssuer>> {
+        identity_issuer_id: Uuid,
+    ) -> StoreResult<Option<IdentityIssuer>> {
         Ok(
             sqlx::query_as("SELECT * FROM identity_issuer WHERE identity_issuer_id = $1")
                 .bind(identity_issuer_id)
@@ -35,21 +41,20 @@ impl crate::store::IssuerStore for SqlStore {
         )
     }
 
-    async fn identity_issuer_by_issuer(
-        &self,
-        issuer: &str,
-    ) -> crate::store::StoreResult<Option<crate::store::IdentityIssuer>> {
-        Ok(sqlx::query_as("SELECT * FROM identity_issuer WHERE issuer = $1")
-            .bind(issuer)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn identity_issuer_by_issuer(&self, issuer: &str) -> StoreResult<Option<IdentityIssuer>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM identity_issuer WHERE issuer = $1")
+                .bind(issuer)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn update_identity_issuer(
         &self,
-        identity_issuer_id: uuid::Uuid,
-        input: &crate::store::IdentityIssuerInput,
-    ) -> crate::store::StoreResult<Option<crate::store::IdentityIssuer>> {
+        identity_issuer_id: Uuid,
+        input: &IdentityIssuerInput,
+    ) -> StoreResult<Option<IdentityIssuer>> {
         sqlx::query_as(
             "UPDATE identity_issuer SET issuer = $2, jwks_url_template = $3, audience = $4,
                  updated_at = $5
@@ -60,29 +65,26 @@ impl crate::store::IssuerStore for SqlStore {
         .bind(&input.issuer)
         .bind(&input.jwks_url_template)
         .bind(&input.audience)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_optional(&self.writer)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "An identity issuer with this issuer"))
+        .map_err(|e| StoreError::classify(e, "An identity issuer with this issuer"))
     }
 
-    async fn delete_identity_issuer(
-        &self,
-        identity_issuer_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<bool> {
+    async fn delete_identity_issuer(&self, identity_issuer_id: Uuid) -> StoreResult<bool> {
         let deleted = sqlx::query("DELETE FROM identity_issuer WHERE identity_issuer_id = $1")
             .bind(identity_issuer_id)
             .execute(&self.writer)
             .await
-            .map_err(|e| crate::store::StoreError::classify_delete(e, "The identity issuer"))?;
+            .map_err(|e| StoreError::classify_delete(e, "The identity issuer"))?;
         Ok(deleted.rows_affected() > 0)
     }
 
     async fn list_identity_issuers(
         &self,
-        after: Option<uuid::Uuid>,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::IdentityIssuer>> {
+    ) -> StoreResult<Vec<IdentityIssuer>> {
         Ok(sqlx::query_as(
             "SELECT * FROM identity_issuer WHERE ($1 IS NULL OR identity_issuer_id > $1)
              ORDER BY identity_issuer_id LIMIT $2",

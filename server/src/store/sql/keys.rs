@@ -1,12 +1,15 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `KeyStore`: signing keys.
+
+use super::SqlStore;
+use crate::store::{KeyPurpose, KeyStore, SigningKey, StoreResult};
 
 #[async_trait::async_trait]
-impl crate::store::KeyStore for SqlStore {
+impl KeyStore for SqlStore {
     async fn ensure_active_key(
         &self,
-        purpose: crate::store::KeyPurpose,
-        candidate: crate::store::SigningKey,
-    ) -> crate::store::StoreResult<crate::store::SigningKey> {
+        purpose: KeyPurpose,
+        candidate: SigningKey,
+    ) -> StoreResult<SigningKey> {
         // The partial unique index on (purpose) WHERE active makes a second node's insert a
         // no-op; both then read the one winner.
         sqlx::query(
@@ -33,10 +36,7 @@ impl crate::store::KeyStore for SqlStore {
         .await?)
     }
 
-    async fn keys(
-        &self,
-        purpose: crate::store::KeyPurpose,
-    ) -> crate::store::StoreResult<Vec<crate::store::SigningKey>> {
+    async fn keys(&self, purpose: KeyPurpose) -> StoreResult<Vec<SigningKey>> {
         Ok(sqlx::query_as(
             "SELECT signing_key_id, algorithm, secret, public_key, active, created_at
              FROM signing_key WHERE purpose = $1 ORDER BY created_at DESC",

@@ -1,13 +1,23 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `MembershipStore`.
+
+use chrono::{NaiveDate, Utc};
+use uuid::Uuid;
+
+use super::references::require_row;
+use super::{SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, DbDecimal, Membership, MembershipInput, MembershipStore, StoreError,
+    StoreResult,
+};
 
 #[async_trait::async_trait]
-impl crate::store::MembershipStore for SqlStore {
+impl MembershipStore for SqlStore {
     async fn create_membership(
         &self,
-        membership_id: uuid::Uuid,
-        input: &crate::store::MembershipInput,
-    ) -> crate::store::StoreResult<crate::store::Membership> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
+        membership_id: Uuid,
+        input: &MembershipInput,
+    ) -> StoreResult<Membership> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         require_row(&mut tx, "customer", input.customer_id, "customer_id").await?;
         require_row(&mut tx, "campaign", input.campaign_id, "campaign_id").await?;
         let membership = sqlx::query_as(
@@ -20,22 +30,22 @@ impl crate::store::MembershipStore for SqlStore {
         .bind(input.customer_id)
         .bind(input.campaign_id)
         .bind(&input.name)
-        .bind(crate::store::DbDecimal(input.discount_percentage))
+        .bind(DbDecimal(input.discount_percentage))
         .bind(input.valid_until)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "membership"))?;
+        .map_err(|e| StoreError::classify(e, "membership"))?;
         tx.commit().await?;
         Ok(membership)
     }
 
     async fn list_memberships(
         &self,
-        customer_id: Option<uuid::Uuid>,
-        after: Option<uuid::Uuid>,
+        customer_id: Option<Uuid>,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::Membership>> {
+    ) -> StoreResult<Vec<Membership>> {
         Ok(sqlx::query_as(
             "SELECT * FROM membership
              WHERE ($1 IS NULL OR customer_id = $1) AND ($2 IS NULL OR membership_id > $2)
@@ -50,11 +60,11 @@ impl crate::store::MembershipStore for SqlStore {
 
     async fn active_memberships(
         &self,
-        customer_id: uuid::Uuid,
-        campaign_id: uuid::Uuid,
-        day: chrono::NaiveDate,
-    ) -> crate::store::StoreResult<Vec<crate::store::Membership>> {
-        let mut memberships: Vec<crate::store::Membership> = sqlx::query_as(
+        customer_id: Uuid,
+        campaign_id: Uuid,
+        day: NaiveDate,
+    ) -> StoreResult<Vec<Membership>> {
+        let mut memberships: Vec<Membership> = sqlx::query_as(
             "SELECT * FROM membership
              WHERE customer_id = $1 AND campaign_id = $2 AND (valid_until IS NULL OR valid_until >= $3)
              ORDER BY membership_id",

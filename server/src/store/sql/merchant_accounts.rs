@@ -1,14 +1,22 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `MerchantAccountStore`: onboarding accounts of merchants.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, MerchantAccount, MerchantAccountStore, StoreError, StoreResult,
+};
 
 #[async_trait::async_trait]
-impl crate::store::MerchantAccountStore for SqlStore {
+impl MerchantAccountStore for SqlStore {
     async fn create_merchant_account(
         &self,
-        a: &crate::store::MerchantAccount,
+        a: &MerchantAccount,
         code_hash: &[u8],
-        code_expires_at: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<()> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
+        code_expires_at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO merchant_account (merchant_account_id, merchant_id, debtor_code, email, legal_name,
                  provider_account_id, status, created_at, updated_at)
@@ -24,12 +32,12 @@ impl crate::store::MerchantAccountStore for SqlStore {
         .bind(a.created_at)
         .execute(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "merchant_id"))?;
+        .map_err(|e| StoreError::classify(e, "merchant_id"))?;
         sqlx::query(
             "INSERT INTO onboarding_code (onboarding_code_id, merchant_account_id, code_hash, expires_at, created_at)
              VALUES ($1, $2, $3, $4, $5)",
         )
-        .bind(uuid::Uuid::new_v4())
+        .bind(Uuid::new_v4())
         .bind(a.merchant_account_id)
         .bind(code_hash)
         .bind(code_expires_at)
@@ -43,9 +51,9 @@ impl crate::store::MerchantAccountStore for SqlStore {
     async fn redeem_onboarding_code(
         &self,
         code_hash: &[u8],
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<Option<crate::store::MerchantAccount>> {
-        let account_id: Option<uuid::Uuid> = sqlx::query_scalar(
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<MerchantAccount>> {
+        let account_id: Option<Uuid> = sqlx::query_scalar(
             "UPDATE onboarding_code SET redeemed_at = $2
              WHERE code_hash = $1 AND redeemed_at IS NULL AND expires_at > $2
              RETURNING merchant_account_id",
@@ -55,40 +63,44 @@ impl crate::store::MerchantAccountStore for SqlStore {
         .fetch_optional(&self.writer)
         .await?;
         match account_id {
-            Some(id) => crate::store::MerchantAccountStore::merchant_account(self, id).await,
+            Some(id) => MerchantAccountStore::merchant_account(self, id).await,
             None => Ok(None),
         }
     }
 
     async fn merchant_account(
         &self,
-        merchant_account_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::MerchantAccount>> {
-        Ok(sqlx::query_as("SELECT * FROM merchant_account WHERE merchant_account_id = $1")
-            .bind(merchant_account_id)
-            .fetch_optional(&self.pool)
-            .await?)
+        merchant_account_id: Uuid,
+    ) -> StoreResult<Option<MerchantAccount>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM merchant_account WHERE merchant_account_id = $1")
+                .bind(merchant_account_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn merchant_account_by_provider_id(
         &self,
         provider_account_id: &str,
-    ) -> crate::store::StoreResult<Option<crate::store::MerchantAccount>> {
-        Ok(sqlx::query_as("SELECT * FROM merchant_account WHERE provider_account_id = $1")
-            .bind(provider_account_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    ) -> StoreResult<Option<MerchantAccount>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM merchant_account WHERE provider_account_id = $1")
+                .bind(provider_account_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn set_merchant_account_status(
         &self,
-        merchant_account_id: uuid::Uuid,
+        merchant_account_id: Uuid,
         status: &str,
-    ) -> crate::store::StoreResult<()> {
+    ) -> StoreResult<()> {
         sqlx::query("UPDATE merchant_account SET status = $2, updated_at = $3 WHERE merchant_account_id = $1")
             .bind(merchant_account_id)
             .bind(status)
-            .bind(chrono::Utc::now())
+            .bind(Utc::now())
             .execute(&self.writer)
             .await?;
         Ok(())

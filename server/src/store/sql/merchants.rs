@@ -1,13 +1,20 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `MerchantStore`: merchants and their translations.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::{Conn, Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, Merchant, MerchantInput, MerchantStore, MerchantTranslation, StoreError,
+    StoreResult,
+};
 
 impl SqlStore {
     /// Translations of the given merchants, keyed by merchant.
     async fn merchant_translations_of(
         conn: &mut Conn,
-        merchant_ids: &[uuid::Uuid],
-    ) -> sqlx::Result<
-        std::collections::HashMap<uuid::Uuid, Vec<crate::store::MerchantTranslation>>,
-    > {
+        merchant_ids: &[Uuid],
+    ) -> sqlx::Result<std::collections::HashMap<Uuid, Vec<MerchantTranslation>>> {
         let mut by_merchant = std::collections::HashMap::<_, Vec<_>>::new();
         if merchant_ids.is_empty() {
             return Ok(by_merchant);
@@ -21,14 +28,16 @@ impl SqlStore {
             ids.push_bind(*id);
         }
         query.push(") ORDER BY merchant_id, locale");
-        let rows: Vec<(uuid::Uuid, String, String, String)> =
+        let rows: Vec<(Uuid, String, String, String)> =
             query.build_query_as().fetch_all(&mut *conn).await?;
         for (merchant_id, locale, name, description) in rows {
             by_merchant
                 .entry(merchant_id)
                 .or_default()
-                .push(crate::store::MerchantTranslation {
-                    locale: locale.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))?,
+                .push(MerchantTranslation {
+                    locale: locale
+                        .parse()
+                        .map_err(|e: String| sqlx::Error::Decode(e.into()))?,
                     name,
                     description,
                 });
@@ -39,8 +48,8 @@ impl SqlStore {
     /// Attaches each merchant's translations.
     async fn with_merchant_translations(
         conn: &mut Conn,
-        mut merchants: Vec<crate::store::Merchant>,
-    ) -> sqlx::Result<Vec<crate::store::Merchant>> {
+        mut merchants: Vec<Merchant>,
+    ) -> sqlx::Result<Vec<Merchant>> {
         let ids: Vec<_> = merchants.iter().map(|m| m.merchant_id).collect();
         let mut translations = Self::merchant_translations_of(conn, &ids).await?;
         for merchant in &mut merchants {
@@ -53,9 +62,9 @@ impl SqlStore {
 
     async fn replace_merchant_translations(
         conn: &mut Conn,
-        merchant_id: uuid::Uuid,
-        translations: &[crate::store::MerchantTranslation],
-    ) -> crate::store::StoreResult<()> {
+        merchant_id: Uuid,
+        translations: &[MerchantTranslation],
+    ) -> StoreResult<()> {
         sqlx::query("DELETE FROM merchant_translation WHERE merchant_id = $1")
             .bind(merchant_id)
             .execute(&mut *conn)
@@ -71,21 +80,21 @@ impl SqlStore {
             .bind(&t.description)
             .execute(&mut *conn)
             .await
-            .map_err(|e| crate::store::StoreError::classify(e, &format!("translations[{i}].locale")))?;
+            .map_err(|e| StoreError::classify(e, &format!("translations[{i}].locale")))?;
         }
         Ok(())
     }
 }
 
 #[async_trait::async_trait]
-impl crate::store::MerchantStore for SqlStore {
+impl MerchantStore for SqlStore {
     async fn create_merchant(
         &self,
-        merchant_id: uuid::Uuid,
-        input: &crate::store::MerchantInput,
-    ) -> crate::store::StoreResult<crate::store::Merchant> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
-        let mut merchant: crate::store::Merchant = sqlx::query_as(
+        merchant_id: Uuid,
+        input: &MerchantInput,
+    ) -> StoreResult<Merchant> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let mut merchant: Merchant = sqlx::query_as(
             "INSERT INTO merchant (merchant_id, name, description, category, street, postal_code,
                  city, country, latitude, longitude, timezone, currency, image_url, website,
                  search_text, created_at, updated_at)
@@ -107,10 +116,10 @@ impl crate::store::MerchantStore for SqlStore {
         .bind(&input.image_url)
         .bind(&input.website)
         .bind(input.search_text())
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "merchant"))?;
+        .map_err(|e| StoreError::classify(e, "merchant"))?;
         Self::replace_merchant_translations(&mut tx, merchant_id, &input.translations).await?;
         merchant.translations = input.translations.clone();
         merchant.translations.sort_by_key(|t| t.locale.tag());
@@ -118,12 +127,9 @@ impl crate::store::MerchantStore for SqlStore {
         Ok(merchant)
     }
 
-    async fn merchant(
-        &self,
-        merchant_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::Merchant>> {
+    async fn merchant(&self, merchant_id: Uuid) -> StoreResult<Option<Merchant>> {
         let mut conn = self.pool.acquire().await?;
-        let merchant: Option<crate::store::Merchant> =
+        let merchant: Option<Merchant> =
             sqlx::query_as("SELECT * FROM merchant WHERE merchant_id = $1")
                 .bind(merchant_id)
                 .fetch_optional(&mut *conn)
@@ -138,11 +144,11 @@ impl crate::store::MerchantStore for SqlStore {
 
     async fn update_merchant(
         &self,
-        merchant_id: uuid::Uuid,
-        input: &crate::store::MerchantInput,
-    ) -> crate::store::StoreResult<Option<crate::store::Merchant>> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
-        let merchant: Option<crate::store::Merchant> = sqlx::query_as(
+        merchant_id: Uuid,
+        input: &MerchantInput,
+    ) -> StoreResult<Option<Merchant>> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let merchant: Option<Merchant> = sqlx::query_as(
             "UPDATE merchant SET name = $2, description = $3, category = $4, street = $5,
                  postal_code = $6, city = $7, country = $8, latitude = $9, longitude = $10,
                  timezone = $11, currency = $12, image_url = $13, website = $14,
@@ -165,7 +171,7 @@ impl crate::store::MerchantStore for SqlStore {
         .bind(&input.image_url)
         .bind(&input.website)
         .bind(input.search_text())
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_optional(&mut *tx)
         .await?;
         let Some(mut merchant) = merchant else {
@@ -183,10 +189,10 @@ impl crate::store::MerchantStore for SqlStore {
     // merchant (6.6 s for a page of 100,000 merchants; 1 ms now).
     async fn list_merchants(
         &self,
-        campaign_id: Option<uuid::Uuid>,
-        after: Option<uuid::Uuid>,
+        campaign_id: Option<Uuid>,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::Merchant>> {
+    ) -> StoreResult<Vec<Merchant>> {
         let mut conn = self.pool.acquire().await?;
         let merchants = sqlx::query_as(
             "SELECT * FROM merchant
@@ -208,9 +214,9 @@ impl crate::store::MerchantStore for SqlStore {
 
     async fn merchant_in_campaign(
         &self,
-        merchant_id: uuid::Uuid,
-        campaign_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<bool> {
+        merchant_id: Uuid,
+        campaign_id: Uuid,
+    ) -> StoreResult<bool> {
         let found: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM product
              WHERE product.merchant_id = $1

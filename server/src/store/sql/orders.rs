@@ -1,14 +1,22 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `OrderStore`: a customer's orders, tickets and loyalty ledger.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{Db, SqlStore};
+use crate::store::{
+    CheckoutLineRecord, LoyaltyEntryRecord, OrderRecord, OrderStore, StoreResult, TicketRecord,
+};
 
 #[async_trait::async_trait]
-impl crate::store::OrderStore for SqlStore {
+impl OrderStore for SqlStore {
     async fn orders_of_customer(
         &self,
-        customer_id: uuid::Uuid,
-        campaign_id: uuid::Uuid,
-        after: Option<(chrono::DateTime<chrono::Utc>, uuid::Uuid)>,
+        customer_id: Uuid,
+        campaign_id: Uuid,
+        after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::OrderRecord>> {
+    ) -> StoreResult<Vec<OrderRecord>> {
         let (after_date, after_id) = after.unzip();
         Ok(sqlx::query_as(
             concat!(
@@ -28,10 +36,7 @@ impl crate::store::OrderStore for SqlStore {
         .await?)
     }
 
-    async fn tickets_of_orders(
-        &self,
-        order_ids: &[uuid::Uuid],
-    ) -> crate::store::StoreResult<Vec<crate::store::TicketRecord>> {
+    async fn tickets_of_orders(&self, order_ids: &[Uuid]) -> StoreResult<Vec<TicketRecord>> {
         if order_ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -47,13 +52,13 @@ impl crate::store::OrderStore for SqlStore {
 
     async fn lines_of_orders(
         &self,
-        order_ids: &[uuid::Uuid],
-    ) -> crate::store::StoreResult<Vec<(uuid::Uuid, crate::store::CheckoutLineRecord)>> {
+        order_ids: &[Uuid],
+    ) -> StoreResult<Vec<(Uuid, CheckoutLineRecord)>> {
         #[derive(sqlx::FromRow)]
         struct Row {
-            customer_order_id: uuid::Uuid,
+            customer_order_id: Uuid,
             #[sqlx(flatten)]
-            line: crate::store::CheckoutLineRecord,
+            line: CheckoutLineRecord,
         }
         if order_ids.is_empty() {
             return Ok(Vec::new());
@@ -79,11 +84,11 @@ impl crate::store::OrderStore for SqlStore {
 
     async fn loyalty_entries(
         &self,
-        customer_id: uuid::Uuid,
-        campaign_id: uuid::Uuid,
-        after: Option<(chrono::DateTime<chrono::Utc>, uuid::Uuid)>,
+        customer_id: Uuid,
+        campaign_id: Uuid,
+        after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::LoyaltyEntryRecord>> {
+    ) -> StoreResult<Vec<LoyaltyEntryRecord>> {
         let (after_date, after_id) = after.unzip();
         Ok(sqlx::query_as(
             "SELECT loyalty_entry_id, occurred_at, kind, points, balance_after, description, customer_order_id
@@ -100,5 +105,4 @@ impl crate::store::OrderStore for SqlStore {
         .fetch_all(&self.pool)
         .await?)
     }
-
 }

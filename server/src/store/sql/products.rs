@@ -1,11 +1,20 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `ProductStore`: products and their translations.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::{Conn, Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, DbDecimal, Product, ProductFilter, ProductInput, ProductStore,
+    ProductTranslation, StoreError, StoreResult,
+};
 
 impl SqlStore {
     /// Attaches each product's translations and campaign ids.
     async fn with_product_details(
         conn: &mut Conn,
-        mut products: Vec<crate::store::Product>,
-    ) -> sqlx::Result<Vec<crate::store::Product>> {
+        mut products: Vec<Product>,
+    ) -> sqlx::Result<Vec<Product>> {
         if products.is_empty() {
             return Ok(products);
         }
@@ -18,7 +27,7 @@ impl SqlStore {
             query.push(tail);
             query
         };
-        let translations: Vec<(uuid::Uuid, String, String, String)> = in_list(
+        let translations: Vec<(Uuid, String, String, String)> = in_list(
             "SELECT product_id, locale, title, conditions FROM product_translation
              WHERE product_id IN (",
             ") ORDER BY product_id, locale",
@@ -26,19 +35,21 @@ impl SqlStore {
         .build_query_as()
         .fetch_all(&mut *conn)
         .await?;
-        let campaigns: Vec<(uuid::Uuid, uuid::Uuid)> = in_list(
+        let campaigns: Vec<(Uuid, Uuid)> = in_list(
             "SELECT product_id, campaign_id FROM campaign_product WHERE product_id IN (",
             ") ORDER BY product_id, campaign_id",
         )
         .build_query_as()
         .fetch_all(&mut *conn)
         .await?;
-        let mut by_product: std::collections::HashMap<uuid::Uuid, &mut crate::store::Product> =
+        let mut by_product: std::collections::HashMap<Uuid, &mut Product> =
             products.iter_mut().map(|p| (p.product_id, p)).collect();
         for (product_id, locale, title, conditions) in translations {
             if let Some(p) = by_product.get_mut(&product_id) {
-                p.translations.push(crate::store::ProductTranslation {
-                    locale: locale.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))?,
+                p.translations.push(ProductTranslation {
+                    locale: locale
+                        .parse()
+                        .map_err(|e: String| sqlx::Error::Decode(e.into()))?,
                     title,
                     conditions,
                 });
@@ -57,46 +68,40 @@ impl SqlStore {
     /// group dedicated to the product.
     async fn product_group(
         conn: &mut Conn,
-        input: &crate::store::ProductInput,
-        current: Option<(uuid::Uuid, uuid::Uuid)>,
-    ) -> crate::store::StoreResult<uuid::Uuid> {
-        let merchant: Option<uuid::Uuid> =
+        input: &ProductInput,
+        current: Option<(Uuid, Uuid)>,
+    ) -> StoreResult<Uuid> {
+        let merchant: Option<Uuid> =
             sqlx::query_scalar("SELECT merchant_id FROM merchant WHERE merchant_id = $1")
                 .bind(input.merchant_id)
                 .fetch_optional(&mut *conn)
                 .await?;
         if merchant.is_none() {
-            return Err(crate::store::StoreError::MissingReference(
-                "merchant_id".into(),
-            ));
+            return Err(StoreError::MissingReference("merchant_id".into()));
         }
         if let Some(group_id) = input.availability_group_id {
-            let owner: Option<uuid::Uuid> = sqlx::query_scalar(
+            let owner: Option<Uuid> = sqlx::query_scalar(
                 "SELECT merchant_id FROM availability_group WHERE availability_group_id = $1",
             )
             .bind(group_id)
             .fetch_optional(&mut *conn)
             .await?;
             return match owner {
-                None => Err(crate::store::StoreError::MissingReference(
-                    "availability_group_id".into(),
-                )),
-                Some(owner) if owner != input.merchant_id => {
-                    Err(crate::store::StoreError::InvalidReference {
-                        field: "availability_group_id".into(),
-                        message: format!(
-                            "availability group {group_id} belongs to another merchant; \
+                None => Err(StoreError::MissingReference("availability_group_id".into())),
+                Some(owner) if owner != input.merchant_id => Err(StoreError::InvalidReference {
+                    field: "availability_group_id".into(),
+                    message: format!(
+                        "availability group {group_id} belongs to another merchant; \
                              a product draws only on its own merchant's groups"
-                        ),
-                    })
-                }
+                    ),
+                }),
                 Some(_) => Ok(group_id),
             };
         }
         match current {
             Some((merchant_id, group_id)) if merchant_id == input.merchant_id => Ok(group_id),
             _ => {
-                let group_id = uuid::Uuid::new_v4();
+                let group_id = Uuid::new_v4();
                 sqlx::query(
                     "INSERT INTO availability_group (availability_group_id, merchant_id, name, created_at, updated_at)
                      VALUES ($1, $2, $3, $4, $4)",
@@ -104,7 +109,7 @@ impl SqlStore {
                 .bind(group_id)
                 .bind(input.merchant_id)
                 .bind(&input.title)
-                .bind(chrono::Utc::now())
+                .bind(Utc::now())
                 .execute(&mut *conn)
                 .await?;
                 Ok(group_id)
@@ -114,9 +119,9 @@ impl SqlStore {
 
     async fn replace_product_details(
         conn: &mut Conn,
-        product_id: uuid::Uuid,
-        input: &crate::store::ProductInput,
-    ) -> crate::store::StoreResult<()> {
+        product_id: Uuid,
+        input: &ProductInput,
+    ) -> StoreResult<()> {
         sqlx::query("DELETE FROM product_translation WHERE product_id = $1")
             .bind(product_id)
             .execute(&mut *conn)
@@ -132,9 +137,7 @@ impl SqlStore {
             .bind(&t.conditions)
             .execute(&mut *conn)
             .await
-            .map_err(|e| {
-                crate::store::StoreError::classify(e, &format!("translations[{i}].locale"))
-            })?;
+            .map_err(|e| StoreError::classify(e, &format!("translations[{i}].locale")))?;
         }
         sqlx::query("DELETE FROM campaign_product WHERE product_id = $1")
             .bind(product_id)
@@ -147,19 +150,14 @@ impl SqlStore {
                 .bind(product_id)
                 .execute(&mut *conn)
                 .await
-                .map_err(|e| {
-                    crate::store::StoreError::classify(e, &format!("campaign_ids[{i}]"))
-                })?;
+                .map_err(|e| StoreError::classify(e, &format!("campaign_ids[{i}]")))?;
         }
         Ok(())
     }
 
     /// The product as stored, read inside the writing transaction.
-    async fn product_in(
-        conn: &mut Conn,
-        product_id: uuid::Uuid,
-    ) -> sqlx::Result<Option<crate::store::Product>> {
-        let product: Option<crate::store::Product> =
+    async fn product_in(conn: &mut Conn, product_id: Uuid) -> sqlx::Result<Option<Product>> {
+        let product: Option<Product> =
             sqlx::query_as("SELECT * FROM product WHERE product_id = $1")
                 .bind(product_id)
                 .fetch_optional(&mut *conn)
@@ -172,13 +170,9 @@ impl SqlStore {
 }
 
 #[async_trait::async_trait]
-impl crate::store::ProductStore for SqlStore {
-    async fn create_product(
-        &self,
-        product_id: uuid::Uuid,
-        input: &crate::store::ProductInput,
-    ) -> crate::store::StoreResult<crate::store::Product> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
+impl ProductStore for SqlStore {
+    async fn create_product(&self, product_id: Uuid, input: &ProductInput) -> StoreResult<Product> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let group_id = Self::product_group(&mut tx, input, None).await?;
         sqlx::query(
             "INSERT INTO product (product_id, merchant_id, availability_group_id, title,
@@ -196,20 +190,20 @@ impl crate::store::ProductStore for SqlStore {
         .bind(input.physical_product)
         .bind(&input.sku)
         .bind(&input.age_group)
-        .bind(crate::store::DbDecimal(input.unit_price))
-        .bind(crate::store::DbDecimal(input.list_price))
-        .bind(crate::store::DbDecimal(input.booking_costs))
-        .bind(crate::store::DbDecimal(input.visit_guarantee_cost))
+        .bind(DbDecimal(input.unit_price))
+        .bind(DbDecimal(input.list_price))
+        .bind(DbDecimal(input.booking_costs))
+        .bind(DbDecimal(input.visit_guarantee_cost))
         .bind(input.no_date)
         .bind(input.requires_timeslot)
         .bind(&input.conditions)
         .bind(&input.ticket_validity_type)
         .bind(input.ticket_validity_date)
         .bind(&input.provider)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .execute(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "product"))?;
+        .map_err(|e| StoreError::classify(e, "product"))?;
         Self::replace_product_details(&mut tx, product_id, input).await?;
         let product = Self::product_in(&mut tx, product_id)
             .await?
@@ -218,21 +212,18 @@ impl crate::store::ProductStore for SqlStore {
         Ok(product)
     }
 
-    async fn product(
-        &self,
-        product_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::Product>> {
+    async fn product(&self, product_id: Uuid) -> StoreResult<Option<Product>> {
         let mut conn = self.pool.acquire().await?;
         Ok(Self::product_in(&mut conn, product_id).await?)
     }
 
     async fn update_product(
         &self,
-        product_id: uuid::Uuid,
-        input: &crate::store::ProductInput,
-    ) -> crate::store::StoreResult<Option<crate::store::Product>> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
-        let current: Option<(uuid::Uuid, uuid::Uuid)> = sqlx::query_as(
+        product_id: Uuid,
+        input: &ProductInput,
+    ) -> StoreResult<Option<Product>> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let current: Option<(Uuid, Uuid)> = sqlx::query_as(
             "SELECT merchant_id, availability_group_id FROM product WHERE product_id = $1",
         )
         .bind(product_id)
@@ -259,17 +250,17 @@ impl crate::store::ProductStore for SqlStore {
         .bind(input.physical_product)
         .bind(&input.sku)
         .bind(&input.age_group)
-        .bind(crate::store::DbDecimal(input.unit_price))
-        .bind(crate::store::DbDecimal(input.list_price))
-        .bind(crate::store::DbDecimal(input.booking_costs))
-        .bind(crate::store::DbDecimal(input.visit_guarantee_cost))
+        .bind(DbDecimal(input.unit_price))
+        .bind(DbDecimal(input.list_price))
+        .bind(DbDecimal(input.booking_costs))
+        .bind(DbDecimal(input.visit_guarantee_cost))
         .bind(input.no_date)
         .bind(input.requires_timeslot)
         .bind(&input.conditions)
         .bind(&input.ticket_validity_type)
         .bind(input.ticket_validity_date)
         .bind(&input.provider)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .execute(&mut *tx)
         .await?;
         Self::replace_product_details(&mut tx, product_id, input).await?;
@@ -280,10 +271,10 @@ impl crate::store::ProductStore for SqlStore {
 
     async fn list_products(
         &self,
-        filter: crate::store::ProductFilter,
-        after: Option<uuid::Uuid>,
+        filter: ProductFilter,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::Product>> {
+    ) -> StoreResult<Vec<Product>> {
         // Only the filters given become conditions: `($n IS NULL OR …)` kept SQLite from the
         // merchant index and made it scan every product (590 ms for one merchant's list at
         // 100,000 products; under 1 ms now). The campaign test is per row, on its key.

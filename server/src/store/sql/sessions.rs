@@ -1,12 +1,15 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `SessionStore`: session codes and their redemption.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::SqlStore;
+use crate::store::{NewSession, Redemption, Session, SessionStore, StoreError, StoreResult};
 
 #[async_trait::async_trait]
-impl crate::store::SessionStore for SqlStore {
-    async fn create_session(
-        &self,
-        s: &crate::store::NewSession,
-    ) -> crate::store::StoreResult<crate::store::Session> {
-        let now = chrono::Utc::now();
+impl SessionStore for SqlStore {
+    async fn create_session(&self, s: &NewSession) -> StoreResult<Session> {
+        let now = Utc::now();
         sqlx::query_as(
             "INSERT INTO partner_session (partner_session_id, code_hash, partner_client_id, customer_id,
                  campaign_id, mode, code_challenge, code_expires_at, redeemed_at, bearer_jti,
@@ -28,39 +31,37 @@ impl crate::store::SessionStore for SqlStore {
         .bind(now)
         .fetch_one(&self.writer)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "session"))
+        .map_err(|e| StoreError::classify(e, "session"))
     }
 
-    async fn session_by_code(
-        &self,
-        code_hash: &[u8],
-    ) -> crate::store::StoreResult<Option<crate::store::Session>> {
-        Ok(sqlx::query_as("SELECT * FROM partner_session WHERE code_hash = $1")
-            .bind(code_hash)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn session_by_code(&self, code_hash: &[u8]) -> StoreResult<Option<Session>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM partner_session WHERE code_hash = $1")
+                .bind(code_hash)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
-    async fn session(
-        &self,
-        partner_session_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::Session>> {
-        Ok(sqlx::query_as("SELECT * FROM partner_session WHERE partner_session_id = $1")
-            .bind(partner_session_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn session(&self, partner_session_id: Uuid) -> StoreResult<Option<Session>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM partner_session WHERE partner_session_id = $1")
+                .bind(partner_session_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn redeem_session_code(
         &self,
         code_hash: &[u8],
-        client: Option<uuid::Uuid>,
-        jti: uuid::Uuid,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<crate::store::Redemption> {
-        use crate::store::Redemption;
+        client: Option<Uuid>,
+        jti: Uuid,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Redemption> {
+        use Redemption;
         // The frame redeems webframe codes only; partners redeem their own non-webframe codes.
-        let redeemed: Option<crate::store::Session> = sqlx::query_as(
+        let redeemed: Option<Session> = sqlx::query_as(
             "UPDATE partner_session SET redeemed_at = $2, bearer_jti = $3
              WHERE code_hash = $1 AND redeemed_at IS NULL AND code_expires_at > $2
                AND (($4 IS NULL AND mode = 'webframe') OR (partner_client_id = $4 AND mode <> 'webframe'))

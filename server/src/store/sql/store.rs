@@ -1,13 +1,16 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `Store`: what is not one aggregate's (the health check, the backend's name).
+
+use super::{SqlStore, ThisBackend};
+use crate::store::{backend::Backend, Store, StoreResult};
 
 #[async_trait::async_trait]
-impl crate::store::Store for SqlStore {
-    async fn ping(&self) -> crate::store::StoreResult<()> {
+impl Store for SqlStore {
+    async fn ping(&self) -> StoreResult<()> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
 
     fn backend(&self) -> &'static str {
-        BACKEND
+        ThisBackend::NAME
     }
 }

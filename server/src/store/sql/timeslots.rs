@@ -1,25 +1,33 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `TimeslotStore`.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use uuid::Uuid;
+
+use super::{Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, NewTimeslot, StoreError, StoreResult, Timeslot, TimeslotStore,
+};
 
 /// Rows per INSERT, well inside both backends' limits on bound parameters.
 const TIMESLOT_ROWS_PER_STATEMENT: usize = 500;
 
 #[async_trait::async_trait]
-impl crate::store::TimeslotStore for SqlStore {
+impl TimeslotStore for SqlStore {
     async fn write_timeslots(
         &self,
-        availability_group_id: uuid::Uuid,
-        slots: &[crate::store::NewTimeslot],
+        availability_group_id: Uuid,
+        slots: &[NewTimeslot],
         capacity: Option<i32>,
-    ) -> crate::store::StoreResult<u64> {
+    ) -> StoreResult<u64> {
         let conflict = "capacity is below what is already reserved on a timeslot";
-        let mut tx = dialect::begin_write(&self.writer).await?;
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let mut written = 0;
         for chunk in slots.chunks(TIMESLOT_ROWS_PER_STATEMENT) {
             let mut query = sqlx::QueryBuilder::<Db>::new(
                 "INSERT INTO timeslot (timeslot_id, availability_group_id, day, start_time, end_time, capacity) ",
             );
             query.push_values(chunk, |mut row, slot| {
-                row.push_bind(uuid::Uuid::new_v4())
+                row.push_bind(Uuid::new_v4())
                     .push_bind(availability_group_id)
                     .push_bind(slot.day)
                     .push_bind(slot.start_time)
@@ -37,13 +45,13 @@ impl crate::store::TimeslotStore for SqlStore {
                 .build()
                 .execute(&mut *tx)
                 .await
-                .map_err(|e| crate::store::StoreError::check_as_conflict(e, conflict))?
+                .map_err(|e| StoreError::check_as_conflict(e, conflict))?
                 .rows_affected();
             if affected < chunk.len() as u64 {
                 let starts: std::collections::HashSet<_> =
                     chunk.iter().map(|s| s.start_time).collect();
                 let (first, last) = (chunk[0].day, chunk[chunk.len() - 1].day);
-                let over: Vec<(chrono::DateTime<chrono::Utc>, i32)> = sqlx::query_as(
+                let over: Vec<(DateTime<Utc>, i32)> = sqlx::query_as(
                     "SELECT start_time, reserved FROM timeslot
                      WHERE availability_group_id = $1 AND day BETWEEN $2 AND $3 AND reserved > $4
                      ORDER BY start_time",
@@ -54,7 +62,7 @@ impl crate::store::TimeslotStore for SqlStore {
                 .bind(capacity)
                 .fetch_all(&mut *tx)
                 .await?;
-                return Err(crate::store::StoreError::Conflict(
+                return Err(StoreError::Conflict(
                     match over.into_iter().find(|(start, _)| starts.contains(start)) {
                         Some((start, reserved)) => format!(
                             "capacity {} is below the {reserved} places already reserved on the timeslot starting {}; nothing was changed",
@@ -73,10 +81,10 @@ impl crate::store::TimeslotStore for SqlStore {
 
     async fn timeslots(
         &self,
-        availability_group_id: uuid::Uuid,
-        from: chrono::NaiveDate,
-        until: chrono::NaiveDate,
-    ) -> crate::store::StoreResult<Vec<crate::store::Timeslot>> {
+        availability_group_id: Uuid,
+        from: NaiveDate,
+        until: NaiveDate,
+    ) -> StoreResult<Vec<Timeslot>> {
         Ok(sqlx::query_as(
             "SELECT * FROM timeslot
              WHERE availability_group_id = $1 AND day BETWEEN $2 AND $3
@@ -91,11 +99,11 @@ impl crate::store::TimeslotStore for SqlStore {
 
     async fn open_timeslot_days(
         &self,
-        group_ids: &[uuid::Uuid],
-        from: chrono::NaiveDate,
-        until: Option<chrono::NaiveDate>,
-        after: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<Vec<(uuid::Uuid, chrono::NaiveDate)>> {
+        group_ids: &[Uuid],
+        from: NaiveDate,
+        until: Option<NaiveDate>,
+        after: DateTime<Utc>,
+    ) -> StoreResult<Vec<(Uuid, NaiveDate)>> {
         if group_ids.is_empty() {
             return Ok(Vec::new());
         }

@@ -1,10 +1,20 @@
-// Compiled into both `store::sqlite` and `store::postgres` by `include!` (see store/mod.rs).
+//! `VoucherStore`.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::references::require_row;
+use super::{Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, vouchers::normalize_voucher_code, DbDecimal, StoreError, StoreResult,
+    Voucher, VoucherInput, VoucherStore, VoucherUpdate,
+};
 
 /// Checks what a voucher refers to, naming the field that fails.
 async fn require_voucher_references(
     conn: &mut <Db as sqlx::Database>::Connection,
-    input: &crate::store::VoucherInput,
-) -> crate::store::StoreResult<()> {
+    input: &VoucherInput,
+) -> StoreResult<()> {
     require_row(conn, "campaign", input.campaign_id, "campaign_id").await?;
     if let Some(merchant_id) = input.merchant_id {
         require_row(conn, "merchant", merchant_id, "merchant_id").await?;
@@ -13,14 +23,10 @@ async fn require_voucher_references(
 }
 
 #[async_trait::async_trait]
-impl crate::store::VoucherStore for SqlStore {
-    async fn create_voucher(
-        &self,
-        voucher_id: uuid::Uuid,
-        input: &crate::store::VoucherInput,
-    ) -> crate::store::StoreResult<crate::store::Voucher> {
-        let now = chrono::Utc::now();
-        let mut tx = dialect::begin_write(&self.writer).await?;
+impl VoucherStore for SqlStore {
+    async fn create_voucher(&self, voucher_id: Uuid, input: &VoucherInput) -> StoreResult<Voucher> {
+        let now = Utc::now();
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         require_voucher_references(&mut tx, input).await?;
         let voucher = sqlx::query_as(
             "INSERT INTO voucher (voucher_id, campaign_id, code, kind, value, merchant_id,
@@ -32,7 +38,7 @@ impl crate::store::VoucherStore for SqlStore {
         .bind(input.campaign_id)
         .bind(&input.code)
         .bind(input.kind.as_str())
-        .bind(crate::store::DbDecimal(input.value))
+        .bind(DbDecimal(input.value))
         .bind(input.merchant_id)
         .bind(input.max_redemptions)
         .bind(input.valid_from)
@@ -40,31 +46,30 @@ impl crate::store::VoucherStore for SqlStore {
         .bind(now)
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "A voucher with this code in this campaign"))?;
+        .map_err(|e| StoreError::classify(e, "A voucher with this code in this campaign"))?;
         tx.commit().await?;
         Ok(voucher)
     }
 
-    async fn voucher(
-        &self,
-        voucher_id: uuid::Uuid,
-    ) -> crate::store::StoreResult<Option<crate::store::Voucher>> {
-        Ok(sqlx::query_as("SELECT * FROM voucher WHERE voucher_id = $1")
-            .bind(voucher_id)
-            .fetch_optional(&self.pool)
-            .await?)
+    async fn voucher(&self, voucher_id: Uuid) -> StoreResult<Option<Voucher>> {
+        Ok(
+            sqlx::query_as("SELECT * FROM voucher WHERE voucher_id = $1")
+                .bind(voucher_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn update_voucher(
         &self,
-        voucher_id: uuid::Uuid,
-        input: &crate::store::VoucherInput,
-    ) -> crate::store::StoreResult<crate::store::VoucherUpdate> {
-        let mut tx = dialect::begin_write(&self.writer).await?;
+        voucher_id: Uuid,
+        input: &VoucherInput,
+    ) -> StoreResult<VoucherUpdate> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         require_voucher_references(&mut tx, input).await?;
         // The redemption limit may not drop below what checkouts already hold; the condition
         // is in the UPDATE itself so a concurrent redemption cannot slip between check and write.
-        let voucher: Option<crate::store::Voucher> = sqlx::query_as(
+        let voucher: Option<Voucher> = sqlx::query_as(
             "UPDATE voucher SET campaign_id = $2, code = $3, kind = $4, value = $5, merchant_id = $6,
                  max_redemptions = $7, valid_from = $8, valid_until = $9, updated_at = $10
              WHERE voucher_id = $1 AND ($7 IS NULL OR redeemed <= $7)
@@ -74,17 +79,17 @@ impl crate::store::VoucherStore for SqlStore {
         .bind(input.campaign_id)
         .bind(&input.code)
         .bind(input.kind.as_str())
-        .bind(crate::store::DbDecimal(input.value))
+        .bind(DbDecimal(input.value))
         .bind(input.merchant_id)
         .bind(input.max_redemptions)
         .bind(input.valid_from)
         .bind(input.valid_until)
-        .bind(chrono::Utc::now())
+        .bind(Utc::now())
         .fetch_optional(&mut *tx)
         .await
-        .map_err(|e| crate::store::StoreError::classify(e, "A voucher with this code in this campaign"))?;
+        .map_err(|e| StoreError::classify(e, "A voucher with this code in this campaign"))?;
         let outcome = match voucher {
-            Some(voucher) => crate::store::VoucherUpdate::Updated(voucher),
+            Some(voucher) => VoucherUpdate::Updated(voucher),
             None => {
                 let redeemed: Option<i32> =
                     sqlx::query_scalar("SELECT redeemed FROM voucher WHERE voucher_id = $1")
@@ -92,8 +97,8 @@ impl crate::store::VoucherStore for SqlStore {
                         .fetch_optional(&mut *tx)
                         .await?;
                 match redeemed {
-                    Some(redeemed) => crate::store::VoucherUpdate::BelowRedeemed(redeemed),
-                    None => crate::store::VoucherUpdate::NotFound,
+                    Some(redeemed) => VoucherUpdate::BelowRedeemed(redeemed),
+                    None => VoucherUpdate::NotFound,
                 }
             }
         };
@@ -101,21 +106,21 @@ impl crate::store::VoucherStore for SqlStore {
         Ok(outcome)
     }
 
-    async fn delete_voucher(&self, voucher_id: uuid::Uuid) -> crate::store::StoreResult<bool> {
+    async fn delete_voucher(&self, voucher_id: Uuid) -> StoreResult<bool> {
         let deleted = sqlx::query("DELETE FROM voucher WHERE voucher_id = $1")
             .bind(voucher_id)
             .execute(&self.writer)
             .await
-            .map_err(|e| crate::store::StoreError::classify_delete(e, "The voucher"))?;
+            .map_err(|e| StoreError::classify_delete(e, "The voucher"))?;
         Ok(deleted.rows_affected() > 0)
     }
 
     async fn list_vouchers(
         &self,
-        campaign_id: Option<uuid::Uuid>,
-        after: Option<uuid::Uuid>,
+        campaign_id: Option<Uuid>,
+        after: Option<Uuid>,
         limit: u32,
-    ) -> crate::store::StoreResult<Vec<crate::store::Voucher>> {
+    ) -> StoreResult<Vec<Voucher>> {
         Ok(sqlx::query_as(
             "SELECT * FROM voucher
              WHERE ($1 IS NULL OR campaign_id = $1) AND ($2 IS NULL OR voucher_id > $2)
@@ -130,10 +135,10 @@ impl crate::store::VoucherStore for SqlStore {
 
     async fn valid_voucher(
         &self,
-        campaign_id: uuid::Uuid,
+        campaign_id: Uuid,
         code: &str,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> crate::store::StoreResult<Option<crate::store::Voucher>> {
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Voucher>> {
         Ok(sqlx::query_as(
             "SELECT * FROM voucher
              WHERE campaign_id = $1 AND code = $2
@@ -142,7 +147,7 @@ impl crate::store::VoucherStore for SqlStore {
                AND (max_redemptions IS NULL OR redeemed < max_redemptions)",
         )
         .bind(campaign_id)
-        .bind(crate::store::vouchers::normalize_voucher_code(code))
+        .bind(normalize_voucher_code(code))
         .bind(now)
         .fetch_optional(&self.pool)
         .await?)

@@ -1,47 +1,51 @@
-//! The PostgreSQL store: the production and scale-out backend (stateless nodes over one
-//! database). Write transactions are ordinary `BEGIN`s; races are settled by conditional
-//! updates and constraints, not by locks held in a node.
+//! Postgres's side of [`Backend`]: ordinary transactions, batches as one statement, and takes
+//! that the tables' CHECKs refuse, queued per day or slot.
 
-use sqlx::postgres::PgPoolOptions;
+use base64::{prelude::BASE64_STANDARD, Engine};
+use chrono::{DateTime, Datelike, SecondsFormat, Utc};
+use futures::StreamExt;
 
-pub type Db = sqlx::Postgres;
-/// A connection, pooled or inside a transaction (helpers of the included SQL take either).
+use crate::store::{
+    backend::Backend, batch, is_check_violation, is_unique_violation, IdempotentRequest, Places,
+    StoreError, StoreResult,
+};
+
+type Db = sqlx::Postgres;
 type Conn = <Db as sqlx::Database>::Connection;
 
-mod dialect {
-    use base64::{prelude::BASE64_STANDARD, Engine};
-    use chrono::{DateTime, Datelike, SecondsFormat, Utc};
-    use futures::StreamExt;
+/// The PostgreSQL backend.
+pub(crate) struct Postgres;
 
-    use super::Db;
-    use crate::store::{
-        is_check_violation, is_unique_violation, IdempotentRequest, Places, StoreError, StoreResult,
-    };
+impl Backend for Postgres {
+    type Db = Db;
 
-    /// Begins a read-committed transaction; conditional updates keep it race-free.
-    pub async fn begin_write(
-        pool: &sqlx::Pool<Db>,
-    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
-        pool.begin().await
-    }
+    /// Writes kept until the next statement that needs a result (see `store::batch`).
+    type Batch = batch::Batch<sqlx::postgres::PgArguments>;
 
-    /// `begin_write` on a connection the caller already holds. sqlx makes a transaction that
-    /// owns its pooled connection only in `Pool::begin`, with this (public, undocumented)
-    /// constructor; Cargo.lock pins the version it was checked against.
-    pub async fn begin_write_on(
-        conn: sqlx::pool::PoolConnection<Db>,
-    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
-        sqlx::Transaction::begin(conn, None).await
-    }
+    const NAME: &'static str = "postgres";
+
+    /// A new random (version 4) UUID, in SQL.
+    const NEW_UUID: &'static str = "gen_random_uuid()";
 
     /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
     /// does not wait for its WAL to reach the disk. A claim only has to be seen by the
     /// concurrent requests with its key; the transaction that completes it is flushed before
-    /// its answer (`take_and_commit`), which takes the claim's WAL along, so a crash can lose
+    /// its answer (`take_places_and_commit`), which takes the claim's WAL along, so a crash can lose
     /// only a claim whose request never finished, which is what a retry wants. Those flushes
     /// had been half of every checkout's (docs/benchmarks.md).
-    pub const CLAIM_SOURCE: &str =
+    const CLAIM_SOURCE: &'static str =
         "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed WHERE true";
+
+    /// Begins a read-committed transaction; conditional updates keep it race-free.
+    async fn begin_write(pool: &sqlx::Pool<Db>) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        pool.begin().await
+    }
+
+    async fn begin_write_on(
+        conn: sqlx::pool::PoolConnection<Db>,
+    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        sqlx::Transaction::begin(conn, None).await
+    }
 
     /// Claims a key that has no row yet and begins the transaction, in one message: the
     /// claim's insert commits on its own (`CLAIM_SOURCE`), then `BEGIN`. Nearly every key is
@@ -54,7 +58,7 @@ mod dialect {
     /// written into the text here, and each is a UUID, bytes or an instant, never text from
     /// a request. The `COMMIT` of an implicit transaction draws a warning, which is not
     /// wanted in every checkout's log: the claim's transaction lowers its own threshold.
-    pub async fn claim_new_and_begin(
+    async fn claim_new_and_begin(
         pool: &sqlx::Pool<Db>,
         r: &IdempotentRequest,
         now: DateTime<Utc>,
@@ -67,66 +71,11 @@ mod dialect {
         }
     }
 
-    /// The message of `claim_new_and_begin`.
-    pub(super) fn claim_then_begin(r: &IdempotentRequest, now: DateTime<Utc>) -> String {
-        let instant = |t: DateTime<Utc>| {
-            format!(
-                "'{}'::timestamptz",
-                t.to_rfc3339_opts(SecondsFormat::Micros, true)
-            )
-        };
-        let hash = format!(
-            "decode('{}', 'base64')",
-            BASE64_STANDARD.encode(&r.request_hash)
-        );
-        let customer = r
-            .customer_id
-            .map_or_else(|| "NULL::uuid".to_owned(), |id| format!("'{id}'::uuid"));
-        let insert = super::claim_insert([
-            &format!("'{}'::uuid", r.campaign_id),
-            &format!("'{}'::uuid", r.key),
-            &hash,
-            &customer,
-            &instant(r.lock_until),
-            &instant(now),
-            &instant(r.expires_at),
-        ]);
-        format!(
-            "SELECT set_config('client_min_messages', 'error', true);\n{insert};\nCOMMIT;\nBEGIN"
-        )
-    }
-
-    /// Makes the transaction's commit one that does not wait for its WAL to reach the disk.
-    const UNFLUSHED_COMMIT: &str = "SELECT set_config('synchronous_commit', 'off', true);\n";
-
-    /// Makes its transaction's commit wait until everything committed before it is on disk.
-    /// A commit waits for the disk only when its transaction wrote to the WAL, and this
-    /// writes the smallest record there is that counts: a transactional logical-decoding
-    /// message, which any role may write and which changes no table. (An earlier
-    /// transaction's `synchronous_commit` off ended with it.)
-    const DURABLE: &str = "SELECT pg_logical_emit_message(true, 'boxoffice', 'durable')";
-
-    /// Waits until every commit that a read made before the call could see is on disk,
-    /// before what it read is shown to a partner: a checkout's commit is visible for the
-    /// moment between it and its flush (`take_and_commit`), and a crash of the database in
-    /// that moment loses it.
-    pub async fn wait_for_disk(conn: &mut super::Conn) -> sqlx::Result<()> {
-        let sql = format!("BEGIN;\n{DURABLE};\nCOMMIT");
-        sqlx::Executor::execute(&mut *conn, sql.as_str()).await?;
-        Ok(())
-    }
-
-    /// A new random (version 4) UUID, in SQL.
-    pub const NEW_UUID: &str = "gen_random_uuid()";
-
-    /// Writes kept until the next statement that needs a result (see `store::batch`).
-    pub type Batch = crate::store::batch::Batch<sqlx::postgres::PgArguments>;
-
     /// Sends what `batch` holds as one statement: each write becomes a data-modifying `WITH`
     /// part over one argument list, so the batch is one round trip. The parts run in no set
     /// order and constraints are checked at the statement's end, so no two may touch the same
     /// row.
-    pub async fn flush(batch: &mut Batch, conn: &mut super::Conn) -> sqlx::Result<()> {
+    async fn flush(batch: &mut Self::Batch, conn: &mut Conn) -> sqlx::Result<()> {
         if let Some((statements, args)) = batch.take()? {
             let parts: Vec<String> = statements
                 .iter()
@@ -136,6 +85,16 @@ mod dialect {
             let sql = format!("WITH {} SELECT 1", parts.join(",\n"));
             sqlx::query_with(&sql, args).execute(conn).await?;
         }
+        Ok(())
+    }
+
+    /// Waits until every commit that a read made before the call could see is on disk,
+    /// before what it read is shown to a partner: a checkout's commit is visible for the
+    /// moment between it and its flush (`take_places_and_commit`), and a crash of the database in
+    /// that moment loses it.
+    async fn wait_for_disk(conn: &mut Conn) -> sqlx::Result<()> {
+        let sql = format!("BEGIN;\n{DURABLE};\nCOMMIT");
+        sqlx::Executor::execute(&mut *conn, sql.as_str()).await?;
         Ok(())
     }
 
@@ -170,12 +129,12 @@ mod dialect {
     /// dropped: that rollback is queued and goes out with the test sqlx makes of a connection
     /// given back to its pool, so it costs no round trip (with a plain `COMMIT`, sqlx would
     /// send a `COMMIT` of its own to a connection no longer in a transaction).
-    pub async fn take_and_commit(
+    async fn take_places_and_commit(
         mut tx: sqlx::Transaction<'static, Db>,
-        mut batch: Batch,
+        mut batch: Self::Batch,
         takes: &[Places],
     ) -> StoreResult<()> {
-        flush(&mut batch, &mut tx).await?;
+        Self::flush(&mut batch, &mut tx).await?;
         if takes.is_empty() {
             return Ok(tx.commit().await?);
         }
@@ -195,144 +154,112 @@ mod dialect {
         }
         Ok(())
     }
+}
 
-    /// The queue a take of `places` waits in (`take_and_commit`): a number made of the day's
-    /// group and date or of the timeslot, the same on every node. Two places that happen to
-    /// share one only queue together.
-    pub(super) fn queue_key(places: &Places) -> i64 {
-        let (id, salt) = match *places {
-            Places::Day { group, day, .. } => (group.as_u128(), i64::from(day.num_days_from_ce())),
-            Places::Timeslot { timeslot_id, .. } => (timeslot_id.as_u128(), -1),
-        };
-        let folded = (id >> 64) as u64 ^ id as u64;
-        (folded ^ (salt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) as i64
+/// The message of `claim_new_and_begin`.
+fn claim_then_begin(r: &IdempotentRequest, now: DateTime<Utc>) -> String {
+    let instant = |t: DateTime<Utc>| {
+        format!(
+            "'{}'::timestamptz",
+            t.to_rfc3339_opts(SecondsFormat::Micros, true)
+        )
+    };
+    let hash = format!(
+        "decode('{}', 'base64')",
+        BASE64_STANDARD.encode(&r.request_hash)
+    );
+    let customer = r
+        .customer_id
+        .map_or_else(|| "NULL::uuid".to_owned(), |id| format!("'{id}'::uuid"));
+    let insert = Postgres::claim_insert([
+        &format!("'{}'::uuid", r.campaign_id),
+        &format!("'{}'::uuid", r.key),
+        &hash,
+        &customer,
+        &instant(r.lock_until),
+        &instant(now),
+        &instant(r.expires_at),
+    ]);
+    format!("SELECT set_config('client_min_messages', 'error', true);\n{insert};\nCOMMIT;\nBEGIN")
+}
+
+/// Makes the transaction's commit one that does not wait for its WAL to reach the disk.
+const UNFLUSHED_COMMIT: &str = "SELECT set_config('synchronous_commit', 'off', true);\n";
+
+/// Makes its transaction's commit wait until everything committed before it is on disk.
+/// A commit waits for the disk only when its transaction wrote to the WAL, and this
+/// writes the smallest record there is that counts: a transactional logical-decoding
+/// message, which any role may write and which changes no table. (An earlier
+/// transaction's `synchronous_commit` off ended with it.)
+const DURABLE: &str = "SELECT pg_logical_emit_message(true, 'boxoffice', 'durable')";
+
+/// The queue a take of `places` waits in (`take_places_and_commit`): a number made of the day's
+/// group and date or of the timeslot, the same on every node. Two places that happen to
+/// share one only queue together.
+fn queue_key(places: &Places) -> i64 {
+    let (id, salt) = match *places {
+        Places::Day { group, day, .. } => (group.as_u128(), i64::from(day.num_days_from_ce())),
+        Places::Timeslot { timeslot_id, .. } => (timeslot_id.as_u128(), -1),
+    };
+    let folded = (id >> 64) as u64 ^ id as u64;
+    (folded ^ (salt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) as i64
+}
+
+/// The statements of `take_places_and_commit`, ending with the commits, and for each statement
+/// before the first the index of the take it belongs to, if any. The first makes that
+/// commit one that does not wait for the disk; then come the queues, in the
+/// order of their keys so that two checkouts wanting the same places cannot each hold
+/// what the other waits for. Every value written into the text is a UUID, a date or a
+/// number formatted here, never text from a request. Each update finds its row: a day's
+/// is made just before it, and a slot is never deleted (the checkout's lines, written
+/// earlier in the transaction, reference it).
+fn take_statements(takes: &[Places]) -> (String, Vec<Option<usize>>) {
+    let mut sql = String::from(UNFLUSHED_COMMIT);
+    let mut owners = vec![None];
+    let mut queues: Vec<i64> = takes.iter().map(queue_key).collect();
+    queues.sort_unstable();
+    queues.dedup();
+    for key in queues {
+        sql.push_str(&format!("SELECT pg_advisory_xact_lock({key});\n"));
+        owners.push(None);
     }
-
-    /// The statements of `take_and_commit`, ending with the commits, and for each statement
-    /// before the first the index of the take it belongs to, if any. The first makes that
-    /// commit one that does not wait for the disk; then come the queues, in the
-    /// order of their keys so that two checkouts wanting the same places cannot each hold
-    /// what the other waits for. Every value written into the text is a UUID, a date or a
-    /// number formatted here, never text from a request. Each update finds its row: a day's
-    /// is made just before it, and a slot is never deleted (the checkout's lines, written
-    /// earlier in the transaction, reference it).
-    pub(super) fn take_statements(takes: &[Places]) -> (String, Vec<Option<usize>>) {
-        let mut sql = String::from(UNFLUSHED_COMMIT);
-        let mut owners = vec![None];
-        let mut queues: Vec<i64> = takes.iter().map(queue_key).collect();
-        queues.sort_unstable();
-        queues.dedup();
-        for key in queues {
-            sql.push_str(&format!("SELECT pg_advisory_xact_lock({key});\n"));
-            owners.push(None);
-        }
-        for (i, places) in takes.iter().enumerate() {
-            match *places {
-                Places::Day {
-                    group,
-                    day,
-                    quantity,
-                } => {
-                    sql.push_str(&format!(
-                        "INSERT INTO availability_day (availability_group_id, day, capacity, reserved) \
-                         VALUES ('{group}', '{day}', NULL, 0) ON CONFLICT DO NOTHING;\n\
-                         UPDATE availability_day SET reserved = reserved + {quantity} \
-                         WHERE availability_group_id = '{group}' AND day = '{day}';\n"
-                    ));
-                    owners.extend([Some(i), Some(i)]);
-                }
-                Places::Timeslot {
-                    timeslot_id,
-                    quantity,
-                } => {
-                    sql.push_str(&format!(
-                        "UPDATE timeslot SET reserved = reserved + {quantity} \
-                         WHERE timeslot_id = '{timeslot_id}';\n"
-                    ));
-                    owners.push(Some(i));
-                }
+    for (i, places) in takes.iter().enumerate() {
+        match *places {
+            Places::Day {
+                group,
+                day,
+                quantity,
+            } => {
+                sql.push_str(&format!(
+                    "INSERT INTO availability_day (availability_group_id, day, capacity, reserved) \
+                     VALUES ('{group}', '{day}', NULL, 0) ON CONFLICT DO NOTHING;\n\
+                     UPDATE availability_day SET reserved = reserved + {quantity} \
+                     WHERE availability_group_id = '{group}' AND day = '{day}';\n"
+                ));
+                owners.extend([Some(i), Some(i)]);
+            }
+            Places::Timeslot {
+                timeslot_id,
+                quantity,
+            } => {
+                sql.push_str(&format!(
+                    "UPDATE timeslot SET reserved = reserved + {quantity} \
+                     WHERE timeslot_id = '{timeslot_id}';\n"
+                ));
+                owners.push(Some(i));
             }
         }
-        sql.push_str(&format!("COMMIT AND CHAIN;\n{DURABLE};\nCOMMIT AND CHAIN"));
-        (sql, owners)
     }
+    sql.push_str(&format!("COMMIT AND CHAIN;\n{DURABLE};\nCOMMIT AND CHAIN"));
+    (sql, owners)
 }
-
-/// The pool's size when none is configured: twice the cores, at least 4. Every connection in
-/// use is a backend process wanting a core; beyond about two per core they only queue inside
-/// the database, for CPU and for the rows they share, while a request waiting for a pooled
-/// connection waits in line. With 16 connections on 2 cores the express checkout's p99 was
-/// about a quarter higher than with 4, at the same throughput (docs/benchmarks.md). The cores
-/// are this node's, a guess at the database's; set `BOXOFFICE_DB_MAX_CONNECTIONS` when they
-/// differ, or when several nodes share one database.
-pub fn default_pool_size() -> u32 {
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    u32::try_from(cores * 2).unwrap_or(u32::MAX).max(4)
-}
-
-/// The store over one PostgreSQL database.
-#[derive(Clone)]
-pub struct SqlStore {
-    pool: sqlx::Pool<Db>,
-    /// The same pool: Postgres takes concurrent writers (the SQL shared with SQLite names
-    /// its writes by this field).
-    writer: sqlx::Pool<Db>,
-}
-
-impl SqlStore {
-    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
-        // No ping before each use: with the one sqlx makes when a connection is given back, it
-        // tripled the round trips of a single read. A connection the server dropped (a
-        // restart) fails the statement that finds it, and the test on its return closes it.
-        let pool = PgPoolOptions::new()
-            .max_connections(max_connections)
-            .test_before_acquire(false)
-            .connect(url)
-            .await?;
-        sqlx::migrate!("migrations/postgres").run(&pool).await?;
-        Ok(Self {
-            writer: pool.clone(),
-            pool,
-        })
-    }
-
-    pub fn pool(&self) -> &sqlx::Pool<Db> {
-        &self.pool
-    }
-}
-
-const BACKEND: &str = "postgres";
-
-include!("sql/store.rs");
-include!("sql/campaigns.rs");
-include!("sql/checkout_tx.rs");
-include!("sql/checkouts.rs");
-include!("sql/orders.rs");
-include!("sql/clients.rs");
-include!("sql/customers.rs");
-include!("sql/events.rs");
-include!("sql/idempotency.rs");
-include!("sql/issuers.rs");
-include!("sql/keys.rs");
-include!("sql/mail.rs");
-include!("sql/memberships.rs");
-include!("sql/merchant_accounts.rs");
-include!("sql/references.rs");
-include!("sql/sessions.rs");
-include!("sql/vouchers.rs");
-include!("sql/wallets.rs");
-include!("sql/merchants.rs");
-include!("sql/availability.rs");
-include!("sql/products.rs");
-include!("sql/calendar.rs");
-include!("sql/timeslots.rs");
 
 #[cfg(test)]
 mod tests {
     use chrono::NaiveDate;
     use uuid::Uuid;
 
-    use super::dialect::{claim_then_begin, queue_key, take_statements};
+    use super::{claim_then_begin, queue_key, take_statements};
     use crate::store::{IdempotentRequest, Places};
 
     #[test]

@@ -1,0 +1,57 @@
+//! The checkout unit of work (`store::CheckoutTx`) over one database transaction; its methods
+//! are in one file per concern, named after the trait they implement.
+
+use uuid::Uuid;
+
+use super::events::insert_events;
+use super::{Batch, Db, ThisBackend};
+use crate::events::NewEvent;
+use crate::store::{backend::Backend, CheckoutTx, Places, StoreResult};
+
+mod checkout_rows;
+mod idempotency;
+mod loyalty;
+mod orders;
+mod outbox;
+mod places;
+mod tickets;
+mod vouchers;
+mod wallet;
+
+/// The checkout unit of work over one database transaction.
+pub(super) struct SqlCheckoutTx {
+    tx: sqlx::Transaction<'static, Db>,
+    /// Events added and not written yet, with their ids.
+    events: Vec<(Uuid, NewEvent)>,
+    /// Writes whose results nobody reads, sent before the next statement that needs a result
+    /// (`store::batch`): every other method flushes first, so it sees them.
+    batch: Batch,
+    /// Places to take when the transaction commits.
+    takes: Vec<Places>,
+}
+
+impl SqlCheckoutTx {
+    pub(super) fn new(tx: sqlx::Transaction<'static, Db>) -> Self {
+        Self {
+            tx,
+            events: Vec::new(),
+            batch: Batch::default(),
+            takes: Vec::new(),
+        }
+    }
+
+    async fn flush(&mut self) -> sqlx::Result<()> {
+        ThisBackend::flush(&mut self.batch, &mut self.tx).await
+    }
+}
+
+#[async_trait::async_trait]
+impl CheckoutTx for SqlCheckoutTx {
+    async fn commit(mut self: Box<Self>) -> StoreResult<()> {
+        insert_events(&mut self.batch, &self.events);
+        let SqlCheckoutTx {
+            tx, batch, takes, ..
+        } = *self;
+        ThisBackend::take_places_and_commit(tx, batch, &takes).await
+    }
+}

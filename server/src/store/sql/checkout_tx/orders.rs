@@ -1,0 +1,77 @@
+//! Orders and their payments.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::SqlCheckoutTx;
+use crate::store::{DbDecimal, NewOrder, OrderTx, StoreResult};
+
+#[async_trait::async_trait]
+impl OrderTx for SqlCheckoutTx {
+    async fn insert_order(&mut self, o: &NewOrder) -> StoreResult<()> {
+        let now = Utc::now();
+        self.batch.statement(
+            "INSERT INTO customer_order (customer_order_id, display_id, checkout_id, campaign_id, customer_id,
+                 status, total, currency, created_at, last_mutation_date)
+             VALUES ($1, $2, $3, $4, $5, 'PENDING_PAYMENT', $6, $7, $8, $8)",
+        )
+        .bind(o.order_id)
+        .bind(o.display_id.clone())
+        .bind(o.checkout_id)
+        .bind(o.campaign_id)
+        .bind(o.customer_id)
+        .bind(DbDecimal(o.total))
+        .bind(o.currency.clone())
+        .bind(now);
+        self.batch.statement(
+            "INSERT INTO payment (payment_id, customer_order_id, provider, status, amount, currency, return_url,
+                 expires_at, created_at, updated_at, payment_url)
+             VALUES ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $8, $9)",
+        )
+        .bind(o.payment_id)
+        .bind(o.order_id)
+        .bind(o.payment_provider.clone())
+        .bind(DbDecimal(o.total))
+        .bind(o.currency.clone())
+        .bind(o.return_url.clone())
+        .bind(o.payment_expires_at)
+        .bind(now)
+        .bind(o.payment_url.clone());
+        Ok(())
+    }
+
+    async fn transition_order(
+        &mut self,
+        order_id: Uuid,
+        from: &str,
+        to: &str,
+    ) -> StoreResult<bool> {
+        self.flush().await?;
+        let moved = sqlx::query(
+            "UPDATE customer_order SET status = $3, last_mutation_date = $4
+             WHERE customer_order_id = $1 AND status = $2",
+        )
+        .bind(order_id)
+        .bind(from)
+        .bind(to)
+        .bind(Utc::now())
+        .execute(&mut *self.tx)
+        .await?
+        .rows_affected();
+        Ok(moved == 1)
+    }
+
+    async fn settle_payment(&mut self, payment_id: Uuid, to: &str) -> StoreResult<bool> {
+        self.flush().await?;
+        let moved = sqlx::query(
+            "UPDATE payment SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = 'OPEN'",
+        )
+        .bind(payment_id)
+        .bind(to)
+        .bind(Utc::now())
+        .execute(&mut *self.tx)
+        .await?
+        .rows_affected();
+        Ok(moved == 1)
+    }
+}

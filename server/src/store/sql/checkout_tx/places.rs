@@ -1,0 +1,44 @@
+//! Places asked for, and given back. They are taken at the commit, by
+//! `ThisBackend::take_places_and_commit`: the no-oversell rule.
+
+use chrono::NaiveDate;
+use uuid::Uuid;
+
+use super::SqlCheckoutTx;
+use crate::store::{Places, PlacesTx, StoreResult};
+
+#[async_trait::async_trait]
+impl PlacesTx for SqlCheckoutTx {
+    fn take(&mut self, places: Places) {
+        self.takes.push(places);
+    }
+
+    async fn give_back_day(
+        &mut self,
+        group: Uuid,
+        day: NaiveDate,
+        quantity: u32,
+    ) -> StoreResult<()> {
+        self.flush().await?;
+        sqlx::query(
+            "UPDATE availability_day SET reserved = reserved - $3
+             WHERE availability_group_id = $1 AND day = $2",
+        )
+        .bind(group)
+        .bind(day)
+        .bind(i64::from(quantity))
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
+    }
+
+    async fn give_back_timeslot(&mut self, timeslot_id: Uuid, quantity: u32) -> StoreResult<()> {
+        self.flush().await?;
+        sqlx::query("UPDATE timeslot SET reserved = reserved - $2 WHERE timeslot_id = $1")
+            .bind(timeslot_id)
+            .bind(i64::from(quantity))
+            .execute(&mut *self.tx)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,34 @@
+//! Tickets of a paid order.
+
+use chrono::Utc;
+
+use super::SqlCheckoutTx;
+use crate::store::{NewTicket, StoreError, StoreResult, TicketTx};
+
+#[async_trait::async_trait]
+impl TicketTx for SqlCheckoutTx {
+    async fn insert_tickets(&mut self, tickets: &[NewTicket]) -> StoreResult<()> {
+        self.flush().await?;
+        let now = Utc::now();
+        for t in tickets {
+            sqlx::query(
+                "INSERT INTO ticket (ticket_id, customer_order_id, checkout_line_id, product_id, code, visit_date,
+                     timeslot_id, valid_until, status, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'VALID', $9)",
+            )
+            .bind(t.ticket_id)
+            .bind(t.order_id)
+            .bind(t.checkout_line_id)
+            .bind(t.product_id)
+            .bind(&t.code)
+            .bind(t.visit_date)
+            .bind(t.timeslot_id)
+            .bind(t.valid_until)
+            .bind(now)
+            .execute(&mut *self.tx)
+            .await
+            .map_err(|e| StoreError::classify(e, "ticket code"))?;
+        }
+        Ok(())
+    }
+}

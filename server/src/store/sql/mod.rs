@@ -1,0 +1,32 @@
+//! The store's SQL, written once and compiled into each backend: `sqlite/mod.rs` and
+//! `postgres/mod.rs` each load this folder as their module `sql` (`#[path]`). Inside, `SqlStore`,
+//! `Db`, `Conn` and `Batch` are that backend's, and `ThisBackend` is its [`Backend`]: what the
+//! SQL cannot say the same way on both databases.
+//!
+//! [`Backend`]: crate::store::backend::Backend
+
+use super::{Batch, Conn, Db, SqlStore, ThisBackend};
+
+mod availability;
+mod calendar;
+mod campaigns;
+mod checkout_tx;
+mod checkouts;
+mod clients;
+mod customers;
+mod events;
+mod idempotency;
+mod issuers;
+mod keys;
+mod mail;
+mod memberships;
+mod merchant_accounts;
+mod merchants;
+mod orders;
+mod products;
+mod references;
+mod sessions;
+mod store;
+mod timeslots;
+mod vouchers;
+mod wallets;

@@ -1,0 +1,131 @@
+//! SQLite's side of [`Backend`]: one writer, `BEGIN IMMEDIATE`, and conditional updates.
+
+use chrono::{DateTime, Utc};
+
+use crate::store::{
+    backend::Backend, batch, is_check_violation, IdempotentRequest, Places, StoreError, StoreResult,
+};
+
+type Db = sqlx::Sqlite;
+type Conn = <Db as sqlx::Database>::Connection;
+
+/// The embedded SQLite backend.
+pub(crate) struct Sqlite;
+
+impl Backend for Sqlite {
+    type Db = Db;
+    /// Writes sent to SQLite as one multi-statement query with one argument list: one
+    /// hand-off to the writer's worker thread for all of them.
+    type Batch = batch::Batch<sqlx::sqlite::SqliteArguments<'static>>;
+
+    const NAME: &'static str = "sqlite";
+
+    /// Random hex with the version and variant digits in their places, as the 16 bytes sqlx
+    /// stores a UUID as.
+    const NEW_UUID: &'static str =
+        "unhex(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2)
+        || substr('89ab', abs(random() % 4) + 1, 1) || substr(hex(randomblob(2)), 2)
+        || hex(randomblob(6)))";
+
+    /// SQLite has no commit that skips its flush for one transaction, so nothing is turned
+    /// off here; `WHERE true` is the clause its parser needs before an upsert's `ON CONFLICT`.
+    const CLAIM_SOURCE: &'static str = "WHERE true";
+
+    /// Takes SQLite's write lock at once, so a read-then-write never fails to upgrade.
+    async fn begin_write(pool: &sqlx::Pool<Db>) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    async fn begin_write_on(
+        conn: sqlx::pool::PoolConnection<Db>,
+    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
+    }
+
+    /// Never: SQLite's statements are calls into this process, with no round trip to save,
+    /// so every claim takes the full path.
+    async fn claim_new_and_begin(
+        _pool: &sqlx::Pool<Db>,
+        _request: &IdempotentRequest,
+        _now: DateTime<Utc>,
+    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Db>>> {
+        Ok(None)
+    }
+
+    async fn flush(batch: &mut Self::Batch, conn: &mut Conn) -> sqlx::Result<()> {
+        if let Some((statements, args)) = batch.take()? {
+            let sql = statements.join(";\n");
+            sqlx::query_with(&sql, args).execute(conn).await?;
+        }
+        Ok(())
+    }
+
+    /// Nothing to wait for: a commit returns when it is on disk (`synchronous=FULL`).
+    async fn wait_for_disk(_conn: &mut Conn) -> sqlx::Result<()> {
+        Ok(())
+    }
+
+    /// Each take is one conditional update (`reserved + n <= capacity`) that changes no row
+    /// when the places are not there. The one writer holds SQLite's lock from `BEGIN
+    /// IMMEDIATE` to the commit, so no other transaction can take places between a check and
+    /// its update, whatever is sent when; the rows of unlimited days are made in the batch.
+    /// The tables' `CHECK (reserved <= capacity)` is the backstop of the conditions.
+    async fn take_places_and_commit(
+        mut tx: sqlx::Transaction<'static, Db>,
+        mut batch: Self::Batch,
+        takes: &[Places],
+    ) -> StoreResult<()> {
+        for places in takes {
+            if let Places::Day { group, day, .. } = *places {
+                batch
+                    .statement(
+                        "INSERT INTO availability_day (availability_group_id, day, capacity, reserved)
+                         VALUES ($1, $2, NULL, 0) ON CONFLICT DO NOTHING",
+                    )
+                    .bind(group)
+                    .bind(day);
+            }
+        }
+        Self::flush(&mut batch, &mut tx).await?;
+        for &places in takes {
+            let taken = match places {
+                Places::Day {
+                    group,
+                    day,
+                    quantity,
+                } => {
+                    sqlx::query(
+                        "UPDATE availability_day SET reserved = reserved + $3
+                         WHERE availability_group_id = $1 AND day = $2
+                           AND (capacity IS NULL OR reserved + $3 <= capacity)",
+                    )
+                    .bind(group)
+                    .bind(day)
+                    .bind(i64::from(quantity))
+                    .execute(&mut *tx)
+                    .await
+                }
+                Places::Timeslot {
+                    timeslot_id,
+                    quantity,
+                } => {
+                    sqlx::query(
+                        "UPDATE timeslot SET reserved = reserved + $2
+                         WHERE timeslot_id = $1 AND (capacity IS NULL OR reserved + $2 <= capacity)",
+                    )
+                    .bind(timeslot_id)
+                    .bind(i64::from(quantity))
+                    .execute(&mut *tx)
+                    .await
+                }
+            };
+            match taken {
+                Ok(done) if done.rows_affected() == 1 => {}
+                Ok(_) => return Err(StoreError::Short(places)),
+                Err(e) if is_check_violation(&e) => return Err(StoreError::Short(places)),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(tx.commit().await?)
+    }
+}

@@ -1,0 +1,71 @@
+//! The embedded SQLite store: WAL, `synchronous=FULL`, foreign keys on, and every write
+//! transaction begun `IMMEDIATE` so a read-then-write never fails to upgrade its lock.
+//!
+//! SQLite lets one connection write at a time. Writes therefore go through a pool of one
+//! connection (`writer`), where they queue in order, while reads use a pool of read-only
+//! connections that WAL never blocks. With writers sharing one pool, a writer that found the
+//! lock taken would sleep in SQLite's busy handler (1 ms, then 2, 5, … up to 100 ms per try):
+//! under load that made p99 latency hundreds of milliseconds (docs/benchmarks.md).
+
+use std::{str::FromStr, time::Duration};
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+mod backend;
+
+use backend::Sqlite as ThisBackend;
+
+type Db = sqlx::Sqlite;
+/// A connection, pooled or inside a transaction (helpers of the shared SQL take either).
+type Conn = <Db as sqlx::Database>::Connection;
+type Batch = <ThisBackend as super::backend::Backend>::Batch;
+/// The store the shared SQL (`store/sql/`) is compiled for here.
+use SqliteStore as SqlStore;
+
+/// The store over one SQLite database file.
+#[derive(Clone)]
+pub struct SqliteStore {
+    /// Read-only connections.
+    pool: sqlx::Pool<Db>,
+    /// The one connection that writes.
+    writer: sqlx::Pool<Db>,
+}
+
+/// Readers when none are configured. SQLite reads run inside this process, so more readers
+/// add no database processes competing for the cores, as Postgres backends do.
+pub const DEFAULT_READERS: u32 = 16;
+
+impl SqliteStore {
+    /// `max_connections` readers and one writer. Another process writing the same file (a
+    /// second server, a tool) is still waited for, up to the busy timeout.
+    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        // No ping before each use: the connection is in this process and cannot have gone
+        // away; the ping was a round trip to its worker thread on every query.
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .test_before_acquire(false)
+            .connect_with(options.clone().create_if_missing(true))
+            .await?;
+        sqlx::migrate!("migrations/sqlite").run(&writer).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(max_connections)
+            .test_before_acquire(false)
+            .connect_with(options.read_only(true))
+            .await?;
+        Ok(Self { pool, writer })
+    }
+
+    pub fn pool(&self) -> &sqlx::Pool<Db> {
+        &self.pool
+    }
+}
+
+/// The shared SQL, compiled for this backend (and once more for the other, on purpose).
+#[path = "../sql/mod.rs"]
+#[allow(clippy::duplicate_mod)]
+mod sql;
