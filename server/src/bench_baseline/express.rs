@@ -26,8 +26,9 @@ use uuid::Uuid;
 use crate::{
     api::checkouts::idempotency_key,
     checkout::{
-        express::{response_body, LOCK, RETENTION},
-        place::{place_order, Confirming},
+        express::response_body,
+        idempotency::{LOCK, RETENTION},
+        place::{open_payment, place_order, Confirming},
         reserve::{started_event, HOLD},
     },
     error::{Error, ProblemType, Result},
@@ -161,6 +162,7 @@ async fn express_baseline(
         line.checkout_line_id = Uuid::new_v4();
     }
     let campaign_id = checkout.campaign_id;
+    let payment = open_payment(&state, checkout.total, &checkout.currency).await?;
     let claimed = state
         .store
         .claim_and_begin(
@@ -194,7 +196,6 @@ async fn express_baseline(
         tx.insert_checkout(&checkout).await?;
         tx.insert_event(&started_event(&checkout)).await?;
         let placed = place_order(
-            &state,
             tx.as_mut(),
             &Confirming {
                 checkout_id: checkout.checkout_id,
@@ -205,6 +206,7 @@ async fn express_baseline(
                 currency: checkout.currency.clone(),
             },
             &fields,
+            payment,
             now,
         )
         .await?;

@@ -2,7 +2,7 @@
 //! the best prices among them, and whether the product is sold out. Pure, so every rule of the
 //! contract is a unit test.
 //!
-//! Rules (interface.md Product, decisions.md §4):
+//! Rules (docs/api-catalog.md, "Products" and "Availability"):
 //! - a day is purchasable when it is today or later in the merchant's zone, has a price, has
 //!   capacity left (none set = unlimited), and, for timeslotted products, has a slot with room
 //!   that has not started yet;

@@ -6,13 +6,23 @@ use crate::error::{Error, ProblemType, Result};
 
 pub use app::wire::BasketLine;
 
-/// Limits of decisions.md §2.
+/// Limits of a basket (docs/api-checkout.md).
 pub const MAX_LINES: usize = 20;
 pub const MAX_QUANTITY: u32 = 50;
 /// Our limits: a basket's codes are looked up one by one, and references are stored.
 pub const MAX_VOUCHER_CODES: usize = 10;
 pub const MAX_CODE_CHARS: usize = 64;
 pub const MAX_REFERENCE_CHARS: usize = 200;
+
+/// Every check of a basket's own shape, before anything is looked up: its lines (`check`),
+/// then its codes and reference (`check_fields`).
+pub fn check_request(request: &app::wire::CheckoutRequest) -> Result<()> {
+    check(&request.lines)?;
+    check_fields(
+        &request.voucher_codes,
+        request.external_reference.as_deref(),
+    )
+}
 
 /// 400 `request-validation-failed` for too many or too long voucher codes, or a too long
 /// external reference.

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::{
     customer,
-    place::{not_reserved, place_order, Confirming},
+    place::{not_reserved, open_payment, place_order, Confirming},
     plan::shipping_address_required,
     read,
 };
@@ -34,12 +34,12 @@ pub async fn confirm(
         request,
     )
     .await?;
+    let payment = open_payment(state, checkout.total, &checkout.currency).await?;
     let mut tx = state.store.begin_checkout().await?;
     if !tx.confirm_checkout(checkout_id, &fields, now).await? {
         return Err(not_reserved(checkout_id, "no longer reserved"));
     }
     let placed = place_order(
-        state,
         tx.as_mut(),
         &Confirming {
             checkout_id,
@@ -50,6 +50,7 @@ pub async fn confirm(
             currency: checkout.currency.clone(),
         },
         &fields,
+        payment,
         now,
     )
     .await?;

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::{
+    basket,
     plan::plan,
     read,
     reserve::{self, Buyer, Reservation},
@@ -19,7 +20,8 @@ pub async fn create(
     request: &CheckoutRequest,
     now: DateTime<Utc>,
 ) -> Result<Checkout> {
-    let plan = plan(state, campaign_id, locale, request, None, None, now).await?;
+    basket::check_request(request)?;
+    let plan = plan(state, campaign_id, locale, request, now).await?;
     let checkout_id = Uuid::new_v4();
     let reservation = Reservation {
         confirmed: None,

@@ -2,8 +2,10 @@
 //!
 //! - `plan`: basket and date → products, visit, slots and prices (reads only);
 //! - `reserve`: the reservation transaction (provider, vouchers, wallet, checkout, event);
-//! - `place`: the confirmation inside a transaction (order, payment, event);
+//! - `place`: the payment opened at the provider, then the order written inside a transaction
+//!   (order, payment, event);
 //! - `create`, `confirm`, `express`, `read`: the four operations of the API;
+//! - `idempotency`: the Idempotency-Key rule of the express checkout;
 //! - `lifecycle`: payment outcomes, expiry, release, tickets, loyalty, and the sweeper;
 //! - `pricing`: every amount, pure; `visit`, `basket`, `customer`: input rules.
 
@@ -12,6 +14,7 @@ pub mod confirm;
 pub mod create;
 pub mod customer;
 pub mod express;
+pub mod idempotency;
 pub mod lifecycle;
 pub mod order_view;
 pub mod place;

@@ -1,7 +1,8 @@
-//! Placing the order of a confirmed checkout: inside the caller's transaction, which made the
-//! checkout CONFIRMED with the customer's fields (`confirm` moves a reservation there; the
+//! Placing the order of a confirmed checkout: its payment is opened at the provider first,
+//! outside any transaction (`open_payment`); then, inside the caller's transaction, which made
+//! the checkout CONFIRMED with the customer's fields (`confirm` moves a reservation there; the
 //! express checkout writes it so), the order (PENDING_PAYMENT) and its payment are written
-//! and `checkouts.CheckoutFulfillmentRegistered` is emitted.
+//! and `checkouts.CheckoutFulfillmentRegistered` is emitted (`place_order`).
 
 use app::wire::{Money, PlacedOrder};
 use chrono::{DateTime, Duration, Utc};
@@ -18,7 +19,7 @@ use crate::{
     store::{CheckoutTx, CustomerFields, NewOrder},
 };
 
-/// How long a payment stays open before the order is cancelled (decisions.md §5).
+/// How long a payment stays open before the order is cancelled (docs/api-checkout.md).
 pub const PAYMENT_WINDOW: Duration = Duration::minutes(30);
 
 /// The checkout being confirmed.
@@ -48,13 +49,27 @@ pub fn not_reserved(checkout_id: Uuid, status: &str) -> Error {
     )
 }
 
-pub async fn place_order(
+/// A payment opened at the provider for an order not placed yet. It is opened before the
+/// order's transaction begins, so the provider's round trip never holds SQLite's one writer or
+/// a Postgres row; when the transaction then fails, the payment is never shown to anyone and
+/// runs out at the provider unpaid (docs/api-checkout.md, "Payments").
+#[derive(Debug, Clone)]
+pub struct OpenedPayment {
+    order_id: Uuid,
+    display_id: String,
+    payment_id: Uuid,
+    payment_url: String,
+    provider: &'static str,
+    amount: Decimal,
+    currency: String,
+}
+
+/// Opens the payment of an order of `amount` at the payment provider.
+pub async fn open_payment(
     state: &AppState,
-    tx: &mut dyn CheckoutTx,
-    c: &Confirming,
-    fields: &CustomerFields,
-    now: DateTime<Utc>,
-) -> Result<PlacedOrder> {
+    amount: Decimal,
+    currency: &str,
+) -> Result<OpenedPayment> {
     let order_id = Uuid::new_v4();
     let payment_id = Uuid::new_v4();
     let display_id = display_id();
@@ -63,8 +78,8 @@ pub async fn place_order(
         .create_payment(&PaymentRequest {
             payment_id,
             order_display_id: display_id.clone(),
-            amount: c.total,
-            currency: c.currency.clone(),
+            amount,
+            currency: currency.to_owned(),
         })
         .await
     {
@@ -83,6 +98,42 @@ pub async fn place_order(
             ));
         }
     };
+    Ok(OpenedPayment {
+        order_id,
+        display_id,
+        payment_id,
+        payment_url,
+        provider: state.payments.name(),
+        amount,
+        currency: currency.to_owned(),
+    })
+}
+
+/// Writes the order of the checkout `c` with `payment`, opened for its total, in `tx`. A
+/// payment opened for another amount (the basket's discounts changed between the payment
+/// and the transaction: a voucher ran out, the wallet was spent) is refused with a 409 and
+/// nothing is kept; a retry with the same Idempotency-Key prices the basket afresh.
+pub async fn place_order(
+    tx: &mut dyn CheckoutTx,
+    c: &Confirming,
+    fields: &CustomerFields,
+    payment: OpenedPayment,
+    now: DateTime<Utc>,
+) -> Result<PlacedOrder> {
+    if payment.amount != c.total || payment.currency != c.currency {
+        return Err(Error::new(
+            ProblemType::Conflict,
+            "The basket's discounts changed while the order was placed (a voucher ran out or the wallet was spent); retry with the same Idempotency-Key.",
+        ));
+    }
+    let OpenedPayment {
+        order_id,
+        display_id,
+        payment_id,
+        payment_url,
+        provider,
+        ..
+    } = payment;
     tx.insert_order(&NewOrder {
         order_id,
         display_id: display_id.clone(),
@@ -92,7 +143,7 @@ pub async fn place_order(
         total: c.total,
         currency: c.currency.clone(),
         payment_id,
-        payment_provider: state.payments.name().to_owned(),
+        payment_provider: provider.to_owned(),
         payment_url: payment_url.clone(),
         return_url: fields.return_url.clone(),
         payment_expires_at: now + PAYMENT_WINDOW,

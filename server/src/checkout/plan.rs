@@ -2,8 +2,10 @@
 //! visit in the merchant's zone, each line's day, slot and price. Reads only; the reservation
 //! transaction (`reserve`) then takes the capacity.
 //!
-//! Checks come in the order of the express error table: the basket itself, then the products
-//! (unknown, outside the campaign, across merchants or providers), then the date and time.
+//! Checks come in the order of the checkout's error table (docs/api-checkout.md): `resolve`
+//! checks the products (unknown, outside the campaign, across merchants or providers), then
+//! the date and time; `Resolved::price` the prices, slots and places. The basket's own shape is
+//! checked before (`basket::check_request`).
 
 use app::wire::{CheckoutRequest, Locale};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -11,10 +13,7 @@ use chrono_tz::Tz;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use super::{
-    basket,
-    visit::{Visit, VisitInput},
-};
+use super::visit::{Visit, VisitInput};
 use crate::{
     error::{Error, ProblemType, Result},
     state::AppState,
@@ -139,47 +138,43 @@ fn line_invalid(index: usize, message: String) -> Error {
     error
 }
 
-/// An Idempotency-Key whose record, if any, the plan looks for in the read of its first
-/// priced day, the read a sold-out day is refused from (`CalendarStore::calendar_day_and_key`).
-pub struct KeyProbe {
-    campaign_id: Uuid,
-    key: Uuid,
-    seen: std::sync::OnceLock<bool>,
+/// A basket's products, merchant and visit, with every 400 of the checkout's error table
+/// checked (products, date and time); [`Resolved::price`] then reads what may answer 422: the
+/// day's prices and places, and the slots.
+pub struct Resolved {
+    /// Each line's product and quantity, in the basket's order.
+    products: Vec<(Product, u32)>,
+    merchant: Merchant,
+    zone: Tz,
+    today: NaiveDate,
+    visit: Visit,
+    visit_date: NaiveDate,
+    pub requires_shipping_address: bool,
 }
 
-impl KeyProbe {
-    pub fn new(campaign_id: Uuid, key: Uuid) -> Self {
-        Self {
-            campaign_id,
-            key,
-            seen: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// Whether the key had a record when a plan looked; `None` if no plan got that far.
-    pub fn seen(&self) -> Option<bool> {
-        self.seen.get().copied()
-    }
-}
-
-/// Resolves `request` in `campaign_id` at `now`. `shipping_given` says whether the customer
-/// sent an address, when the same call confirms (the express checkout): a physical product
-/// without one fails before any price or capacity is looked at. `probe`, once unanswered,
-/// is answered by the first day read.
+/// Resolves and prices `request` in `campaign_id` at `now`: [`resolve`], then
+/// [`Resolved::price`].
 pub async fn plan(
     state: &AppState,
     campaign_id: Uuid,
     locale: Locale,
     request: &CheckoutRequest,
-    shipping_given: Option<bool>,
-    probe: Option<&KeyProbe>,
     now: DateTime<Utc>,
 ) -> Result<Plan> {
-    basket::check(&request.lines)?;
-    basket::check_fields(
-        &request.voucher_codes,
-        request.external_reference.as_deref(),
-    )?;
+    resolve(state, campaign_id, request, now)
+        .await?
+        .price(state, locale, now)
+        .await
+}
+
+/// The products of `request` (a basket `basket::check_request` passed) in `campaign_id`, their
+/// merchant and the visit in the merchant's zone.
+pub async fn resolve(
+    state: &AppState,
+    campaign_id: Uuid,
+    request: &CheckoutRequest,
+    now: DateTime<Utc>,
+) -> Result<Resolved> {
     let Some(input) = VisitInput::parse(&request.date) else {
         return Err(Error::invalid_field(
             "date",
@@ -189,7 +184,7 @@ pub async fn plan(
     };
 
     // Products and merchants are definitions, read from this node's copies; the day's
-    // prices and places below are always read from the store.
+    // prices and places (`price`) are always read from the store.
     let (store, definitions) = (state.store.as_ref(), &state.catalog.definitions);
     let mut products = Vec::with_capacity(request.lines.len());
     for (i, line) in request.lines.iter().enumerate() {
@@ -206,16 +201,19 @@ pub async fn plan(
                     ),
                 )
             })?;
-        products.push(product);
+        products.push((product, line.quantity));
     }
-    let first = &products[0];
-    if products.iter().any(|p| p.merchant_id != first.merchant_id) {
+    let first = &products[0].0;
+    if products
+        .iter()
+        .any(|(p, _)| p.merchant_id != first.merchant_id)
+    {
         return Err(Error::new(
             ProblemType::CheckoutBasketSpansMerchants,
             "The basket holds products of more than one merchant; make one checkout per merchant.",
         ));
     }
-    if products.iter().any(|p| p.provider != first.provider) {
+    if products.iter().any(|(p, _)| p.provider != first.provider) {
         return Err(Error::new(
             ProblemType::CheckoutBasketSpansProviders,
             "The basket holds products of more than one fulfilment provider; make one checkout per provider.",
@@ -229,8 +227,8 @@ pub async fn plan(
     let today = local_date(zone, now);
     let visit = Visit::resolve(input, zone);
 
-    let dated = products.iter().any(|p| !p.no_date);
-    if products.iter().any(|p| p.requires_timeslot) && visit.slot_time().is_none() {
+    let dated = products.iter().any(|(p, _)| !p.no_date);
+    if products.iter().any(|(p, _)| p.requires_timeslot) && visit.slot_time().is_none() {
         return Err(Error::new(
             ProblemType::CheckoutTimeslotRequired,
             "A timeslotted product needs the slot's start time in date (midnight is never a slot).",
@@ -245,44 +243,58 @@ pub async fn plan(
             ),
         ));
     }
-    let visit_date = if dated { visit.date } else { today };
-    let requires_shipping_address = products.iter().any(|p| p.physical_product);
-    if requires_shipping_address && shipping_given == Some(false) {
-        return Err(shipping_address_required());
-    }
-
-    let mut lines = Vec::with_capacity(products.len());
-    for (product, line) in products.into_iter().zip(&request.lines) {
-        let day = if product.no_date { today } else { visit_date };
-        let timeslot = if product.requires_timeslot {
-            Some(slot_at(store, &product, zone, day, visit, now).await?)
-        } else {
-            None
-        };
-        let (unit_price, list_price, day_left) = if product.no_date {
-            (product.unit_price, product.list_price, None)
-        } else {
-            day_price(store, &product, day, probe).await?
-        };
-        lines.push(PlannedLine {
-            title: product.localized(locale).title.to_owned(),
-            quantity: line.quantity,
-            day,
-            timeslot,
-            unit_price,
-            list_price,
-            day_left,
-            product,
-        });
-    }
-    Ok(Plan {
-        provider: lines[0].product.provider.clone(),
-        requires_shipping_address,
+    Ok(Resolved {
+        requires_shipping_address: products.iter().any(|(p, _)| p.physical_product),
+        visit_date: if dated { visit.date } else { today },
+        products,
         merchant,
         zone,
-        visit_date,
-        lines,
+        today,
+        visit,
     })
+}
+
+impl Resolved {
+    /// Each line's day, slot and price, read from the store.
+    pub async fn price(self, state: &AppState, locale: Locale, now: DateTime<Utc>) -> Result<Plan> {
+        let store = state.store.as_ref();
+        let mut lines = Vec::with_capacity(self.products.len());
+        for (product, quantity) in self.products {
+            let day = if product.no_date {
+                self.today
+            } else {
+                self.visit_date
+            };
+            let timeslot = if product.requires_timeslot {
+                Some(slot_at(store, &product, self.zone, day, self.visit, now).await?)
+            } else {
+                None
+            };
+            let (unit_price, list_price, day_left) = if product.no_date {
+                (product.unit_price, product.list_price, None)
+            } else {
+                day_price(store, &product, day).await?
+            };
+            lines.push(PlannedLine {
+                title: product.localized(locale).title.to_owned(),
+                quantity,
+                day,
+                timeslot,
+                unit_price,
+                list_price,
+                day_left,
+                product,
+            });
+        }
+        Ok(Plan {
+            provider: lines[0].product.provider.clone(),
+            requires_shipping_address: self.requires_shipping_address,
+            merchant: self.merchant,
+            zone: self.zone,
+            visit_date: self.visit_date,
+            lines,
+        })
+    }
 }
 
 /// The product's prices on `day` and the places its group has left then (`None`: unlimited).
@@ -292,22 +304,12 @@ async fn day_price(
     store: &dyn Store,
     product: &Product,
     day: NaiveDate,
-    probe: Option<&KeyProbe>,
 ) -> Result<(Decimal, Decimal, Option<i64>)> {
-    let priced = match probe.filter(|p| p.seen().is_none()) {
-        Some(probe) => {
-            let (priced, seen) = store
-                .calendar_day_and_key(product.product_id, day, probe.campaign_id, probe.key)
-                .await?;
-            probe.seen.get_or_init(|| seen);
-            priced
-        }
-        None => store
-            .calendar(product.product_id, day, day)
-            .await?
-            .into_iter()
-            .next(),
-    };
+    let priced = store
+        .calendar(product.product_id, day, day)
+        .await?
+        .into_iter()
+        .next();
     if let Some(d) = priced {
         let left = d.capacity.map(|c| i64::from(c) - i64::from(d.reserved));
         return Ok((d.price, d.list_price, left));

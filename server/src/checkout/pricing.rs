@@ -1,6 +1,6 @@
 //! Checkout totals: the only place prices are computed. Pure, so every rule is a table test.
 //!
-//! Rules (decisions.md §5, with our choices where it is silent):
+//! Rules (docs/api-checkout.md, "Prices and discounts"):
 //! - a line costs `(price of the day + booking costs + visit guarantee if flexible) × quantity`;
 //! - vouchers and memberships discount the ticket amount (price × quantity), never the booking
 //!   costs or the visit guarantee, which are the merchant's and provider's fees;

@@ -2,8 +2,9 @@
 //! priced checkout is written with its `checkouts.CheckoutStarted` event, and, last of all
 //! before the commit, the provider holds the places. Anything failing rolls all of it back.
 //!
-//! Locks are taken in one global order by every transaction (vouchers by id, the wallet,
-//! days by group and date, then slots), so Postgres row locks cannot deadlock.
+//! Locks are taken in one global order by every transaction (vouchers by id, then the wallet;
+//! places last, by the commit, in the order `store::backend` gives them), so Postgres row
+//! locks cannot deadlock.
 
 use app::wire::{CheckoutRequest, Locale};
 use chrono::{DateTime, Duration, Utc};
@@ -23,7 +24,7 @@ use crate::{
     store::{self, CheckoutTx, CustomerFields, NewCheckout, NewCheckoutLine, StoreError, Voucher},
 };
 
-/// How long a reservation holds its capacity (decisions.md §5).
+/// How long a reservation holds its capacity (docs/api-checkout.md).
 pub const HOLD: Duration = Duration::minutes(15);
 
 /// Who is buying: a signed-in customer (with the session's partner) or a guest.
@@ -40,6 +41,9 @@ struct Discounts {
     /// Vouchers that are valid now, in the order the codes were sent.
     vouchers: Vec<Voucher>,
     membership_percentage: Option<Decimal>,
+    /// The wallet's balance as read then (zero for a guest); the transaction locks the wallet
+    /// and uses the balance it finds.
+    wallet_balance: Decimal,
 }
 
 async fn discounts(
@@ -69,9 +73,18 @@ async fn discounts(
             .max(),
         None => None,
     };
+    let wallet_balance = match buyer.customer_id {
+        Some(customer) => state
+            .store
+            .wallet(customer, campaign_id)
+            .await?
+            .map_or(Decimal::ZERO, |w| w.balance),
+        None => Decimal::ZERO,
+    };
     Ok(Discounts {
         vouchers,
         membership_percentage,
+        wallet_balance,
     })
 }
 
@@ -134,6 +147,28 @@ pub fn refuse_if_short(state: &AppState, plan: &Plan) -> Result<()> {
 pub struct Prepared {
     provider: std::sync::Arc<dyn FulfillmentProvider>,
     discounts: Discounts,
+}
+
+impl Prepared {
+    /// What the customer will pay when every voucher read is still redeemable and the wallet
+    /// holds what it held: the amount a payment is opened for before the transaction
+    /// (`place::open_payment`), which `place::place_order` checks against the total written.
+    pub fn expected_total(&self, plan: &Plan, r: &Reservation<'_>) -> Decimal {
+        let all: Vec<Uuid> = self
+            .discounts
+            .vouchers
+            .iter()
+            .map(|v| v.voucher_id)
+            .collect();
+        let input = pricing_input(
+            plan,
+            &self.discounts,
+            &all,
+            self.discounts.wallet_balance,
+            r,
+        );
+        pricing::quote(&input).total
+    }
 }
 
 pub async fn prepare(state: &AppState, plan: &Plan, r: &Reservation<'_>) -> Result<Prepared> {
@@ -243,36 +278,13 @@ async fn reserve(
         Some(customer) => tx.lock_wallet(customer, r.campaign_id).await?,
         None => Decimal::ZERO,
     };
-    let quote = pricing::quote(&PricingInput {
-        lines: plan
-            .lines
-            .iter()
-            .map(|l| LineInput {
-                product_id: l.product.product_id,
-                quantity: l.quantity,
-                unit_price: l.unit_price,
-                list_price: l.list_price,
-                booking_costs: l.product.booking_costs,
-                visit_guarantee_cost: l.product.visit_guarantee_cost,
-            })
-            .collect(),
-        flexible_date: r.request.flexible_date,
-        vouchers: discounts
-            .vouchers
-            .iter()
-            .filter(|v| redeemed.contains(&v.voucher_id))
-            .map(|v| VoucherInput {
-                voucher_id: v.voucher_id,
-                kind: match v.kind {
-                    store::VoucherKind::Percentage => VoucherKind::Percentage,
-                    store::VoucherKind::Amount => VoucherKind::Amount,
-                },
-                value: v.value,
-            })
-            .collect(),
-        membership_percentage: discounts.membership_percentage,
+    let quote = pricing::quote(&pricing_input(
+        plan,
+        discounts,
+        &redeemed,
         wallet_balance,
-    });
+        r,
+    ));
     // A voucher that took nothing off (the tickets were already free) keeps its redemption.
     let mut unused: Vec<Uuid> = quote
         .voucher_discounts
@@ -346,6 +358,46 @@ async fn reserve(
     tx.insert_checkout(&checkout).await?;
     tx.insert_event(&started_event(&checkout)).await?;
     Ok(checkout)
+}
+
+/// The pricing of `plan` with the vouchers of `redeemed` and the wallet's `wallet_balance`.
+fn pricing_input(
+    plan: &Plan,
+    discounts: &Discounts,
+    redeemed: &[Uuid],
+    wallet_balance: Decimal,
+    r: &Reservation<'_>,
+) -> PricingInput {
+    PricingInput {
+        lines: plan
+            .lines
+            .iter()
+            .map(|l| LineInput {
+                product_id: l.product.product_id,
+                quantity: l.quantity,
+                unit_price: l.unit_price,
+                list_price: l.list_price,
+                booking_costs: l.product.booking_costs,
+                visit_guarantee_cost: l.product.visit_guarantee_cost,
+            })
+            .collect(),
+        flexible_date: r.request.flexible_date,
+        vouchers: discounts
+            .vouchers
+            .iter()
+            .filter(|v| redeemed.contains(&v.voucher_id))
+            .map(|v| VoucherInput {
+                voucher_id: v.voucher_id,
+                kind: match v.kind {
+                    store::VoucherKind::Percentage => VoucherKind::Percentage,
+                    store::VoucherKind::Amount => VoucherKind::Amount,
+                },
+                value: v.value,
+            })
+            .collect(),
+        membership_percentage: discounts.membership_percentage,
+        wallet_balance,
+    }
 }
 
 /// `checkouts.CheckoutStarted` for a checkout just reserved.

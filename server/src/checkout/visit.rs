@@ -1,4 +1,4 @@
-//! The visit a checkout is for, from the `date` the partner sends (decisions.md §5).
+//! The visit a checkout is for, from the `date` the partner sends (docs/api-checkout.md, "Dates").
 //!
 //! An ISO 8601 date-time is converted to the merchant's zone and its local date is the visit
 //! date; a date-time without an offset is read as the merchant's local time. A bare

@@ -1,5 +1,5 @@
 //! Fulfilment providers: who holds the capacity of a product and issues its booking. Chosen
-//! per product by its `provider` name (decisions.md §7).
+//! per product by its `provider` name (docs/api-checkout.md, "One transaction per step").
 //!
 //! A provider reserves inside the checkout's database transaction, so whatever it does there
 //! commits or rolls back with the checkout: a failure anywhere later gives the capacity back

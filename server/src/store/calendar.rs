@@ -77,17 +77,6 @@ pub trait CalendarStore {
         from: NaiveDate,
         until: NaiveDate,
     ) -> StoreResult<Vec<CalendarDay>>;
-    /// `calendar` for one day, read together with whether `key` has an idempotency record in
-    /// `campaign_id`, in one round trip: a buyer the express checkout refuses from its plan
-    /// (a sold-out day) is answered without a write only when the key has none, and in a
-    /// rush for the last places nearly every buyer is refused (checkout/express.rs).
-    async fn calendar_day_and_key(
-        &self,
-        product_id: Uuid,
-        day: NaiveDate,
-        campaign_id: Uuid,
-        key: Uuid,
-    ) -> StoreResult<(Option<CalendarDay>, bool)>;
     /// The priced days on or after `from` of each of `product_ids`, with their groups' capacity
     /// and reservations, ordered by product and day: what stock-aware availability is computed
     /// from, in one query for a whole product list.

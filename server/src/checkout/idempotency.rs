@@ -1,0 +1,146 @@
+//! The idempotency rule of the express checkout: one Idempotency-Key, one outcome
+//! (docs/api-checkout.md, "Idempotency-Key").
+//!
+//! - The key is scoped to the campaign; the request it stands for is the SHA-256 of the parsed
+//!   body and the customer. The same key with another request is 409 `idempotency-key-reused`.
+//! - The key is claimed before anything is written, and the claim commits on its own: a second
+//!   request with the key meanwhile gets 409 `idempotency-key-in-use`.
+//! - The success is stored under the key by the transaction that makes it
+//!   ([`IdempotencyKey::complete`]), and replayed byte for byte for [`RETENTION`].
+//! - A failure releases the key ([`IdempotencyKey::release`]), so a retry re-attempts cleanly; a
+//!   request that died holding its claim blocks retries for [`LOCK`], then is taken over.
+//! - A request refused before its claim writes nothing when its key has no record; a key with a
+//!   record answers as if the claim had come first ([`IdempotencyKey::refused_before_claim`]).
+
+use app::wire::ExpressCheckoutRequest;
+use chrono::{DateTime, Duration, Utc};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::{
+    error::{Error, ProblemType, Result},
+    state::AppState,
+    store::{CheckoutTx, IdempotencyClaim, IdempotentRequest},
+};
+
+/// How long a claim blocks retries when its request died without releasing it.
+pub const LOCK: Duration = Duration::seconds(90);
+/// How long a success is replayed.
+pub const RETENTION: Duration = Duration::hours(24);
+
+/// An Idempotency-Key with the request it was sent with.
+pub struct IdempotencyKey {
+    request: IdempotentRequest,
+}
+
+/// What claiming a key gives when the request is to be carried out or replayed.
+pub enum Claimed {
+    /// The key is ours, with the checkout transaction begun on the connection that claimed it.
+    Begun(Box<dyn CheckoutTx>),
+    /// The same request succeeded before: its stored response.
+    Replay(Vec<u8>),
+}
+
+impl IdempotencyKey {
+    pub fn new(
+        campaign_id: Uuid,
+        key: Uuid,
+        request: &ExpressCheckoutRequest,
+        customer_id: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            request: IdempotentRequest {
+                campaign_id,
+                key,
+                request_hash: request_hash(request),
+                customer_id,
+                lock_until: now + LOCK,
+                expires_at: now + RETENTION,
+            },
+        }
+    }
+
+    /// Claims the key and begins the checkout transaction on the connection that claimed it
+    /// (one wait for a connection, not two). Read everything the transaction needs first.
+    pub async fn claim_and_begin(&self, state: &AppState, now: DateTime<Utc>) -> Result<Claimed> {
+        let claim = state.store.claim_and_begin(&self.request, now).await?;
+        match claim {
+            IdempotencyClaim::Claimed(tx) => Ok(Claimed::Begun(tx)),
+            IdempotencyClaim::Replay { body, .. } => Ok(Claimed::Replay(body)),
+            IdempotencyClaim::InFlight => Err(in_use()),
+            IdempotencyClaim::Reused => Err(reused()),
+        }
+    }
+
+    /// The answer to a request refused before its key was claimed: the refusal, unless the
+    /// key has a record, which then answers as the claim-first order would (`Ok` is the
+    /// replay of an earlier success). A key with no record is not written: a rush of buyers
+    /// refused for a sold-out day does not queue for the write lock.
+    pub async fn refused_before_claim(
+        &self,
+        state: &AppState,
+        refusal: Error,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<u8>> {
+        let r = &self.request;
+        if !state
+            .store
+            .idempotency_key_seen(r.campaign_id, r.key)
+            .await?
+        {
+            return Err(refusal);
+        }
+        match state.store.claim_idempotency_key(r, now).await? {
+            IdempotencyClaim::Claimed(()) => {
+                self.release(state).await;
+                Err(refusal)
+            }
+            IdempotencyClaim::Replay { body, .. } => Ok(body),
+            IdempotencyClaim::InFlight => Err(in_use()),
+            IdempotencyClaim::Reused => Err(reused()),
+        }
+    }
+
+    /// Stores `body` as the key's success, in the transaction that makes it.
+    pub async fn complete(&self, tx: &mut dyn CheckoutTx, body: &[u8]) -> Result<()> {
+        let r = &self.request;
+        Ok(tx
+            .complete_idempotency(r.campaign_id, r.key, 200, body)
+            .await?)
+    }
+
+    /// Gives the claimed key back after a failure. Should that fail too, the claim's lock
+    /// runs out after [`LOCK`].
+    pub async fn release(&self, state: &AppState) {
+        let r = &self.request;
+        if let Err(err) = state
+            .store
+            .release_idempotency_key(r.campaign_id, r.key)
+            .await
+        {
+            tracing::warn!(error = ?err, "releasing the idempotency key failed; its lock runs out in 90 s");
+        }
+    }
+}
+
+/// SHA-256 of the request as the server understood it (field order fixed by the type), so
+/// whitespace or key order in the JSON do not make a retry a different request.
+fn request_hash(request: &ExpressCheckoutRequest) -> Vec<u8> {
+    let canonical = serde_json::to_vec(request).expect("a request serialises");
+    Sha256::digest(canonical).to_vec()
+}
+
+fn in_use() -> Error {
+    Error::new(
+        ProblemType::IdempotencyKeyInUse,
+        "A request with this Idempotency-Key is still being processed; retry shortly with the same key.",
+    )
+}
+
+fn reused() -> Error {
+    Error::new(
+        ProblemType::IdempotencyKeyReused,
+        "This Idempotency-Key was used for a different request; use a new key for a new request.",
+    )
+}
