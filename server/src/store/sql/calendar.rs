@@ -3,7 +3,7 @@
 use chrono::NaiveDate;
 use uuid::Uuid;
 
-use super::{Db, SqlStore, ThisBackend};
+use super::{push_ids, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, days, CalendarDay, CalendarInput, CalendarStore, DbDecimal,
     ProductCalendarDay, StoreError, StoreResult,
@@ -139,10 +139,7 @@ impl CalendarStore for SqlStore {
         );
         query.push_bind(from);
         query.push(" AND calendar_price.product_id IN (");
-        let mut ids = query.separated(", ");
-        for id in product_ids {
-            ids.push_bind(*id);
-        }
+        push_ids(&mut query, product_ids.iter().copied());
         query.push(") ORDER BY calendar_price.product_id, calendar_price.day");
         Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }
@@ -154,10 +151,7 @@ impl CalendarStore for SqlStore {
         let mut query = sqlx::QueryBuilder::<Db>::new(
             "SELECT DISTINCT product_id FROM calendar_price WHERE product_id IN (",
         );
-        let mut ids = query.separated(", ");
-        for id in product_ids {
-            ids.push_bind(*id);
-        }
+        push_ids(&mut query, product_ids.iter().copied());
         query.push(")");
         Ok(query.build_query_scalar().fetch_all(&self.pool).await?)
     }

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::checkout_tx::SqlCheckoutTx;
-use super::{Db, SqlStore, ThisBackend};
+use super::{push_ids, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx,
     CheckoutVoucherRecord, OrderRecord, PaymentRecord, StoreResult, Timeslot,
@@ -92,10 +92,7 @@ impl CheckoutStore for SqlStore {
         }
         let mut query =
             sqlx::QueryBuilder::<Db>::new("SELECT * FROM timeslot WHERE timeslot_id IN (");
-        let mut list = query.separated(", ");
-        for id in ids {
-            list.push_bind(*id);
-        }
+        push_ids(&mut query, ids.iter().copied());
         query.push(") ORDER BY start_time");
         Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }

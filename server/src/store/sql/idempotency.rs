@@ -54,7 +54,6 @@ async fn claim_on(
     r: &IdempotentRequest,
     now: DateTime<Utc>,
 ) -> sqlx::Result<IdempotencyClaim> {
-    use IdempotencyClaim;
     // A takeover can lose a race to another takeover; a few rounds settle it.
     for _ in 0..3 {
         let inserted = sqlx::query(&CLAIM_INSERT)

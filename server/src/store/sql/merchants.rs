@@ -1,9 +1,10 @@
 //! `MerchantStore`: merchants and their translations.
 
 use chrono::Utc;
+use sqlx::query::QueryAs;
 use uuid::Uuid;
 
-use super::{Conn, Db, SqlStore, ThisBackend};
+use super::{push_ids, Args, Conn, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, Merchant, MerchantInput, MerchantStore, MerchantTranslation, StoreError,
     StoreResult,
@@ -23,10 +24,7 @@ impl SqlStore {
             "SELECT merchant_id, locale, name, description FROM merchant_translation
              WHERE merchant_id IN (",
         );
-        let mut ids = query.separated(", ");
-        for id in merchant_ids {
-            ids.push_bind(*id);
-        }
+        push_ids(&mut query, merchant_ids.iter().copied());
         query.push(") ORDER BY merchant_id, locale");
         let rows: Vec<(Uuid, String, String, String)> =
             query.build_query_as().fetch_all(&mut *conn).await?;
@@ -94,29 +92,17 @@ impl MerchantStore for SqlStore {
         input: &MerchantInput,
     ) -> StoreResult<Merchant> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        let mut merchant: Merchant = sqlx::query_as(
+        let mut merchant: Merchant = merchant_values(
+            sqlx::query_as(
             "INSERT INTO merchant (merchant_id, name, description, category, street, postal_code,
                  city, country, latitude, longitude, timezone, currency, image_url, website,
                  search_text, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
              RETURNING *",
+            ),
+            merchant_id,
+            input,
         )
-        .bind(merchant_id)
-        .bind(&input.name)
-        .bind(&input.description)
-        .bind(&input.category)
-        .bind(&input.address.street)
-        .bind(&input.address.postal_code)
-        .bind(&input.address.city)
-        .bind(&input.address.country)
-        .bind(input.location.latitude)
-        .bind(input.location.longitude)
-        .bind(&input.timezone)
-        .bind(&input.currency)
-        .bind(&input.image_url)
-        .bind(&input.website)
-        .bind(input.search_text())
-        .bind(Utc::now())
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "merchant"))?;
@@ -148,30 +134,18 @@ impl MerchantStore for SqlStore {
         input: &MerchantInput,
     ) -> StoreResult<Option<Merchant>> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        let merchant: Option<Merchant> = sqlx::query_as(
-            "UPDATE merchant SET name = $2, description = $3, category = $4, street = $5,
+        let merchant: Option<Merchant> = merchant_values(
+            sqlx::query_as(
+                "UPDATE merchant SET name = $2, description = $3, category = $4, street = $5,
                  postal_code = $6, city = $7, country = $8, latitude = $9, longitude = $10,
                  timezone = $11, currency = $12, image_url = $13, website = $14,
                  search_text = $15, updated_at = $16
              WHERE merchant_id = $1
              RETURNING *",
+            ),
+            merchant_id,
+            input,
         )
-        .bind(merchant_id)
-        .bind(&input.name)
-        .bind(&input.description)
-        .bind(&input.category)
-        .bind(&input.address.street)
-        .bind(&input.address.postal_code)
-        .bind(&input.address.city)
-        .bind(&input.address.country)
-        .bind(input.location.latitude)
-        .bind(input.location.longitude)
-        .bind(&input.timezone)
-        .bind(&input.currency)
-        .bind(&input.image_url)
-        .bind(&input.website)
-        .bind(input.search_text())
-        .bind(Utc::now())
         .fetch_optional(&mut *tx)
         .await?;
         let Some(mut merchant) = merchant else {
@@ -230,4 +204,30 @@ impl MerchantStore for SqlStore {
         .await?;
         Ok(found.is_some())
     }
+}
+
+/// Binds a merchant's columns to `$1..$16` in the order the insert and the update name them:
+/// the id, then the input's fields, then the time of the write.
+fn merchant_values<'q>(
+    query: QueryAs<'q, Db, Merchant, Args<'q>>,
+    merchant_id: Uuid,
+    input: &'q MerchantInput,
+) -> QueryAs<'q, Db, Merchant, Args<'q>> {
+    query
+        .bind(merchant_id)
+        .bind(&input.name)
+        .bind(&input.description)
+        .bind(&input.category)
+        .bind(&input.address.street)
+        .bind(&input.address.postal_code)
+        .bind(&input.address.city)
+        .bind(&input.address.country)
+        .bind(input.location.latitude)
+        .bind(input.location.longitude)
+        .bind(&input.timezone)
+        .bind(&input.currency)
+        .bind(&input.image_url)
+        .bind(&input.website)
+        .bind(input.search_text())
+        .bind(Utc::now())
 }

@@ -7,6 +7,17 @@
 
 use super::{Batch, Conn, Db, SqlStore, ThisBackend};
 
+/// The arguments of a query on this backend.
+type Args<'q> = <Db as sqlx::Database>::Arguments<'q>;
+
+/// Binds `ids` into `query` as a comma-separated list, for an `IN (…)` around it.
+fn push_ids(query: &mut sqlx::QueryBuilder<'_, Db>, ids: impl IntoIterator<Item = uuid::Uuid>) {
+    let mut list = query.separated(", ");
+    for id in ids {
+        list.push_bind(id);
+    }
+}
+
 mod availability;
 mod calendar;
 mod campaigns;

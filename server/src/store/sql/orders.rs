@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{Db, SqlStore};
+use super::{push_ids, Db, SqlStore};
 use crate::store::{
     CheckoutLineRecord, LoyaltyEntryRecord, OrderRecord, OrderStore, StoreResult, TicketRecord,
 };
@@ -42,10 +42,7 @@ impl OrderStore for SqlStore {
         }
         let mut query =
             sqlx::QueryBuilder::<Db>::new("SELECT * FROM ticket WHERE customer_order_id IN (");
-        let mut ids = query.separated(", ");
-        for id in order_ids {
-            ids.push_bind(*id);
-        }
+        push_ids(&mut query, order_ids.iter().copied());
         query.push(") ORDER BY customer_order_id, checkout_line_id, code");
         Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }
@@ -70,10 +67,7 @@ impl OrderStore for SqlStore {
              FROM customer_order o JOIN checkout_line l ON l.checkout_id = o.checkout_id
              WHERE o.customer_order_id IN (",
         );
-        let mut ids = query.separated(", ");
-        for id in order_ids {
-            ids.push_bind(*id);
-        }
+        push_ids(&mut query, order_ids.iter().copied());
         query.push(") ORDER BY o.customer_order_id, l.sku, l.checkout_line_id");
         let rows: Vec<Row> = query.build_query_as().fetch_all(&self.pool).await?;
         Ok(rows

@@ -1,9 +1,10 @@
 //! `ProductStore`: products and their translations.
 
 use chrono::Utc;
+use sqlx::query::Query;
 use uuid::Uuid;
 
-use super::{Conn, Db, SqlStore, ThisBackend};
+use super::{push_ids, Args, Conn, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, DbDecimal, Product, ProductFilter, ProductInput, ProductStore,
     ProductTranslation, StoreError, StoreResult,
@@ -20,10 +21,7 @@ impl SqlStore {
         }
         let in_list = |head: &str, tail: &str| {
             let mut query = sqlx::QueryBuilder::<Db>::new(head);
-            let mut ids = query.separated(", ");
-            for p in &products {
-                ids.push_bind(p.product_id);
-            }
+            push_ids(&mut query, products.iter().map(|p| p.product_id));
             query.push(tail);
             query
         };
@@ -174,33 +172,19 @@ impl ProductStore for SqlStore {
     async fn create_product(&self, product_id: Uuid, input: &ProductInput) -> StoreResult<Product> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let group_id = Self::product_group(&mut tx, input, None).await?;
-        sqlx::query(
-            "INSERT INTO product (product_id, merchant_id, availability_group_id, title,
+        product_values(
+            sqlx::query(
+                "INSERT INTO product (product_id, merchant_id, availability_group_id, title,
                  product_type, physical_product, sku, age_group, unit_price, list_price,
                  booking_costs, visit_guarantee_cost, no_date, requires_timeslot, conditions,
                  ticket_validity_type, ticket_validity_date, provider, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
                  $18, $19, $19)",
+            ),
+            product_id,
+            group_id,
+            input,
         )
-        .bind(product_id)
-        .bind(input.merchant_id)
-        .bind(group_id)
-        .bind(&input.title)
-        .bind(&input.product_type)
-        .bind(input.physical_product)
-        .bind(&input.sku)
-        .bind(&input.age_group)
-        .bind(DbDecimal(input.unit_price))
-        .bind(DbDecimal(input.list_price))
-        .bind(DbDecimal(input.booking_costs))
-        .bind(DbDecimal(input.visit_guarantee_cost))
-        .bind(input.no_date)
-        .bind(input.requires_timeslot)
-        .bind(&input.conditions)
-        .bind(&input.ticket_validity_type)
-        .bind(input.ticket_validity_date)
-        .bind(&input.provider)
-        .bind(Utc::now())
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "product"))?;
@@ -233,34 +217,20 @@ impl ProductStore for SqlStore {
             return Ok(None);
         }
         let group_id = Self::product_group(&mut tx, input, current).await?;
-        sqlx::query(
-            "UPDATE product SET merchant_id = $2, availability_group_id = $3, title = $4,
+        product_values(
+            sqlx::query(
+                "UPDATE product SET merchant_id = $2, availability_group_id = $3, title = $4,
                  product_type = $5, physical_product = $6, sku = $7, age_group = $8,
                  unit_price = $9, list_price = $10, booking_costs = $11,
                  visit_guarantee_cost = $12, no_date = $13, requires_timeslot = $14,
                  conditions = $15, ticket_validity_type = $16, ticket_validity_date = $17,
                  provider = $18, updated_at = $19
              WHERE product_id = $1",
+            ),
+            product_id,
+            group_id,
+            input,
         )
-        .bind(product_id)
-        .bind(input.merchant_id)
-        .bind(group_id)
-        .bind(&input.title)
-        .bind(&input.product_type)
-        .bind(input.physical_product)
-        .bind(&input.sku)
-        .bind(&input.age_group)
-        .bind(DbDecimal(input.unit_price))
-        .bind(DbDecimal(input.list_price))
-        .bind(DbDecimal(input.booking_costs))
-        .bind(DbDecimal(input.visit_guarantee_cost))
-        .bind(input.no_date)
-        .bind(input.requires_timeslot)
-        .bind(&input.conditions)
-        .bind(&input.ticket_validity_type)
-        .bind(input.ticket_validity_date)
-        .bind(&input.provider)
-        .bind(Utc::now())
         .execute(&mut *tx)
         .await?;
         Self::replace_product_details(&mut tx, product_id, input).await?;
@@ -298,4 +268,34 @@ impl ProductStore for SqlStore {
         let products = query.build_query_as().fetch_all(&mut *conn).await?;
         Ok(Self::with_product_details(&mut conn, products).await?)
     }
+}
+
+/// Binds a product's columns to `$1..$19` in the order the insert and the update name them:
+/// the id, then the input's fields, then the time of the write.
+fn product_values<'q>(
+    query: Query<'q, Db, Args<'q>>,
+    product_id: Uuid,
+    group_id: Uuid,
+    input: &'q ProductInput,
+) -> Query<'q, Db, Args<'q>> {
+    query
+        .bind(product_id)
+        .bind(input.merchant_id)
+        .bind(group_id)
+        .bind(&input.title)
+        .bind(&input.product_type)
+        .bind(input.physical_product)
+        .bind(&input.sku)
+        .bind(&input.age_group)
+        .bind(DbDecimal(input.unit_price))
+        .bind(DbDecimal(input.list_price))
+        .bind(DbDecimal(input.booking_costs))
+        .bind(DbDecimal(input.visit_guarantee_cost))
+        .bind(input.no_date)
+        .bind(input.requires_timeslot)
+        .bind(&input.conditions)
+        .bind(&input.ticket_validity_type)
+        .bind(input.ticket_validity_date)
+        .bind(&input.provider)
+        .bind(Utc::now())
 }

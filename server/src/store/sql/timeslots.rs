@@ -3,7 +3,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{Db, SqlStore, ThisBackend};
+use super::{push_ids, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, NewTimeslot, StoreError, StoreResult, Timeslot, TimeslotStore,
 };
@@ -117,10 +117,7 @@ impl TimeslotStore for SqlStore {
         }
         query.push(" AND start_time > ").push_bind(after);
         query.push(" AND availability_group_id IN (");
-        let mut ids = query.separated(", ");
-        for id in group_ids {
-            ids.push_bind(*id);
-        }
+        push_ids(&mut query, group_ids.iter().copied());
         query.push(") ORDER BY availability_group_id, day");
         Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }

@@ -1,10 +1,11 @@
 //! `VoucherStore`.
 
 use chrono::{DateTime, Utc};
+use sqlx::query::QueryAs;
 use uuid::Uuid;
 
 use super::references::require_row;
-use super::{Db, SqlStore, ThisBackend};
+use super::{Args, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, vouchers::normalize_voucher_code, DbDecimal, StoreError, StoreResult,
     Voucher, VoucherInput, VoucherStore, VoucherUpdate,
@@ -28,22 +29,17 @@ impl VoucherStore for SqlStore {
         let now = Utc::now();
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         require_voucher_references(&mut tx, input).await?;
-        let voucher = sqlx::query_as(
-            "INSERT INTO voucher (voucher_id, campaign_id, code, kind, value, merchant_id,
+        let voucher = voucher_values(
+            sqlx::query_as(
+                "INSERT INTO voucher (voucher_id, campaign_id, code, kind, value, merchant_id,
                  max_redemptions, valid_from, valid_until, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
              RETURNING *",
+            ),
+            voucher_id,
+            input,
+            now,
         )
-        .bind(voucher_id)
-        .bind(input.campaign_id)
-        .bind(&input.code)
-        .bind(input.kind.as_str())
-        .bind(DbDecimal(input.value))
-        .bind(input.merchant_id)
-        .bind(input.max_redemptions)
-        .bind(input.valid_from)
-        .bind(input.valid_until)
-        .bind(now)
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A voucher with this code in this campaign"))?;
@@ -69,22 +65,17 @@ impl VoucherStore for SqlStore {
         require_voucher_references(&mut tx, input).await?;
         // The redemption limit may not drop below what checkouts already hold; the condition
         // is in the UPDATE itself so a concurrent redemption cannot slip between check and write.
-        let voucher: Option<Voucher> = sqlx::query_as(
+        let voucher: Option<Voucher> = voucher_values(
+            sqlx::query_as(
             "UPDATE voucher SET campaign_id = $2, code = $3, kind = $4, value = $5, merchant_id = $6,
                  max_redemptions = $7, valid_from = $8, valid_until = $9, updated_at = $10
              WHERE voucher_id = $1 AND ($7 IS NULL OR redeemed <= $7)
              RETURNING *",
+            ),
+            voucher_id,
+            input,
+            Utc::now(),
         )
-        .bind(voucher_id)
-        .bind(input.campaign_id)
-        .bind(&input.code)
-        .bind(input.kind.as_str())
-        .bind(DbDecimal(input.value))
-        .bind(input.merchant_id)
-        .bind(input.max_redemptions)
-        .bind(input.valid_from)
-        .bind(input.valid_until)
-        .bind(Utc::now())
         .fetch_optional(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A voucher with this code in this campaign"))?;
@@ -152,4 +143,25 @@ impl VoucherStore for SqlStore {
         .fetch_optional(&self.pool)
         .await?)
     }
+}
+
+/// Binds a voucher's columns to `$1..$10` in the order the insert and the update name them:
+/// the id, then the input's fields, then the time of the write.
+fn voucher_values<'q>(
+    query: QueryAs<'q, Db, Voucher, Args<'q>>,
+    voucher_id: Uuid,
+    input: &'q VoucherInput,
+    now: DateTime<Utc>,
+) -> QueryAs<'q, Db, Voucher, Args<'q>> {
+    query
+        .bind(voucher_id)
+        .bind(input.campaign_id)
+        .bind(&input.code)
+        .bind(input.kind.as_str())
+        .bind(DbDecimal(input.value))
+        .bind(input.merchant_id)
+        .bind(input.max_redemptions)
+        .bind(input.valid_from)
+        .bind(input.valid_until)
+        .bind(now)
 }
