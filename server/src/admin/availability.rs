@@ -10,6 +10,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404, Problem409},
     },
     state::AppState,
     store::{AvailabilityGroup, AvailabilityGroupInput},
@@ -45,7 +46,7 @@ struct GroupListParams {
 #[utoipa::path(post, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
     request_body = AvailabilityGroupInput,
     responses((status = 201, body = inline(app::wire::Envelope<AvailabilityGroup>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_group(
     _: Admin,
     State(state): State<AppState>,
@@ -64,7 +65,7 @@ async fn create_group(
 #[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
     params(("availability_group_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_group(
     _: Admin,
     State(state): State<AppState>,
@@ -81,9 +82,7 @@ async fn get_group(
 #[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
     params(("availability_group_id" = Uuid, Path)), request_body = AvailabilityGroupInput,
     responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 409, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404, Problem409))]
 async fn update_group(
     _: Admin,
     State(state): State<AppState>,
@@ -105,7 +104,7 @@ async fn update_group(
 #[utoipa::path(get, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
     params(GroupListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<AvailabilityGroup>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_groups(
     _: Admin,
     State(state): State<AppState>,

@@ -8,6 +8,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{Campaign, CampaignInput},
@@ -32,7 +33,7 @@ fn validate(input: &CampaignInput) -> Result<()> {
 #[utoipa::path(post, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
     request_body = CampaignInput,
     responses((status = 201, body = inline(app::wire::Envelope<Campaign>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_campaign(
     _: Admin,
     State(state): State<AppState>,
@@ -47,7 +48,7 @@ async fn create_campaign(
 #[utoipa::path(get, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
     params(("campaign_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_campaign(
     _: Admin,
     State(state): State<AppState>,
@@ -63,7 +64,7 @@ async fn get_campaign(
 #[utoipa::path(put, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
     params(("campaign_id" = Uuid, Path)), request_body = CampaignInput,
     responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn update_campaign(
     _: Admin,
     State(state): State<AppState>,
@@ -82,7 +83,7 @@ async fn update_campaign(
 #[utoipa::path(get, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Campaign>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_campaigns(
     _: Admin,
     State(state): State<AppState>,

@@ -13,6 +13,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     secrets,
     state::AppState,
@@ -117,9 +118,8 @@ fn normalize_and_validate(input: &mut PartnerClientInput) -> Result<()> {
 /// Creates a partner client. The response is the only place its secret is ever shown.
 #[utoipa::path(post, path = "/admin/v1/clients", tag = "admin", security(("admin_token" = [])),
     request_body = PartnerClientInput,
-    responses((status = 201, body = inline(app::wire::Envelope<CreatedPartnerClient>),
-               headers(("cache-control" = String, description = "no-store"))),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+    responses((status = 201, body = inline(app::wire::Envelope<CreatedPartnerClient>), headers(("cache-control" = String, description = "no-store"))),
+              Problem400,
               (status = 409, description = "The client_id is taken", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_client(
     _: Admin,
@@ -154,7 +154,7 @@ async fn create_client(
 #[utoipa::path(get, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<PartnerClient>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_client(
     _: Admin,
     State(state): State<AppState>,
@@ -171,8 +171,7 @@ async fn get_client(
 #[utoipa::path(put, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)), request_body = PartnerClientInput,
     responses((status = 200, body = inline(app::wire::Envelope<PartnerClient>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn update_client(
     _: Admin,
     State(state): State<AppState>,
@@ -208,7 +207,7 @@ async fn update_client(
 #[utoipa::path(delete, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem404,
               (status = 409, description = "The client is in use", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_client(
     _: Admin,
@@ -227,7 +226,7 @@ async fn delete_client(
 #[utoipa::path(get, path = "/admin/v1/clients", tag = "admin", security(("admin_token" = [])),
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<PartnerClient>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_clients(
     _: Admin,
     State(state): State<AppState>,
@@ -247,9 +246,8 @@ async fn list_clients(
 /// Issues a new client secret; the old one stops working at once.
 #[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/secret", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
-    responses((status = 200, body = inline(app::wire::Envelope<IssuedClientSecret>),
-               headers(("cache-control" = String, description = "no-store"))),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = inline(app::wire::Envelope<IssuedClientSecret>), headers(("cache-control" = String, description = "no-store"))),
+              Problem404))]
 async fn rotate_client_secret(
     _: Admin,
     State(state): State<AppState>,
@@ -271,9 +269,8 @@ async fn rotate_client_secret(
 /// Issues a new webhook signing secret; deliveries are signed with it from now on.
 #[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/webhook-secret", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
-    responses((status = 200, body = inline(app::wire::Envelope<IssuedWebhookSecret>),
-               headers(("cache-control" = String, description = "no-store"))),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = inline(app::wire::Envelope<IssuedWebhookSecret>), headers(("cache-control" = String, description = "no-store"))),
+              Problem404))]
 async fn rotate_webhook_secret(
     _: Admin,
     State(state): State<AppState>,

@@ -9,6 +9,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{IdentityIssuer, IdentityIssuerInput},
@@ -36,7 +37,7 @@ fn normalize_and_validate(input: &mut IdentityIssuerInput) -> Result<()> {
 #[utoipa::path(post, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
     request_body = IdentityIssuerInput,
     responses((status = 201, body = inline(app::wire::Envelope<IdentityIssuer>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400,
               (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_issuer(
     _: Admin,
@@ -55,7 +56,7 @@ async fn create_issuer(
 #[utoipa::path(get, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
     params(("identity_issuer_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_issuer(
     _: Admin,
     State(state): State<AppState>,
@@ -71,8 +72,7 @@ async fn get_issuer(
 #[utoipa::path(put, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
     params(("identity_issuer_id" = Uuid, Path)), request_body = IdentityIssuerInput,
     responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400, Problem404,
               (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn update_issuer(
     _: Admin,
@@ -94,7 +94,7 @@ async fn update_issuer(
 #[utoipa::path(delete, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
     params(("identity_issuer_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem404,
               (status = 409, description = "Customers came from this issuer", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_issuer(
     _: Admin,
@@ -116,7 +116,7 @@ async fn delete_issuer(
 #[utoipa::path(get, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<IdentityIssuer>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_issuers(
     _: Admin,
     State(state): State<AppState>,

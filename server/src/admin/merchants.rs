@@ -10,6 +10,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{Merchant, MerchantInput},
@@ -78,7 +79,7 @@ struct MerchantListParams {
 #[utoipa::path(post, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
     request_body = MerchantInput,
     responses((status = 201, body = inline(app::wire::Envelope<Merchant>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_merchant(
     _: Admin,
     State(state): State<AppState>,
@@ -94,7 +95,7 @@ async fn create_merchant(
 #[utoipa::path(get, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
     params(("merchant_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_merchant(
     _: Admin,
     State(state): State<AppState>,
@@ -110,8 +111,7 @@ async fn get_merchant(
 #[utoipa::path(put, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
     params(("merchant_id" = Uuid, Path)), request_body = MerchantInput,
     responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn update_merchant(
     _: Admin,
     State(state): State<AppState>,
@@ -130,7 +130,7 @@ async fn update_merchant(
 #[utoipa::path(get, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
     params(MerchantListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Merchant>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_merchants(
     _: Admin,
     State(state): State<AppState>,

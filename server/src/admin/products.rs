@@ -10,6 +10,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{Product, ProductFilter, ProductInput, TICKET, VALIDITY_PERIOD},
@@ -119,7 +120,7 @@ struct ProductListParams {
 #[utoipa::path(post, path = "/admin/v1/products", tag = "admin", security(("admin_token" = [])),
     request_body = ProductInput,
     responses((status = 201, body = inline(app::wire::Envelope<Product>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_product(
     _: Admin,
     State(state): State<AppState>,
@@ -135,7 +136,7 @@ async fn create_product(
 #[utoipa::path(get, path = "/admin/v1/products/{product_id}", tag = "admin", security(("admin_token" = [])),
     params(("product_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Product>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_product(
     _: Admin,
     State(state): State<AppState>,
@@ -151,8 +152,7 @@ async fn get_product(
 #[utoipa::path(put, path = "/admin/v1/products/{product_id}", tag = "admin", security(("admin_token" = [])),
     params(("product_id" = Uuid, Path)), request_body = ProductInput,
     responses((status = 200, body = inline(app::wire::Envelope<Product>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn update_product(
     _: Admin,
     State(state): State<AppState>,
@@ -171,7 +171,7 @@ async fn update_product(
 #[utoipa::path(get, path = "/admin/v1/products", tag = "admin", security(("admin_token" = [])),
     params(ProductListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Product>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_products(
     _: Admin,
     State(state): State<AppState>,

@@ -10,6 +10,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherUpdate},
@@ -65,7 +66,7 @@ fn normalize_and_validate(input: &mut VoucherInput) -> Result<()> {
 #[utoipa::path(post, path = "/admin/v1/vouchers", tag = "admin", security(("admin_token" = [])),
     request_body = VoucherInput,
     responses((status = 201, body = inline(app::wire::Envelope<Voucher>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400,
               (status = 409, description = "The code is taken in this campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_voucher(
     _: Admin,
@@ -81,7 +82,7 @@ async fn create_voucher(
 #[utoipa::path(get, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
     params(("voucher_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Voucher>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_voucher(
     _: Admin,
     State(state): State<AppState>,
@@ -98,8 +99,7 @@ async fn get_voucher(
 #[utoipa::path(put, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
     params(("voucher_id" = Uuid, Path)), request_body = VoucherInput,
     responses((status = 200, body = inline(app::wire::Envelope<Voucher>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400, Problem404,
               (status = 409, description = "The code is taken in this campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn update_voucher(
     _: Admin,
@@ -123,7 +123,7 @@ async fn update_voucher(
 #[utoipa::path(delete, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
     params(("voucher_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem404,
               (status = 409, description = "The voucher has been used", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_voucher(
     _: Admin,
@@ -141,7 +141,7 @@ async fn delete_voucher(
 #[utoipa::path(get, path = "/admin/v1/vouchers", tag = "admin", security(("admin_token" = [])),
     params(VoucherListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Voucher>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_vouchers(
     _: Admin,
     State(state): State<AppState>,
