@@ -3,9 +3,12 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{found, id_filter},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
@@ -71,10 +74,10 @@ async fn get_group(
     State(state): State<AppState>,
     ApiPath(group_id): ApiPath<Uuid>,
 ) -> Result<Data<AvailabilityGroup>> {
-    let group = state.store.availability_group(group_id).await?;
-    group
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The availability group"))
+    found(
+        state.store.availability_group(group_id).await?,
+        "The availability group",
+    )
 }
 
 /// Replaces an availability group's writable fields. Moving it to another merchant is a
@@ -95,9 +98,7 @@ async fn update_group(
         .update_availability_group(group_id, &input)
         .await?;
     state.catalog.changed();
-    group
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The availability group"))
+    found(group, "The availability group")
 }
 
 /// Lists availability groups in id order, paged by cursor; optionally of one merchant.
@@ -110,13 +111,7 @@ async fn list_groups(
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<GroupListParams>,
 ) -> Result<Page<AvailabilityGroup>> {
-    let filters = format!(
-        "merchant_id={}",
-        params
-            .merchant_id
-            .map(|id| id.to_string())
-            .unwrap_or_default()
-    );
+    let filters = id_filter("merchant_id", params.merchant_id);
     let page = PageParams {
         limit: params.limit,
         next_token: params.next_token,

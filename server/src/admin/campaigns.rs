@@ -1,9 +1,9 @@
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{crud::found, Admin};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
@@ -54,10 +54,7 @@ async fn get_campaign(
     State(state): State<AppState>,
     ApiPath(campaign_id): ApiPath<Uuid>,
 ) -> Result<Data<Campaign>> {
-    let campaign = state.store.campaign(campaign_id).await?;
-    campaign
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The campaign"))
+    found(state.store.campaign(campaign_id).await?, "The campaign")
 }
 
 /// Replaces a campaign's writable fields.
@@ -74,9 +71,7 @@ async fn update_campaign(
     validate(&input)?;
     let campaign = state.store.update_campaign(campaign_id, &input).await?;
     state.catalog.changed();
-    campaign
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The campaign"))
+    found(campaign, "The campaign")
 }
 
 /// Lists campaigns in id order, paged by cursor.

@@ -6,7 +6,7 @@ use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{crud::found, Admin};
 use crate::{
     error::{Error, Result},
     http::{
@@ -160,10 +160,10 @@ async fn get_client(
     State(state): State<AppState>,
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<Data<PartnerClient>> {
-    let client = state.store.partner_client(partner_client_id).await?;
-    client
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The partner client"))
+    found(
+        state.store.partner_client(partner_client_id).await?,
+        "The partner client",
+    )
 }
 
 /// Replaces a partner client's writable fields and allowed campaigns. The client id and the
@@ -198,9 +198,7 @@ async fn update_client(
         .update_partner_client(partner_client_id, &input)
         .await?;
     state.catalog.changed();
-    client
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The partner client"))
+    found(client, "The partner client")
 }
 
 /// Deletes a partner client that has no customers, sessions or checkouts yet.

@@ -2,9 +2,12 @@ use axum::{extract::State, http::StatusCode};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{deleted, found},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
@@ -62,10 +65,10 @@ async fn get_issuer(
     State(state): State<AppState>,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
 ) -> Result<Data<IdentityIssuer>> {
-    let issuer = state.store.identity_issuer(identity_issuer_id).await?;
-    issuer
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The identity issuer"))
+    found(
+        state.store.identity_issuer(identity_issuer_id).await?,
+        "The identity issuer",
+    )
 }
 
 /// Replaces an identity issuer's fields.
@@ -81,13 +84,13 @@ async fn update_issuer(
     ApiJson(mut input): ApiJson<IdentityIssuerInput>,
 ) -> Result<Data<IdentityIssuer>> {
     normalize_and_validate(&mut input)?;
-    let issuer = state
-        .store
-        .update_identity_issuer(identity_issuer_id, &input)
-        .await?;
-    issuer
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The identity issuer"))
+    found(
+        state
+            .store
+            .update_identity_issuer(identity_issuer_id, &input)
+            .await?,
+        "The identity issuer",
+    )
 }
 
 /// Takes an identity provider off the allow-list, unless customers came from it.
@@ -101,15 +104,13 @@ async fn delete_issuer(
     State(state): State<AppState>,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
-    if state
-        .store
-        .delete_identity_issuer(identity_issuer_id)
-        .await?
-    {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(Error::not_found("The identity issuer"))
-    }
+    deleted(
+        state
+            .store
+            .delete_identity_issuer(identity_issuer_id)
+            .await?,
+        "The identity issuer",
+    )
 }
 
 /// Lists identity issuers in id order, paged by cursor.

@@ -3,9 +3,12 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{found, id_filter},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
@@ -101,10 +104,7 @@ async fn get_merchant(
     State(state): State<AppState>,
     ApiPath(merchant_id): ApiPath<Uuid>,
 ) -> Result<Data<Merchant>> {
-    let merchant = state.store.merchant(merchant_id).await?;
-    merchant
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The merchant"))
+    found(state.store.merchant(merchant_id).await?, "The merchant")
 }
 
 /// Replaces a merchant's writable fields and its translations.
@@ -121,9 +121,7 @@ async fn update_merchant(
     validate(&input)?;
     let merchant = state.store.update_merchant(merchant_id, &input).await?;
     state.catalog.changed();
-    merchant
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The merchant"))
+    found(merchant, "The merchant")
 }
 
 /// Lists merchants in id order, paged by cursor; optionally those in one campaign.
@@ -136,13 +134,7 @@ async fn list_merchants(
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<MerchantListParams>,
 ) -> Result<Page<Merchant>> {
-    let filters = format!(
-        "campaign_id={}",
-        params
-            .campaign_id
-            .map(|id| id.to_string())
-            .unwrap_or_default()
-    );
+    let filters = id_filter("campaign_id", params.campaign_id);
     let page = PageParams {
         limit: params.limit,
         next_token: params.next_token,

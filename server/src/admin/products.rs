@@ -3,9 +3,12 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{found, id_filter},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
@@ -142,10 +145,7 @@ async fn get_product(
     State(state): State<AppState>,
     ApiPath(product_id): ApiPath<Uuid>,
 ) -> Result<Data<Product>> {
-    let product = state.store.product(product_id).await?;
-    product
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The product"))
+    found(state.store.product(product_id).await?, "The product")
 }
 
 /// Replaces a product's writable fields, translations and campaign membership.
@@ -162,9 +162,7 @@ async fn update_product(
     validate(&input)?;
     let product = state.store.update_product(product_id, &input).await?;
     state.catalog.changed();
-    product
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The product"))
+    found(product, "The product")
 }
 
 /// Lists products in id order, paged by cursor; optionally of one merchant or campaign.
@@ -181,11 +179,10 @@ async fn list_products(
         merchant_id: params.merchant_id,
         campaign_id: params.campaign_id,
     };
-    let show = |id: Option<Uuid>| id.map(|id| id.to_string()).unwrap_or_default();
     let filters = format!(
-        "merchant_id={}&campaign_id={}",
-        show(filter.merchant_id),
-        show(filter.campaign_id)
+        "{}&{}",
+        id_filter("merchant_id", filter.merchant_id),
+        id_filter("campaign_id", filter.campaign_id)
     );
     let page = PageParams {
         limit: params.limit,

@@ -3,7 +3,10 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{deleted, found},
+    Admin,
+};
 use crate::{
     error::{Error, Result},
     http::{
@@ -88,10 +91,7 @@ async fn get_voucher(
     State(state): State<AppState>,
     ApiPath(voucher_id): ApiPath<Uuid>,
 ) -> Result<Data<Voucher>> {
-    let voucher = state.store.voucher(voucher_id).await?;
-    voucher
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The voucher"))
+    found(state.store.voucher(voucher_id).await?, "The voucher")
 }
 
 /// Replaces a voucher's writable fields; `redeemed` stays, and `max_redemptions` cannot go
@@ -130,11 +130,7 @@ async fn delete_voucher(
     State(state): State<AppState>,
     ApiPath(voucher_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
-    if state.store.delete_voucher(voucher_id).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(Error::not_found("The voucher"))
-    }
+    deleted(state.store.delete_voucher(voucher_id).await?, "The voucher")
 }
 
 /// Lists vouchers in id order, optionally of one campaign, paged by cursor.

@@ -2,7 +2,7 @@ use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{crud::found, Admin};
 use crate::{
     error::{Error, Result},
     http::{
@@ -64,8 +64,8 @@ async fn get_wallet(
     State(state): State<AppState>,
     ApiPath((customer_id, campaign_id)): ApiPath<(Uuid, Uuid)>,
 ) -> Result<Data<Wallet>> {
-    let wallet = state.store.wallet(customer_id, campaign_id).await?;
-    wallet
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The wallet"))
+    found(
+        state.store.wallet(customer_id, campaign_id).await?,
+        "The wallet",
+    )
 }
