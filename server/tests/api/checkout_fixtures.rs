@@ -126,9 +126,7 @@ pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
         "{}",
         page.text
     );
-    let response = app
-        .send(app.request(Method::POST, path).form(&[("action", action)]))
-        .await;
+    let response = app.post_form(path, &[("action", action)]).await;
     assert_eq!(response.status.as_u16(), 303, "{}", response.text);
     response.header("location").unwrap().to_owned()
 }

@@ -21,11 +21,14 @@ async fn app_with_client() -> (TestApp, TestClient, String) {
 async fn client_credentials_work_as_form_json_and_basic() {
     let (app, client, _) = app_with_client().await;
     let form = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &client.client_id),
-            ("client_secret", &client.secret),
-        ]))
+        .post_form(
+            "/oauth/token",
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &client.client_id),
+                ("client_secret", &client.secret),
+            ],
+        )
         .await;
     let body = form.assert_status(200);
     assert_eq!(body["token_type"], "Bearer");
@@ -53,22 +56,28 @@ async fn client_credentials_work_as_form_json_and_basic() {
 async fn client_credential_errors_speak_both_problem_json_and_oauth() {
     let (app, client, _) = app_with_client().await;
     let wrong = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &client.client_id),
-            ("client_secret", "wrong"),
-        ]))
+        .post_form(
+            "/oauth/token",
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &client.client_id),
+                ("client_secret", "wrong"),
+            ],
+        )
         .await;
     let problem = wrong.assert_problem(401, "client-authentication-failed");
     assert_eq!(problem["error"], "invalid_client");
     assert!(problem["error_description"].is_string());
 
     let unknown = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", "nobody"),
-            ("client_secret", "x"),
-        ]))
+        .post_form(
+            "/oauth/token",
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", "nobody"),
+                ("client_secret", "x"),
+            ],
+        )
         .await;
     assert_eq!(
         unknown.assert_problem(401, "client-authentication-failed")["error"],
@@ -76,11 +85,14 @@ async fn client_credential_errors_speak_both_problem_json_and_oauth() {
     );
 
     let grant = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "password"),
-            ("client_id", "a"),
-            ("client_secret", "b"),
-        ]))
+        .post_form(
+            "/oauth/token",
+            &[
+                ("grant_type", "password"),
+                ("client_id", "a"),
+                ("client_secret", "b"),
+            ],
+        )
         .await;
     assert_eq!(
         grant.assert_problem(400, "unsupported-grant-type")["error"],
@@ -88,9 +100,9 @@ async fn client_credential_errors_speak_both_problem_json_and_oauth() {
     );
 
     let missing = app
-        .send(
-            app.request(Method::POST, "/oauth/token")
-                .form(&[("client_id", "a"), ("client_secret", "b")]),
+        .post_form(
+            "/oauth/token",
+            &[("client_id", "a"), ("client_secret", "b")],
         )
         .await;
     assert_eq!(
@@ -370,12 +382,15 @@ async fn the_rfc_6749_twin_exchanges_with_field_code() {
         )
         .await;
     let response = app
-        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
-            ("grant_type", "authorization_code"),
-            ("code", code.as_str()),
-            ("client_id", client.client_id.as_str()),
-            ("client_secret", client.secret.as_str()),
-        ]))
+        .post_form(
+            "/v1/oauth/token",
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", code.as_str()),
+                ("client_id", client.client_id.as_str()),
+                ("client_secret", client.secret.as_str()),
+            ],
+        )
         .await;
     let token = response.assert_status(200);
     assert!(
@@ -384,22 +399,28 @@ async fn the_rfc_6749_twin_exchanges_with_field_code() {
     );
     assert_eq!(response.header("cache-control"), Some("no-store"));
     let again = app
-        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
-            ("code", code.as_str()),
-            ("client_id", client.client_id.as_str()),
-            ("client_secret", client.secret.as_str()),
-        ]))
+        .post_form(
+            "/v1/oauth/token",
+            &[
+                ("code", code.as_str()),
+                ("client_id", client.client_id.as_str()),
+                ("client_secret", client.secret.as_str()),
+            ],
+        )
         .await;
     assert_eq!(
         again.assert_problem(400, "session-code-invalid")["error"],
         "invalid_grant"
     );
     let bad_client = app
-        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
-            ("code", code.as_str()),
-            ("client_id", "shop"),
-            ("client_secret", "nope"),
-        ]))
+        .post_form(
+            "/v1/oauth/token",
+            &[
+                ("code", code.as_str()),
+                ("client_id", "shop"),
+                ("client_secret", "nope"),
+            ],
+        )
         .await;
     assert_eq!(
         bad_client.assert_problem(401, "client-authentication-failed")["error"],

@@ -164,6 +164,26 @@ impl TestApp {
         self.send(self.request(Method::GET, path)).await
     }
 
+    /// POSTs an `application/x-www-form-urlencoded` body, as OAuth clients and HTML forms do.
+    pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> TestResponse {
+        self.send(self.request(Method::POST, path).form(form)).await
+    }
+
+    /// Reads `/openapi.json`, asserts that it documents every `(path, methods)` given, and
+    /// returns it for further checks.
+    pub async fn assert_documented(&self, routes: &[(&str, &[&str])]) -> Value {
+        let doc = self.get("/openapi.json").await.assert_status(200);
+        for (path, methods) in routes {
+            for method in *methods {
+                assert!(
+                    doc["paths"][path].get(method).is_some(),
+                    "{method} {path} missing from /openapi.json"
+                );
+            }
+        }
+        doc
+    }
+
     /// A request to the operator API with the admin token.
     pub fn admin(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.request(method, path).bearer_auth(ADMIN_TOKEN)
