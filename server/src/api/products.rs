@@ -1,5 +1,6 @@
-//! `GET /v2/merchants/{merchant_id}/products`: the public, cacheable product list (interface.md
-//! endpoint 5). A repeated read is served from the per-node cache (`catalog::product_cache`).
+//! `GET /v2/merchants/{merchant_id}/products`: the public, cacheable product list (rules:
+//! docs/api-catalog.md, "Products"). A repeated read is served from the per-node cache
+//! (`catalog::product_cache`).
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! The public product list (interface.md endpoint 5): every field, stock-aware best prices
+//! The public product list (docs/api-catalog.md, "Products"): every field, stock-aware best prices
 //! and sold_out, localization, caching headers and conditional requests, and its errors.
 
 use reqwest::Method;

@@ -1,5 +1,4 @@
-//! Client credentials, sessions, code exchange and PKCE (interface.md §Authentication,
-//! decisions.md §3).
+//! Client credentials, sessions, code exchange and PKCE (docs/credentials.md, steps 1 to 3a).
 
 use std::collections::HashSet;
 
