@@ -27,22 +27,20 @@ async fn product_in_group(app: &TestApp, merchant: &str, group: &str, title: &st
 }
 
 async fn calendar(app: &TestApp, product: &str, from: &str, until: &str) -> Vec<Value> {
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/products/{product}/calendar?from={from}&until={until}"
     ))
-    .await
-    .assert_status(200)["data"]
+    .await["data"]
         .as_array()
         .unwrap()
         .clone()
 }
 
 async fn timeslots(app: &TestApp, group: &str, from: &str, until: &str) -> Vec<Value> {
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/availability-groups/{group}/timeslots?from={from}&until={until}"
     ))
-    .await
-    .assert_status(200)["data"]
+    .await["data"]
         .as_array()
         .unwrap()
         .clone()
@@ -243,9 +241,8 @@ async fn a_product_sold_without_a_date_has_no_calendar_to_write() {
     .await
     .assert_problem(409, "conflict");
     let days = app
-        .admin_get(&format!("/admin/v1/products/{id}/calendar"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products/{id}/calendar"))
+        .await;
     assert_eq!(days["data"], json!([]));
 }
 

@@ -39,10 +39,7 @@ async fn a_merchant_is_created_read_updated_and_listed_with_its_translations() {
         "cafe artis zoo emerveille royal zoo amsterdam dierentuin"
     );
 
-    let read = app
-        .admin_get(&format!("/admin/v1/merchants/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/merchants/{id}")).await;
     assert_eq!(read["data"], *merchant);
 
     let mut body = merchant_body("Artis", "Europe/Amsterdam");
@@ -63,16 +60,10 @@ async fn a_merchant_is_created_read_updated_and_listed_with_its_translations() {
         "artis koniglicher zoo den haag dierentuin"
     );
     assert_eq!(updated["data"]["website"], json!(null));
-    let read = app
-        .admin_get(&format!("/admin/v1/merchants/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/merchants/{id}")).await;
     assert_eq!(read["data"], updated["data"]);
 
-    let listed = app
-        .admin_get("/admin/v1/merchants")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/merchants").await;
     assert_eq!(listed["meta"]["item_count"], 1);
     assert_eq!(listed["data"][0], updated["data"]);
 }
@@ -113,10 +104,7 @@ async fn invalid_merchant_input_names_every_bad_field() {
             "translations[1].locale",
         ])
     );
-    let listed = app
-        .admin_get("/admin/v1/merchants")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/merchants").await;
     assert_eq!(listed["meta"]["item_count"], 0, "nothing was written");
 }
 
@@ -176,9 +164,8 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
     let id = create_group(&app, &merchant, "Main gate").await;
 
     let read = app
-        .admin_get(&format!("/admin/v1/availability-groups/{id}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{id}"))
+        .await;
     assert_eq!(read["data"]["merchant_id"], merchant.as_str());
     assert_eq!(read["data"]["name"], "Main gate");
 
@@ -194,18 +181,16 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
     assert_eq!(updated["data"]["name"], "North gate");
 
     let of_other = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={other}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(of_other["data"][0], updated["data"]);
     let of_merchant = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(of_merchant["meta"]["item_count"], 0);
 
     let missing = uuid::Uuid::new_v4();
@@ -267,9 +252,8 @@ async fn a_group_in_use_cannot_move_to_another_merchant() {
     .await
     .assert_problem(409, "conflict");
     let read = app
-        .admin_get(&format!("/admin/v1/availability-groups/{group}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
+        .await;
     assert_eq!(read["data"]["merchant_id"], merchant.as_str());
     // Renaming within the merchant is fine.
     app.admin_put(
@@ -314,11 +298,10 @@ async fn group_pages_are_bound_to_their_merchant_filter() {
     );
 
     let first = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={a}&limit=1"
         ))
-        .await
-        .assert_status(200);
+        .await;
     let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
     app.admin_get(&format!(
         "/admin/v1/availability-groups?merchant_id={b}&limit=1&next_token={token}"
@@ -335,11 +318,10 @@ async fn group_pages_are_bound_to_their_merchant_filter() {
     ))
     .await
     .assert_problem(400, "next-token-invalid");
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/availability-groups?merchant_id={a}&limit=1&next_token={token}"
     ))
-    .await
-    .assert_status(200);
+    .await;
     app.admin_get("/admin/v1/availability-groups?merchant=oops")
         .await
         .assert_problem(400, "request-validation-failed");

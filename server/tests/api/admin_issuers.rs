@@ -28,7 +28,7 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
     let id = created["identity_issuer_id"].as_str().unwrap();
     let path = format!("/admin/v1/identity-issuers/{id}");
 
-    let read = app.admin_get(&path).await.assert_status(200);
+    let read = app.admin_get_ok(&path).await;
     assert_eq!(read["data"], created);
 
     let found = app
@@ -64,10 +64,7 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
         .unwrap()
         .is_some());
 
-    let listed = app
-        .admin_get("/admin/v1/identity-issuers")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/identity-issuers").await;
     assert_eq!(listed["data"], json!([updated["data"]]));
 
     assert_eq!(app.admin_delete(&path).await.status, 204);
@@ -137,10 +134,7 @@ async fn invalid_issuer_input_names_every_bad_field() {
             "{template}"
         );
     }
-    let listed = app
-        .admin_get("/admin/v1/identity-issuers")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/identity-issuers").await;
     assert_eq!(listed["data"], json!([]));
 }
 

@@ -51,11 +51,10 @@ async fn memberships_are_created_and_listed_by_customer() {
     );
 
     let first = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/memberships?customer_id={alice}&limit=1"
         ))
-        .await
-        .assert_status(200);
+        .await;
     let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
     app.admin_get(&format!(
         "/admin/v1/memberships?customer_id={bob}&limit=1&next_token={token}"

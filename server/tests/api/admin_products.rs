@@ -35,9 +35,8 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
 
     let group = product["availability_group_id"].as_str().unwrap();
     let group_read = app
-        .admin_get(&format!("/admin/v1/availability-groups/{group}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
+        .await;
     assert_eq!(group_read["data"]["merchant_id"], merchant.as_str());
     assert_eq!(group_read["data"]["name"], "Adult");
 
@@ -80,21 +79,16 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
         data["availability_group_id"], group,
         "an update without a group keeps the current one"
     );
-    let read = app
-        .admin_get(&format!("/admin/v1/products/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/products/{id}")).await;
     assert_eq!(read["data"], updated["data"]);
 
     let in_winter = app
-        .admin_get(&format!("/admin/v1/products?campaign_id={winter}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products?campaign_id={winter}"))
+        .await;
     assert_eq!(in_winter["meta"]["item_count"], 0);
     let in_autumn = app
-        .admin_get(&format!("/admin/v1/products?campaign_id={autumn}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products?campaign_id={autumn}"))
+        .await;
     assert_eq!(in_autumn["data"][0], updated["data"]);
 }
 
@@ -112,11 +106,10 @@ async fn a_product_may_name_a_group_of_its_merchant_and_products_share_it() {
     assert_eq!(adult["availability_group_id"], group.as_str());
     assert_eq!(child["availability_group_id"], group.as_str());
     let groups = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(groups["meta"]["item_count"], 1, "no dedicated group made");
 }
 
@@ -244,19 +237,17 @@ async fn unknown_references_are_named_and_nothing_is_half_written() {
         .assert_problem(400, "request-validation-failed");
     assert_eq!(error_fields(&problem), set_of(&["campaign_ids[1]"]));
 
-    let products = app.admin_get("/admin/v1/products").await.assert_status(200);
+    let products = app.admin_get_ok("/admin/v1/products").await;
     assert_eq!(products["meta"]["item_count"], 0);
     let groups = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(groups["meta"]["item_count"], 0, "no orphaned group");
     let in_campaign = app
-        .admin_get(&format!("/admin/v1/merchants?campaign_id={campaign}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/merchants?campaign_id={campaign}"))
+        .await;
     assert_eq!(in_campaign["meta"]["item_count"], 0, "no membership left");
 }
 
@@ -278,10 +269,7 @@ async fn a_failed_product_update_changes_nothing() {
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(error_fields(&problem), set_of(&["campaign_ids[0]"]));
-    let read = app
-        .admin_get(&format!("/admin/v1/products/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/products/{id}")).await;
     assert_eq!(read["data"], product);
 
     app.admin_put(
@@ -309,9 +297,8 @@ async fn moving_a_product_to_another_merchant_gives_it_a_group_of_that_merchant(
     let group = moved["data"]["availability_group_id"].as_str().unwrap();
     assert_ne!(group, product["availability_group_id"]);
     let group = app
-        .admin_get(&format!("/admin/v1/availability-groups/{group}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
+        .await;
     assert_eq!(group["data"]["merchant_id"], other.as_str());
 }
 
@@ -332,9 +319,8 @@ async fn product_pages_follow_the_merchant_filter_and_reject_a_changed_one() {
     assert!(of_a.iter().all(|p| p["merchant_id"] == a.as_str()));
 
     let first = app
-        .admin_get(&format!("/admin/v1/products?merchant_id={a}&limit=2"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products?merchant_id={a}&limit=2"))
+        .await;
     let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
     app.admin_get(&format!(
         "/admin/v1/products?merchant_id={b}&limit=2&next_token={token}"

@@ -45,7 +45,7 @@ async fn a_voucher_is_created_with_a_normalized_code_read_updated_listed_and_del
         "/admin/v1/vouchers/{}",
         created["voucher_id"].as_str().unwrap()
     );
-    let read = app.admin_get(&path).await.assert_status(200);
+    let read = app.admin_get_ok(&path).await;
     assert_eq!(read["data"], created);
 
     let updated = app
@@ -61,7 +61,7 @@ async fn a_voucher_is_created_with_a_normalized_code_read_updated_listed_and_del
     assert_eq!(updated["data"]["max_redemptions"], Value::Null);
     assert_eq!(updated["data"]["valid_from"], Value::Null);
 
-    let listed = app.admin_get("/admin/v1/vouchers").await.assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/vouchers").await;
     assert_eq!(listed["data"], json!([updated["data"]]));
 
     assert_eq!(app.admin_delete(&path).await.status, 204);
@@ -160,7 +160,7 @@ async fn invalid_voucher_input_names_every_bad_field() {
             .assert_problem(400, "request-validation-failed");
         assert_eq!(error_fields(&problem), [field.to_owned()].into());
     }
-    let listed = app.admin_get("/admin/v1/vouchers").await.assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/vouchers").await;
     assert_eq!(listed["data"], json!([]));
 }
 
@@ -207,9 +207,8 @@ async fn the_list_filters_by_campaign_and_a_changed_filter_is_a_mismatch() {
     assert_eq!(app.admin_collect("/admin/v1/vouchers", 2).await.len(), 5);
 
     let first = app
-        .admin_get(&format!("/admin/v1/vouchers?campaign_id={c1}&limit=1"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/vouchers?campaign_id={c1}&limit=1"))
+        .await;
     let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
     app.admin_get(&format!(
         "/admin/v1/vouchers?campaign_id={c2}&limit=1&next_token={token}"
@@ -219,11 +218,10 @@ async fn the_list_filters_by_campaign_and_a_changed_filter_is_a_mismatch() {
     app.admin_get(&format!("/admin/v1/vouchers?limit=1&next_token={token}"))
         .await
         .assert_problem(400, "next-token-mismatch");
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/vouchers?campaign_id={c1}&limit=1&next_token={token}"
     ))
-    .await
-    .assert_status(200);
+    .await;
 
     let problem = app
         .admin_get("/admin/v1/vouchers?campaign_id=nope")

@@ -27,7 +27,7 @@ async fn a_wallet_is_created_replaced_and_read() {
         .assert_status(200);
     assert_eq!(replaced["data"]["balance"], "0.00");
 
-    let read = app.admin_get(&path).await.assert_status(200);
+    let read = app.admin_get_ok(&path).await;
     assert_eq!(read["data"], replaced["data"]);
     let stored = app
         .state

@@ -29,11 +29,10 @@ async fn open_slots(
 
 /// Slots of the group as the operator sees them (for their ids).
 async fn admin_slots(app: &TestApp, group: &str, day: NaiveDate) -> Vec<Value> {
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/availability-groups/{group}/timeslots?from={day}&until={day}"
     ))
-    .await
-    .assert_status(200)["data"]
+    .await["data"]
         .as_array()
         .unwrap()
         .clone()

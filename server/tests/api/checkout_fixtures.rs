@@ -263,6 +263,45 @@ pub fn key() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// Reserves `quantity` tickets of the shop's product for its partner's customer; the new
+/// checkout's `data`.
+pub async fn reserve(app: &TestApp, shop: &Shop, quantity: u32) -> Value {
+    shop.partner
+        .post(app, "/v2/checkouts", &basket(&shop.product, quantity))
+        .await
+        .assert_status(201)["data"]
+        .clone()
+}
+
+/// Confirms a checkout of the shop's partner with the `customer()` details.
+pub async fn confirm(app: &TestApp, shop: &Shop, checkout_id: &str) -> TestResponse {
+    shop.partner
+        .post(
+            app,
+            &format!("/v2/checkouts/{checkout_id}/confirm"),
+            &customer(),
+        )
+        .await
+}
+
+/// The types of the events the partner has received, oldest first.
+pub async fn event_types(app: &TestApp, shop: &Shop) -> Vec<String> {
+    events(app, shop)
+        .await
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect()
+}
+
+/// How many events of type `kind` the partner has received.
+pub async fn count_events(app: &TestApp, shop: &Shop, kind: &str) -> usize {
+    events(app, shop)
+        .await
+        .into_iter()
+        .filter(|(t, _)| t == kind)
+        .count()
+}
+
 /// The events the partner polls, as (type, subject).
 pub async fn events(app: &TestApp, shop: &Shop) -> Vec<(String, String)> {
     let backend = app.backend_token(&shop.partner.client).await;

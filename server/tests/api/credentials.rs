@@ -54,49 +54,46 @@ async fn client_credentials_work_as_form_json_and_basic() {
 #[tokio::test]
 async fn client_credential_errors_speak_both_problem_json_and_oauth() {
     let (app, client, _) = app_with_client().await;
-    let wrong = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &client.client_id),
-                ("client_secret", "wrong"),
-            ],
-        )
-        .await;
-    let problem = wrong.assert_problem(401, "client-authentication-failed");
-    assert_eq!(problem["error"], "invalid_client");
-    assert!(problem["error_description"].is_string());
-
-    let unknown = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", "nobody"),
-                ("client_secret", "x"),
-            ],
-        )
-        .await;
-    assert_eq!(
-        unknown.assert_problem(401, "client-authentication-failed")["error"],
-        "invalid_client"
-    );
-
-    let grant = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "password"),
-                ("client_id", "a"),
-                ("client_secret", "b"),
-            ],
-        )
-        .await;
-    assert_eq!(
-        grant.assert_problem(400, "unsupported-grant-type")["error"],
-        "unsupported_grant_type"
-    );
+    for (grant, client_id, secret, status, problem, oauth_error) in [
+        (
+            "client_credentials",
+            client.client_id.as_str(),
+            "wrong",
+            401,
+            "client-authentication-failed",
+            "invalid_client",
+        ),
+        (
+            "client_credentials",
+            "nobody",
+            "x",
+            401,
+            "client-authentication-failed",
+            "invalid_client",
+        ),
+        (
+            "password",
+            "a",
+            "b",
+            400,
+            "unsupported-grant-type",
+            "unsupported_grant_type",
+        ),
+    ] {
+        let response = app
+            .post_form(
+                "/oauth/token",
+                &[
+                    ("grant_type", grant),
+                    ("client_id", client_id),
+                    ("client_secret", secret),
+                ],
+            )
+            .await;
+        let body = response.assert_problem(status, problem);
+        assert_eq!(body["error"], oauth_error, "{client_id}");
+        assert!(body["error_description"].is_string());
+    }
 
     let missing = app
         .post_form(

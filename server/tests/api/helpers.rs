@@ -193,6 +193,11 @@ impl TestApp {
         self.send(self.admin(Method::GET, path)).await
     }
 
+    /// GETs an operator API path, asserts 200 and returns the body.
+    pub async fn admin_get_ok(&self, path: &str) -> Value {
+        self.admin_get(path).await.assert_status(200)
+    }
+
     pub async fn admin_post(&self, path: &str, body: &Value) -> TestResponse {
         self.send(self.admin(Method::POST, path).json(body)).await
     }
@@ -203,6 +208,16 @@ impl TestApp {
 
     pub async fn admin_delete(&self, path: &str) -> TestResponse {
         self.send(self.admin(Method::DELETE, path)).await
+    }
+
+    /// The stored partner client `client_id`, with its secrets' hashes.
+    pub async fn stored_client(&self, client_id: &str) -> server::store::PartnerClientSecrets {
+        self.state
+            .store
+            .partner_client_by_client_id(client_id)
+            .await
+            .unwrap()
+            .expect("client stored")
     }
 
     /// Creates a partner client through the operator API and returns its `data`.
@@ -262,7 +277,7 @@ impl TestApp {
             if let Some(token) = &next {
                 url.push_str(&format!("&next_token={token}"));
             }
-            let body = self.admin_get(&url).await.assert_status(200);
+            let body = self.admin_get_ok(&url).await;
             items.extend(body["data"].as_array().unwrap().iter().cloned());
             match body["meta"]["pagination"]["next_token"].as_str() {
                 Some(token) => next = Some(token.to_owned()),

@@ -70,11 +70,9 @@ async fn customers_are_upserted_by_their_key() {
     let (app, store) = store().await;
     let campaign = app.create_campaign("c").await;
     let client = app.create_client("shop", &[&campaign]).await;
-    let partner = store
-        .partner_client_by_client_id(&client.client_id)
+    let partner = app
+        .stored_client(&client.client_id)
         .await
-        .unwrap()
-        .unwrap()
         .client
         .partner_client_id;
     let key = || CustomerKey::Partner {
@@ -114,11 +112,9 @@ async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
     let (app, store) = store().await;
     let campaign = app.create_campaign("c").await;
     let client = app.create_client("shop", &[&campaign]).await;
-    let partner = store
-        .partner_client_by_client_id(&client.client_id)
+    let partner = app
+        .stored_client(&client.client_id)
         .await
-        .unwrap()
-        .unwrap()
         .client
         .partner_client_id;
     let customer = store
