@@ -4,10 +4,9 @@ use serde_json::json;
 
 use crate::{
     catalog_fixtures::{
-        create_group, create_merchant, create_product, error_fields, merchant_body, product_body,
-        set_of,
+        create_group, create_merchant, create_product, merchant_body, product_body,
     },
-    helpers::spawn_app,
+    helpers::{error_fields, set_of, spawn_app},
 };
 
 // ---- merchants ----
@@ -208,34 +207,29 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
 #[tokio::test]
 async fn a_group_needs_a_name_and_a_known_merchant() {
     let app = spawn_app().await;
-    let problem = app
-        .admin_post(
-            "/admin/v1/availability-groups",
-            &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "" }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["name"]));
+    app.admin_post(
+        "/admin/v1/availability-groups",
+        &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "" }),
+    )
+    .await
+    .assert_invalid(&["name"]);
     let problem = app
         .admin_post(
             "/admin/v1/availability-groups",
             &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
         )
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["merchant_id"]));
+        .assert_invalid(&["merchant_id"]);
     assert_eq!(problem["errors"][0]["code"], "unknown_reference");
 
     let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
     let group = create_group(&app, &merchant, "Gate").await;
-    let problem = app
-        .admin_put(
-            &format!("/admin/v1/availability-groups/{group}"),
-            &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["merchant_id"]));
+    app.admin_put(
+        &format!("/admin/v1/availability-groups/{group}"),
+        &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
+    )
+    .await
+    .assert_invalid(&["merchant_id"]);
 }
 
 #[tokio::test]

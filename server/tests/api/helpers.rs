@@ -62,6 +62,14 @@ impl TestResponse {
         body
     }
 
+    /// Asserts a 400 `request-validation-failed` naming exactly `fields`; returns the problem.
+    #[track_caller]
+    pub fn assert_invalid(&self, fields: &[&str]) -> Value {
+        let problem = self.assert_problem(400, "request-validation-failed");
+        assert_eq!(error_fields(&problem), set_of(fields), "{}", self.text);
+        problem
+    }
+
     #[track_caller]
     pub fn assert_status(&self, status: u16) -> Value {
         assert_eq!(self.status.as_u16(), status, "body: {}", self.text);
@@ -220,6 +228,19 @@ impl TestApp {
             .expect("client stored")
     }
 
+    /// Deletes the operator record at `path`, then asserts it is gone: reading, replacing it
+    /// with `body` and deleting it again are all 404.
+    pub async fn admin_delete_for_good(&self, path: &str, body: &Value) {
+        assert_eq!(self.admin_delete(path).await.status, 204);
+        self.admin_get(path).await.assert_problem(404, "not-found");
+        self.admin_put(path, body)
+            .await
+            .assert_problem(404, "not-found");
+        self.admin_delete(path)
+            .await
+            .assert_problem(404, "not-found");
+    }
+
     /// Creates a partner client through the operator API and returns its `data`.
     pub async fn admin_create_client(&self, body: &Value) -> Value {
         self.admin_post("/admin/v1/clients", body)
@@ -295,6 +316,11 @@ pub fn error_fields(problem: &Value) -> std::collections::BTreeSet<String> {
         .iter()
         .map(|e| e["field"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// The field names `error_fields` is compared with.
+pub fn set_of(fields: &[&str]) -> std::collections::BTreeSet<String> {
+    fields.iter().map(|f| (*f).to_owned()).collect()
 }
 
 /// The `code` the validation problem gives `field`.
