@@ -6,8 +6,7 @@ use serde_json::json;
 
 use crate::{
     checkout_fixtures::{
-        basket, confirm, count_events, customer, event_types, pay, reserve, reserved, shop,
-        visit_day,
+        basket, confirm, count_events, event_types, pay, reserve, reserved, shop, visit_day,
     },
     helpers::spawn_app,
     partner_fixtures::partner,
@@ -274,7 +273,8 @@ async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
     let app = spawn_app().await;
     let shop = shop(&app, Some(5)).await;
     let created = reserve(&app, &shop, 2).await;
-    let path = format!("/v2/checkouts/{}", created["checkout_id"].as_str().unwrap());
+    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let path = format!("/v2/checkouts/{checkout_id}");
     assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
 
     // Another customer cannot see it, so cannot release it.
@@ -300,8 +300,7 @@ async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
         count_events(&app, &shop, "checkouts.CheckoutExpired").await,
         1
     );
-    shop.partner
-        .post(&app, &format!("{path}/confirm"), &customer())
+    confirm(&app, &shop, checkout_id)
         .await
         .assert_problem(409, "checkout-not-reserved");
 }
@@ -311,11 +310,9 @@ async fn a_confirmed_checkout_cannot_be_released() {
     let app = spawn_app().await;
     let shop = shop(&app, Some(5)).await;
     let created = reserve(&app, &shop, 1).await;
-    let path = format!("/v2/checkouts/{}", created["checkout_id"].as_str().unwrap());
-    shop.partner
-        .post(&app, &format!("{path}/confirm"), &customer())
-        .await
-        .assert_status(200);
+    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let path = format!("/v2/checkouts/{checkout_id}");
+    confirm(&app, &shop, checkout_id).await.assert_status(200);
     shop.partner
         .delete(&app, &path)
         .await
