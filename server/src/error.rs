@@ -10,263 +10,99 @@ use axum::{
 
 use crate::http::correlation;
 
-/// The problem types of the API; each has one name, title and status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProblemType {
-    RequestValidationFailed,
-    IdempotencyKeyMissing,
-    UnsupportedMediaType,
-    PayloadTooLarge,
-    NextTokenInvalid,
-    NextTokenMismatch,
-    TokenInvalid,
-    TokenExpired,
-    Forbidden,
-    NotFound,
-    MethodNotAllowed,
-    CampaignNotFound,
-    MerchantNotFound,
-    ProductNotFound,
-    Conflict,
-    RateLimited,
-    RequestTimeout,
-    ServiceUnavailable,
-    InternalError,
-    ProductInternalError,
-    ClientAuthenticationFailed,
-    UnsupportedGrantType,
-    SessionCodeExpired,
-    SessionCodeInvalid,
-    PkceVerificationFailed,
-    IdentityTokenRejected,
-    IdentityProviderUnavailable,
-    OnboardingCodeInvalid,
-    CheckoutBasketEmpty,
-    CheckoutBasketLineInvalid,
-    CheckoutBasketSpansMerchants,
-    CheckoutBasketSpansProviders,
-    CheckoutDateInPast,
-    CheckoutTimeslotRequired,
-    CheckoutShippingAddressRequired,
-    CheckoutFulfillmentRequestRejected,
-    CheckoutProductNotPriceable,
-    CheckoutProductNotFulfillable,
-    CheckoutBillingDetailRejected,
-    CheckoutOrderFailed,
-    CheckoutOrderEmptyRedirect,
-    CheckoutFulfillmentReservationFailed,
-    IdempotencyKeyInUse,
-    IdempotencyKeyReused,
-    CheckoutNotFound,
-    CheckoutNotReserved,
+/// Defines every problem type from one table, one line per type:
+/// `Variant => "urn-name", STATUS, "title";`.
+///
+/// A problem type has a variant, a name (the part of `type` after `urn:boxoffice:error:`), a
+/// status and a title, and `ALL` lists them for the documentation check. Written by hand, each
+/// type stood in five places that had to agree; from this table the enum, `ALL`, `name`,
+/// `status` and `title` are generated, so adding a problem type is adding one line.
+macro_rules! problem_types {
+    ($($variant:ident => $name:literal, $status:ident, $title:literal;)+) => {
+        /// The problem types of the API; each has one name, title and status.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ProblemType {
+            $($variant,)+
+        }
+
+        impl ProblemType {
+            /// Every problem type, for the documentation check.
+            pub const ALL: &'static [ProblemType] = &[$(ProblemType::$variant,)+];
+
+            /// The short name, as the part of `type` after `urn:boxoffice:error:`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ProblemType::$variant => $name,)+
+                }
+            }
+
+            /// The `title` of the problem document: the same for every instance of the type.
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(ProblemType::$variant => $title,)+
+                }
+            }
+
+            /// The HTTP status every instance of the type is answered with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ProblemType::$variant => StatusCode::$status,)+
+                }
+            }
+        }
+    };
+}
+
+problem_types! {
+    RequestValidationFailed => "request-validation-failed", BAD_REQUEST, "The request is not valid";
+    IdempotencyKeyMissing => "idempotency-key-missing", BAD_REQUEST, "The Idempotency-Key header is required";
+    UnsupportedMediaType => "unsupported-media-type", UNSUPPORTED_MEDIA_TYPE, "The request body must be JSON";
+    PayloadTooLarge => "payload-too-large", PAYLOAD_TOO_LARGE, "The request body is too large";
+    NextTokenInvalid => "next-token-invalid", BAD_REQUEST, "The next_token is not valid";
+    NextTokenMismatch => "next-token-mismatch", BAD_REQUEST, "The next_token belongs to another query";
+    TokenInvalid => "token-invalid", UNAUTHORIZED, "The bearer token is missing or invalid";
+    TokenExpired => "token-expired", UNAUTHORIZED, "The bearer token has expired";
+    Forbidden => "forbidden", FORBIDDEN, "Access to this resource is not allowed";
+    NotFound => "not-found", NOT_FOUND, "The resource was not found";
+    MethodNotAllowed => "method-not-allowed", METHOD_NOT_ALLOWED, "The method is not allowed on this resource";
+    CampaignNotFound => "campaign-not-found", NOT_FOUND, "The campaign is not configured";
+    MerchantNotFound => "merchant-not-found", NOT_FOUND, "The merchant was not found";
+    ProductNotFound => "product-not-found", NOT_FOUND, "The product was not found";
+    Conflict => "conflict", CONFLICT, "The request conflicts with the current state";
+    RateLimited => "rate-limited", TOO_MANY_REQUESTS, "Too many requests";
+    RequestTimeout => "request-timeout", REQUEST_TIMEOUT, "The request took too long";
+    ServiceUnavailable => "service-unavailable", SERVICE_UNAVAILABLE, "The service is unavailable";
+    InternalError => "internal-error", INTERNAL_SERVER_ERROR, "An internal error occurred";
+    ProductInternalError => "product-internal-error", INTERNAL_SERVER_ERROR, "An internal error occurred while reading products";
+    ClientAuthenticationFailed => "client-authentication-failed", UNAUTHORIZED, "Client authentication failed";
+    UnsupportedGrantType => "unsupported-grant-type", BAD_REQUEST, "The grant type is not supported";
+    SessionCodeExpired => "session-code-expired", BAD_REQUEST, "The session code has expired";
+    SessionCodeInvalid => "session-code-invalid", BAD_REQUEST, "The session code is not valid";
+    PkceVerificationFailed => "pkce-verification-failed", BAD_REQUEST, "The PKCE code verifier does not match";
+    IdentityTokenRejected => "identity-token-rejected", UNAUTHORIZED, "The identity token was rejected";
+    IdentityProviderUnavailable => "identity-provider-unavailable", BAD_GATEWAY, "The identity provider is unavailable";
+    OnboardingCodeInvalid => "onboarding-code-invalid", BAD_REQUEST, "The onboarding code is not valid";
+    CheckoutBasketEmpty => "checkout-basket-empty", BAD_REQUEST, "The basket is empty";
+    CheckoutBasketLineInvalid => "checkout-basket-line-invalid", BAD_REQUEST, "A basket line is invalid";
+    CheckoutBasketSpansMerchants => "checkout-basket-spans-merchants", BAD_REQUEST, "The basket spans merchants";
+    CheckoutBasketSpansProviders => "checkout-basket-spans-providers", BAD_REQUEST, "The basket spans providers";
+    CheckoutDateInPast => "checkout-date-in-past", BAD_REQUEST, "The visit date is in the past";
+    CheckoutTimeslotRequired => "checkout-timeslot-required", BAD_REQUEST, "A timeslot is required";
+    CheckoutShippingAddressRequired => "checkout-shipping-address-required", BAD_REQUEST, "A shipping address is required";
+    CheckoutFulfillmentRequestRejected => "checkout-fulfillment-request-rejected", UNPROCESSABLE_ENTITY, "The provider refused the booking";
+    CheckoutProductNotPriceable => "checkout-product-not-priceable", UNPROCESSABLE_ENTITY, "The product has no price for that date";
+    CheckoutProductNotFulfillable => "checkout-product-not-fulfillable", UNPROCESSABLE_ENTITY, "The product cannot be delivered for that date";
+    CheckoutBillingDetailRejected => "checkout-billing-detail-rejected", UNPROCESSABLE_ENTITY, "The billing details were rejected";
+    CheckoutOrderFailed => "checkout-order-failed", BAD_GATEWAY, "The order could not be placed";
+    CheckoutOrderEmptyRedirect => "checkout-order-empty-redirect", BAD_GATEWAY, "The payment provider gave no redirect";
+    CheckoutFulfillmentReservationFailed => "checkout-fulfillment-reservation-failed", BAD_GATEWAY, "The reservation at the provider failed";
+    IdempotencyKeyInUse => "idempotency-key-in-use", CONFLICT, "A request with this Idempotency-Key is in progress";
+    IdempotencyKeyReused => "idempotency-key-reused", CONFLICT, "This Idempotency-Key was used for another request";
+    CheckoutNotFound => "checkout-not-found", NOT_FOUND, "The checkout was not found";
+    CheckoutNotReserved => "checkout-not-reserved", CONFLICT, "The checkout is not reserved any more";
 }
 
 impl ProblemType {
-    /// Every problem type, for the documentation check.
-    pub const ALL: [ProblemType; 46] = [
-        ProblemType::RequestValidationFailed,
-        ProblemType::IdempotencyKeyMissing,
-        ProblemType::UnsupportedMediaType,
-        ProblemType::PayloadTooLarge,
-        ProblemType::NextTokenInvalid,
-        ProblemType::NextTokenMismatch,
-        ProblemType::TokenInvalid,
-        ProblemType::TokenExpired,
-        ProblemType::Forbidden,
-        ProblemType::NotFound,
-        ProblemType::MethodNotAllowed,
-        ProblemType::CampaignNotFound,
-        ProblemType::MerchantNotFound,
-        ProblemType::ProductNotFound,
-        ProblemType::Conflict,
-        ProblemType::RateLimited,
-        ProblemType::RequestTimeout,
-        ProblemType::ServiceUnavailable,
-        ProblemType::InternalError,
-        ProblemType::ProductInternalError,
-        ProblemType::ClientAuthenticationFailed,
-        ProblemType::UnsupportedGrantType,
-        ProblemType::SessionCodeExpired,
-        ProblemType::SessionCodeInvalid,
-        ProblemType::PkceVerificationFailed,
-        ProblemType::IdentityTokenRejected,
-        ProblemType::IdentityProviderUnavailable,
-        ProblemType::OnboardingCodeInvalid,
-        ProblemType::CheckoutBasketEmpty,
-        ProblemType::CheckoutBasketLineInvalid,
-        ProblemType::CheckoutBasketSpansMerchants,
-        ProblemType::CheckoutBasketSpansProviders,
-        ProblemType::CheckoutDateInPast,
-        ProblemType::CheckoutTimeslotRequired,
-        ProblemType::CheckoutShippingAddressRequired,
-        ProblemType::CheckoutFulfillmentRequestRejected,
-        ProblemType::CheckoutProductNotPriceable,
-        ProblemType::CheckoutProductNotFulfillable,
-        ProblemType::CheckoutBillingDetailRejected,
-        ProblemType::CheckoutOrderFailed,
-        ProblemType::CheckoutOrderEmptyRedirect,
-        ProblemType::CheckoutFulfillmentReservationFailed,
-        ProblemType::IdempotencyKeyInUse,
-        ProblemType::IdempotencyKeyReused,
-        ProblemType::CheckoutNotFound,
-        ProblemType::CheckoutNotReserved,
-    ];
-
-    /// The short name, as the part of `type` after `urn:boxoffice:error:`.
-    pub fn name(self) -> &'static str {
-        use ProblemType::*;
-        match self {
-            RequestValidationFailed => "request-validation-failed",
-            IdempotencyKeyMissing => "idempotency-key-missing",
-            UnsupportedMediaType => "unsupported-media-type",
-            PayloadTooLarge => "payload-too-large",
-            NextTokenInvalid => "next-token-invalid",
-            NextTokenMismatch => "next-token-mismatch",
-            TokenInvalid => "token-invalid",
-            TokenExpired => "token-expired",
-            Forbidden => "forbidden",
-            NotFound => "not-found",
-            MethodNotAllowed => "method-not-allowed",
-            CampaignNotFound => "campaign-not-found",
-            MerchantNotFound => "merchant-not-found",
-            ProductNotFound => "product-not-found",
-            Conflict => "conflict",
-            RateLimited => "rate-limited",
-            RequestTimeout => "request-timeout",
-            ServiceUnavailable => "service-unavailable",
-            InternalError => "internal-error",
-            ProductInternalError => "product-internal-error",
-            ClientAuthenticationFailed => "client-authentication-failed",
-            UnsupportedGrantType => "unsupported-grant-type",
-            SessionCodeExpired => "session-code-expired",
-            SessionCodeInvalid => "session-code-invalid",
-            PkceVerificationFailed => "pkce-verification-failed",
-            IdentityTokenRejected => "identity-token-rejected",
-            IdentityProviderUnavailable => "identity-provider-unavailable",
-            OnboardingCodeInvalid => "onboarding-code-invalid",
-            CheckoutBasketEmpty => "checkout-basket-empty",
-            CheckoutBasketLineInvalid => "checkout-basket-line-invalid",
-            CheckoutBasketSpansMerchants => "checkout-basket-spans-merchants",
-            CheckoutBasketSpansProviders => "checkout-basket-spans-providers",
-            CheckoutDateInPast => "checkout-date-in-past",
-            CheckoutTimeslotRequired => "checkout-timeslot-required",
-            CheckoutShippingAddressRequired => "checkout-shipping-address-required",
-            CheckoutFulfillmentRequestRejected => "checkout-fulfillment-request-rejected",
-            CheckoutProductNotPriceable => "checkout-product-not-priceable",
-            CheckoutProductNotFulfillable => "checkout-product-not-fulfillable",
-            CheckoutBillingDetailRejected => "checkout-billing-detail-rejected",
-            CheckoutOrderFailed => "checkout-order-failed",
-            CheckoutOrderEmptyRedirect => "checkout-order-empty-redirect",
-            CheckoutFulfillmentReservationFailed => "checkout-fulfillment-reservation-failed",
-            IdempotencyKeyInUse => "idempotency-key-in-use",
-            IdempotencyKeyReused => "idempotency-key-reused",
-            CheckoutNotFound => "checkout-not-found",
-            CheckoutNotReserved => "checkout-not-reserved",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        use ProblemType::*;
-        match self {
-            RequestValidationFailed => "The request is not valid",
-            IdempotencyKeyMissing => "The Idempotency-Key header is required",
-            UnsupportedMediaType => "The request body must be JSON",
-            PayloadTooLarge => "The request body is too large",
-            NextTokenInvalid => "The next_token is not valid",
-            NextTokenMismatch => "The next_token belongs to another query",
-            TokenInvalid => "The bearer token is missing or invalid",
-            TokenExpired => "The bearer token has expired",
-            Forbidden => "Access to this resource is not allowed",
-            NotFound => "The resource was not found",
-            MethodNotAllowed => "The method is not allowed on this resource",
-            CampaignNotFound => "The campaign is not configured",
-            MerchantNotFound => "The merchant was not found",
-            ProductNotFound => "The product was not found",
-            Conflict => "The request conflicts with the current state",
-            RateLimited => "Too many requests",
-            RequestTimeout => "The request took too long",
-            ServiceUnavailable => "The service is unavailable",
-            InternalError => "An internal error occurred",
-            ProductInternalError => "An internal error occurred while reading products",
-            ClientAuthenticationFailed => "Client authentication failed",
-            UnsupportedGrantType => "The grant type is not supported",
-            SessionCodeExpired => "The session code has expired",
-            SessionCodeInvalid => "The session code is not valid",
-            PkceVerificationFailed => "The PKCE code verifier does not match",
-            IdentityTokenRejected => "The identity token was rejected",
-            IdentityProviderUnavailable => "The identity provider is unavailable",
-            OnboardingCodeInvalid => "The onboarding code is not valid",
-            CheckoutBasketEmpty => "The basket is empty",
-            CheckoutBasketLineInvalid => "A basket line is invalid",
-            CheckoutBasketSpansMerchants => "The basket spans merchants",
-            CheckoutBasketSpansProviders => "The basket spans providers",
-            CheckoutDateInPast => "The visit date is in the past",
-            CheckoutTimeslotRequired => "A timeslot is required",
-            CheckoutShippingAddressRequired => "A shipping address is required",
-            CheckoutFulfillmentRequestRejected => "The provider refused the booking",
-            CheckoutProductNotPriceable => "The product has no price for that date",
-            CheckoutProductNotFulfillable => "The product cannot be delivered for that date",
-            CheckoutBillingDetailRejected => "The billing details were rejected",
-            CheckoutOrderFailed => "The order could not be placed",
-            CheckoutOrderEmptyRedirect => "The payment provider gave no redirect",
-            CheckoutFulfillmentReservationFailed => "The reservation at the provider failed",
-            IdempotencyKeyInUse => "A request with this Idempotency-Key is in progress",
-            IdempotencyKeyReused => "This Idempotency-Key was used for another request",
-            CheckoutNotFound => "The checkout was not found",
-            CheckoutNotReserved => "The checkout is not reserved any more",
-        }
-    }
-
-    pub fn status(self) -> StatusCode {
-        use ProblemType::*;
-        match self {
-            RequestValidationFailed
-            | IdempotencyKeyMissing
-            | NextTokenInvalid
-            | NextTokenMismatch
-            | UnsupportedGrantType
-            | SessionCodeExpired
-            | SessionCodeInvalid
-            | PkceVerificationFailed
-            | OnboardingCodeInvalid => StatusCode::BAD_REQUEST,
-            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            TokenInvalid | TokenExpired | ClientAuthenticationFailed | IdentityTokenRejected => {
-                StatusCode::UNAUTHORIZED
-            }
-            IdentityProviderUnavailable => StatusCode::BAD_GATEWAY,
-            CheckoutBasketEmpty => StatusCode::BAD_REQUEST,
-            CheckoutBasketLineInvalid => StatusCode::BAD_REQUEST,
-            CheckoutBasketSpansMerchants => StatusCode::BAD_REQUEST,
-            CheckoutBasketSpansProviders => StatusCode::BAD_REQUEST,
-            CheckoutDateInPast => StatusCode::BAD_REQUEST,
-            CheckoutTimeslotRequired => StatusCode::BAD_REQUEST,
-            CheckoutShippingAddressRequired => StatusCode::BAD_REQUEST,
-            CheckoutFulfillmentRequestRejected => StatusCode::UNPROCESSABLE_ENTITY,
-            CheckoutProductNotPriceable => StatusCode::UNPROCESSABLE_ENTITY,
-            CheckoutProductNotFulfillable => StatusCode::UNPROCESSABLE_ENTITY,
-            CheckoutBillingDetailRejected => StatusCode::UNPROCESSABLE_ENTITY,
-            CheckoutOrderFailed => StatusCode::BAD_GATEWAY,
-            CheckoutOrderEmptyRedirect => StatusCode::BAD_GATEWAY,
-            CheckoutFulfillmentReservationFailed => StatusCode::BAD_GATEWAY,
-            IdempotencyKeyInUse => StatusCode::CONFLICT,
-            IdempotencyKeyReused => StatusCode::CONFLICT,
-            CheckoutNotFound => StatusCode::NOT_FOUND,
-            CheckoutNotReserved => StatusCode::CONFLICT,
-
-            Forbidden => StatusCode::FORBIDDEN,
-            NotFound | CampaignNotFound | MerchantNotFound | ProductNotFound => {
-                StatusCode::NOT_FOUND
-            }
-            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Conflict => StatusCode::CONFLICT,
-            RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-            ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            InternalError | ProductInternalError => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
     /// The full `type` URI.
     pub fn uri(self) -> String {
         format!("{PROBLEM_TYPE_PREFIX}{}", self.name())

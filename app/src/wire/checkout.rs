@@ -1,4 +1,5 @@
-//! Checkout requests and the checkout as the API shows it (decisions.md §5).
+//! Checkout requests and the checkout as the API shows it (docs/api-checkout.md, "The
+//! calls").
 
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};

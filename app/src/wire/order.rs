@@ -1,4 +1,5 @@
-//! The customer's orders, tickets and loyalty ledger (decisions.md §5).
+//! The customer's orders, tickets and loyalty ledger (docs/api-checkout.md, "Tickets and
+//! loyalty").
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::Money;
 
-/// An item of the product list (interface.md, Product), localized by Accept-Language.
+/// An item of the product list (docs/api-catalog.md, "Products"), localized by Accept-Language.
 ///
 /// The `best_*` fields and the availability dates are absent (never null, never zero) when
 /// `sold_out` is true; a product without a calendar has no availability dates.

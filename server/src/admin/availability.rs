@@ -3,13 +3,17 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{found, id_filter},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404, Problem409},
     },
     state::AppState,
     store::{AvailabilityGroup, AvailabilityGroupInput},
@@ -45,7 +49,7 @@ struct GroupListParams {
 #[utoipa::path(post, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
     request_body = AvailabilityGroupInput,
     responses((status = 201, body = inline(app::wire::Envelope<AvailabilityGroup>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_group(
     _: Admin,
     State(state): State<AppState>,
@@ -64,16 +68,16 @@ async fn create_group(
 #[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
     params(("availability_group_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_group(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(group_id): ApiPath<Uuid>,
 ) -> Result<Data<AvailabilityGroup>> {
-    let group = state.store.availability_group(group_id).await?;
-    group
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The availability group"))
+    found(
+        state.store.availability_group(group_id).await?,
+        "The availability group",
+    )
 }
 
 /// Replaces an availability group's writable fields. Moving it to another merchant is a
@@ -81,9 +85,7 @@ async fn get_group(
 #[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
     params(("availability_group_id" = Uuid, Path)), request_body = AvailabilityGroupInput,
     responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 409, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404, Problem409))]
 async fn update_group(
     _: Admin,
     State(state): State<AppState>,
@@ -96,28 +98,20 @@ async fn update_group(
         .update_availability_group(group_id, &input)
         .await?;
     state.catalog.changed();
-    group
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The availability group"))
+    found(group, "The availability group")
 }
 
 /// Lists availability groups in id order, paged by cursor; optionally of one merchant.
 #[utoipa::path(get, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
     params(GroupListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<AvailabilityGroup>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_groups(
     _: Admin,
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<GroupListParams>,
 ) -> Result<Page<AvailabilityGroup>> {
-    let filters = format!(
-        "merchant_id={}",
-        params
-            .merchant_id
-            .map(|id| id.to_string())
-            .unwrap_or_default()
-    );
+    let filters = id_filter("merchant_id", params.merchant_id);
     let page = PageParams {
         limit: params.limit,
         next_token: params.next_token,

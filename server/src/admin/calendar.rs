@@ -12,6 +12,7 @@ use crate::{
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404, Problem409},
     },
     state::AppState,
     store::{CalendarDay, CalendarInput, Product, MAX_CALENDAR_DAYS},
@@ -62,9 +63,7 @@ struct CalendarWritten {
 #[utoipa::path(put, path = "/admin/v1/products/{product_id}/calendar", tag = "admin", security(("admin_token" = [])),
     params(("product_id" = Uuid, Path)), request_body = CalendarInput,
     responses((status = 200, body = inline(app::wire::Envelope<CalendarWritten>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 409, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404, Problem409))]
 async fn write_calendar(
     _: Admin,
     State(state): State<AppState>,
@@ -103,8 +102,7 @@ struct CalendarQuery {
 #[utoipa::path(get, path = "/admin/v1/products/{product_id}/calendar", tag = "admin", security(("admin_token" = [])),
     params(("product_id" = Uuid, Path), CalendarQuery),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<CalendarDay>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn read_calendar(
     _: Admin,
     State(state): State<AppState>,

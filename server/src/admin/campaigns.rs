@@ -1,13 +1,14 @@
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{crud::found, Admin};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{Campaign, CampaignInput},
@@ -32,7 +33,7 @@ fn validate(input: &CampaignInput) -> Result<()> {
 #[utoipa::path(post, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
     request_body = CampaignInput,
     responses((status = 201, body = inline(app::wire::Envelope<Campaign>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_campaign(
     _: Admin,
     State(state): State<AppState>,
@@ -47,23 +48,20 @@ async fn create_campaign(
 #[utoipa::path(get, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
     params(("campaign_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_campaign(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(campaign_id): ApiPath<Uuid>,
 ) -> Result<Data<Campaign>> {
-    let campaign = state.store.campaign(campaign_id).await?;
-    campaign
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The campaign"))
+    found(state.store.campaign(campaign_id).await?, "The campaign")
 }
 
 /// Replaces a campaign's writable fields.
 #[utoipa::path(put, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
     params(("campaign_id" = Uuid, Path)), request_body = CampaignInput,
     responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn update_campaign(
     _: Admin,
     State(state): State<AppState>,
@@ -73,16 +71,14 @@ async fn update_campaign(
     validate(&input)?;
     let campaign = state.store.update_campaign(campaign_id, &input).await?;
     state.catalog.changed();
-    campaign
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The campaign"))
+    found(campaign, "The campaign")
 }
 
 /// Lists campaigns in id order, paged by cursor.
 #[utoipa::path(get, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Campaign>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_campaigns(
     _: Admin,
     State(state): State<AppState>,

@@ -6,13 +6,14 @@ use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{crud::found, Admin};
 use crate::{
     error::{Error, Result},
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     secrets,
     state::AppState,
@@ -117,9 +118,8 @@ fn normalize_and_validate(input: &mut PartnerClientInput) -> Result<()> {
 /// Creates a partner client. The response is the only place its secret is ever shown.
 #[utoipa::path(post, path = "/admin/v1/clients", tag = "admin", security(("admin_token" = [])),
     request_body = PartnerClientInput,
-    responses((status = 201, body = inline(app::wire::Envelope<CreatedPartnerClient>),
-               headers(("cache-control" = String, description = "no-store"))),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+    responses((status = 201, body = inline(app::wire::Envelope<CreatedPartnerClient>), headers(("cache-control" = String, description = "no-store"))),
+              Problem400,
               (status = 409, description = "The client_id is taken", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_client(
     _: Admin,
@@ -154,16 +154,16 @@ async fn create_client(
 #[utoipa::path(get, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<PartnerClient>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_client(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<Data<PartnerClient>> {
-    let client = state.store.partner_client(partner_client_id).await?;
-    client
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The partner client"))
+    found(
+        state.store.partner_client(partner_client_id).await?,
+        "The partner client",
+    )
 }
 
 /// Replaces a partner client's writable fields and allowed campaigns. The client id and the
@@ -171,8 +171,7 @@ async fn get_client(
 #[utoipa::path(put, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)), request_body = PartnerClientInput,
     responses((status = 200, body = inline(app::wire::Envelope<PartnerClient>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn update_client(
     _: Admin,
     State(state): State<AppState>,
@@ -199,16 +198,14 @@ async fn update_client(
         .update_partner_client(partner_client_id, &input)
         .await?;
     state.catalog.changed();
-    client
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The partner client"))
+    found(client, "The partner client")
 }
 
 /// Deletes a partner client that has no customers, sessions or checkouts yet.
 #[utoipa::path(delete, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem404,
               (status = 409, description = "The client is in use", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_client(
     _: Admin,
@@ -227,7 +224,7 @@ async fn delete_client(
 #[utoipa::path(get, path = "/admin/v1/clients", tag = "admin", security(("admin_token" = [])),
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<PartnerClient>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_clients(
     _: Admin,
     State(state): State<AppState>,
@@ -247,9 +244,8 @@ async fn list_clients(
 /// Issues a new client secret; the old one stops working at once.
 #[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/secret", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
-    responses((status = 200, body = inline(app::wire::Envelope<IssuedClientSecret>),
-               headers(("cache-control" = String, description = "no-store"))),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = inline(app::wire::Envelope<IssuedClientSecret>), headers(("cache-control" = String, description = "no-store"))),
+              Problem404))]
 async fn rotate_client_secret(
     _: Admin,
     State(state): State<AppState>,
@@ -271,9 +267,8 @@ async fn rotate_client_secret(
 /// Issues a new webhook signing secret; deliveries are signed with it from now on.
 #[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/webhook-secret", tag = "admin", security(("admin_token" = [])),
     params(("partner_client_id" = Uuid, Path)),
-    responses((status = 200, body = inline(app::wire::Envelope<IssuedWebhookSecret>),
-               headers(("cache-control" = String, description = "no-store"))),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = inline(app::wire::Envelope<IssuedWebhookSecret>), headers(("cache-control" = String, description = "no-store"))),
+              Problem404))]
 async fn rotate_webhook_secret(
     _: Admin,
     State(state): State<AppState>,

@@ -2,13 +2,17 @@ use axum::{extract::State, http::StatusCode};
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{deleted, found},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{IdentityIssuer, IdentityIssuerInput},
@@ -36,7 +40,7 @@ fn normalize_and_validate(input: &mut IdentityIssuerInput) -> Result<()> {
 #[utoipa::path(post, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
     request_body = IdentityIssuerInput,
     responses((status = 201, body = inline(app::wire::Envelope<IdentityIssuer>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400,
               (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_issuer(
     _: Admin,
@@ -55,24 +59,23 @@ async fn create_issuer(
 #[utoipa::path(get, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
     params(("identity_issuer_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_issuer(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
 ) -> Result<Data<IdentityIssuer>> {
-    let issuer = state.store.identity_issuer(identity_issuer_id).await?;
-    issuer
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The identity issuer"))
+    found(
+        state.store.identity_issuer(identity_issuer_id).await?,
+        "The identity issuer",
+    )
 }
 
 /// Replaces an identity issuer's fields.
 #[utoipa::path(put, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
     params(("identity_issuer_id" = Uuid, Path)), request_body = IdentityIssuerInput,
     responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400, Problem404,
               (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn update_issuer(
     _: Admin,
@@ -81,42 +84,40 @@ async fn update_issuer(
     ApiJson(mut input): ApiJson<IdentityIssuerInput>,
 ) -> Result<Data<IdentityIssuer>> {
     normalize_and_validate(&mut input)?;
-    let issuer = state
-        .store
-        .update_identity_issuer(identity_issuer_id, &input)
-        .await?;
-    issuer
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The identity issuer"))
+    found(
+        state
+            .store
+            .update_identity_issuer(identity_issuer_id, &input)
+            .await?,
+        "The identity issuer",
+    )
 }
 
 /// Takes an identity provider off the allow-list, unless customers came from it.
 #[utoipa::path(delete, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
     params(("identity_issuer_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem404,
               (status = 409, description = "Customers came from this issuer", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_issuer(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
-    if state
-        .store
-        .delete_identity_issuer(identity_issuer_id)
-        .await?
-    {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(Error::not_found("The identity issuer"))
-    }
+    deleted(
+        state
+            .store
+            .delete_identity_issuer(identity_issuer_id)
+            .await?,
+        "The identity issuer",
+    )
 }
 
 /// Lists identity issuers in id order, paged by cursor.
 #[utoipa::path(get, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<IdentityIssuer>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_issuers(
     _: Admin,
     State(state): State<AppState>,

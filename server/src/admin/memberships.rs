@@ -10,6 +10,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiQuery},
+        openapi::Problem400,
     },
     state::AppState,
     store::{Membership, MembershipInput},
@@ -36,7 +37,7 @@ pub struct MembershipListParams {
 #[utoipa::path(post, path = "/admin/v1/memberships", tag = "admin", security(("admin_token" = [])),
     request_body = MembershipInput,
     responses((status = 201, body = inline(app::wire::Envelope<Membership>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_membership(
     _: Admin,
     State(state): State<AppState>,
@@ -58,7 +59,7 @@ async fn create_membership(
 #[utoipa::path(get, path = "/admin/v1/memberships", tag = "admin", security(("admin_token" = [])),
     params(MembershipListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Membership>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_memberships(
     _: Admin,
     State(state): State<AppState>,

@@ -3,13 +3,17 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{found, id_filter},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{Merchant, MerchantInput},
@@ -78,7 +82,7 @@ struct MerchantListParams {
 #[utoipa::path(post, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
     request_body = MerchantInput,
     responses((status = 201, body = inline(app::wire::Envelope<Merchant>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_merchant(
     _: Admin,
     State(state): State<AppState>,
@@ -94,24 +98,20 @@ async fn create_merchant(
 #[utoipa::path(get, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
     params(("merchant_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_merchant(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(merchant_id): ApiPath<Uuid>,
 ) -> Result<Data<Merchant>> {
-    let merchant = state.store.merchant(merchant_id).await?;
-    merchant
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The merchant"))
+    found(state.store.merchant(merchant_id).await?, "The merchant")
 }
 
 /// Replaces a merchant's writable fields and its translations.
 #[utoipa::path(put, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
     params(("merchant_id" = Uuid, Path)), request_body = MerchantInput,
     responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn update_merchant(
     _: Admin,
     State(state): State<AppState>,
@@ -121,28 +121,20 @@ async fn update_merchant(
     validate(&input)?;
     let merchant = state.store.update_merchant(merchant_id, &input).await?;
     state.catalog.changed();
-    merchant
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The merchant"))
+    found(merchant, "The merchant")
 }
 
 /// Lists merchants in id order, paged by cursor; optionally those in one campaign.
 #[utoipa::path(get, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
     params(MerchantListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Merchant>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_merchants(
     _: Admin,
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<MerchantListParams>,
 ) -> Result<Page<Merchant>> {
-    let filters = format!(
-        "campaign_id={}",
-        params
-            .campaign_id
-            .map(|id| id.to_string())
-            .unwrap_or_default()
-    );
+    let filters = id_filter("campaign_id", params.campaign_id);
     let page = PageParams {
         limit: params.limit,
         next_token: params.next_token,

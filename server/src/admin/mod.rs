@@ -7,6 +7,7 @@ mod availability;
 mod calendar;
 mod campaigns;
 mod clients;
+mod crud;
 mod issuers;
 mod memberships;
 mod merchants;

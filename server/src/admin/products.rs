@@ -3,13 +3,17 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{found, id_filter},
+    Admin,
+};
 use crate::{
-    error::{Error, Result},
+    error::Result,
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{Product, ProductFilter, ProductInput, TICKET, VALIDITY_PERIOD},
@@ -119,7 +123,7 @@ struct ProductListParams {
 #[utoipa::path(post, path = "/admin/v1/products", tag = "admin", security(("admin_token" = [])),
     request_body = ProductInput,
     responses((status = 201, body = inline(app::wire::Envelope<Product>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn create_product(
     _: Admin,
     State(state): State<AppState>,
@@ -135,24 +139,20 @@ async fn create_product(
 #[utoipa::path(get, path = "/admin/v1/products/{product_id}", tag = "admin", security(("admin_token" = [])),
     params(("product_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Product>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_product(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(product_id): ApiPath<Uuid>,
 ) -> Result<Data<Product>> {
-    let product = state.store.product(product_id).await?;
-    product
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The product"))
+    found(state.store.product(product_id).await?, "The product")
 }
 
 /// Replaces a product's writable fields, translations and campaign membership.
 #[utoipa::path(put, path = "/admin/v1/products/{product_id}", tag = "admin", security(("admin_token" = [])),
     params(("product_id" = Uuid, Path)), request_body = ProductInput,
     responses((status = 200, body = inline(app::wire::Envelope<Product>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn update_product(
     _: Admin,
     State(state): State<AppState>,
@@ -162,16 +162,14 @@ async fn update_product(
     validate(&input)?;
     let product = state.store.update_product(product_id, &input).await?;
     state.catalog.changed();
-    product
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The product"))
+    found(product, "The product")
 }
 
 /// Lists products in id order, paged by cursor; optionally of one merchant or campaign.
 #[utoipa::path(get, path = "/admin/v1/products", tag = "admin", security(("admin_token" = [])),
     params(ProductListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Product>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_products(
     _: Admin,
     State(state): State<AppState>,
@@ -181,11 +179,10 @@ async fn list_products(
         merchant_id: params.merchant_id,
         campaign_id: params.campaign_id,
     };
-    let show = |id: Option<Uuid>| id.map(|id| id.to_string()).unwrap_or_default();
     let filters = format!(
-        "merchant_id={}&campaign_id={}",
-        show(filter.merchant_id),
-        show(filter.campaign_id)
+        "{}&{}",
+        id_filter("merchant_id", filter.merchant_id),
+        id_filter("campaign_id", filter.campaign_id)
     );
     let page = PageParams {
         limit: params.limit,

@@ -14,6 +14,7 @@ use crate::{
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404, Problem409},
     },
     state::AppState,
     store::{days, NewTimeslot, MAX_CALENDAR_DAYS},
@@ -187,9 +188,7 @@ async fn group_zone(state: &AppState, group_id: Uuid) -> Result<Tz> {
 #[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}/timeslots", tag = "admin", security(("admin_token" = [])),
     params(("availability_group_id" = Uuid, Path)), request_body = TimeslotsInput,
     responses((status = 200, body = inline(app::wire::Envelope<TimeslotsWritten>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 409, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404, Problem409))]
 async fn write_timeslots(
     _: Admin,
     State(state): State<AppState>,
@@ -226,8 +225,7 @@ struct TimeslotQuery {
 #[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}/timeslots", tag = "admin", security(("admin_token" = [])),
     params(("availability_group_id" = Uuid, Path), TimeslotQuery),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<TimeslotView>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn read_timeslots(
     _: Admin,
     State(state): State<AppState>,

@@ -3,13 +3,17 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{
+    crud::{deleted, found},
+    Admin,
+};
 use crate::{
     error::{Error, Result},
     http::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherUpdate},
@@ -65,7 +69,7 @@ fn normalize_and_validate(input: &mut VoucherInput) -> Result<()> {
 #[utoipa::path(post, path = "/admin/v1/vouchers", tag = "admin", security(("admin_token" = [])),
     request_body = VoucherInput,
     responses((status = 201, body = inline(app::wire::Envelope<Voucher>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400,
               (status = 409, description = "The code is taken in this campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_voucher(
     _: Admin,
@@ -81,16 +85,13 @@ async fn create_voucher(
 #[utoipa::path(get, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
     params(("voucher_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Voucher>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_voucher(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(voucher_id): ApiPath<Uuid>,
 ) -> Result<Data<Voucher>> {
-    let voucher = state.store.voucher(voucher_id).await?;
-    voucher
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The voucher"))
+    found(state.store.voucher(voucher_id).await?, "The voucher")
 }
 
 /// Replaces a voucher's writable fields; `redeemed` stays, and `max_redemptions` cannot go
@@ -98,8 +99,7 @@ async fn get_voucher(
 #[utoipa::path(put, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
     params(("voucher_id" = Uuid, Path)), request_body = VoucherInput,
     responses((status = 200, body = inline(app::wire::Envelope<Voucher>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400, Problem404,
               (status = 409, description = "The code is taken in this campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn update_voucher(
     _: Admin,
@@ -123,25 +123,21 @@ async fn update_voucher(
 #[utoipa::path(delete, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
     params(("voucher_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem404,
               (status = 409, description = "The voucher has been used", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_voucher(
     _: Admin,
     State(state): State<AppState>,
     ApiPath(voucher_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
-    if state.store.delete_voucher(voucher_id).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(Error::not_found("The voucher"))
-    }
+    deleted(state.store.delete_voucher(voucher_id).await?, "The voucher")
 }
 
 /// Lists vouchers in id order, optionally of one campaign, paged by cursor.
 #[utoipa::path(get, path = "/admin/v1/vouchers", tag = "admin", security(("admin_token" = [])),
     params(VoucherListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Voucher>>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400))]
 async fn list_vouchers(
     _: Admin,
     State(state): State<AppState>,

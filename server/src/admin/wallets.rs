@@ -2,12 +2,13 @@ use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::Admin;
+use super::{crud::found, Admin};
 use crate::{
     error::{Error, Result},
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath},
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
     store::{StoreError, Wallet, WalletInput},
@@ -23,7 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     params(("customer_id" = Uuid, Path), ("campaign_id" = Uuid, Path)), request_body = WalletInput,
     responses((status = 200, description = "Updated", body = inline(app::wire::Envelope<Wallet>)),
               (status = 201, description = "Created", body = inline(app::wire::Envelope<Wallet>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
+              Problem400,
               (status = 404, description = "No such customer or campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn put_wallet(
     _: Admin,
@@ -57,14 +58,14 @@ async fn put_wallet(
 #[utoipa::path(get, path = "/admin/v1/wallets/{customer_id}/{campaign_id}", tag = "admin", security(("admin_token" = [])),
     params(("customer_id" = Uuid, Path), ("campaign_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Wallet>)),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem404))]
 async fn get_wallet(
     _: Admin,
     State(state): State<AppState>,
     ApiPath((customer_id, campaign_id)): ApiPath<(Uuid, Uuid)>,
 ) -> Result<Data<Wallet>> {
-    let wallet = state.store.wallet(customer_id, campaign_id).await?;
-    wallet
-        .map(Data::ok)
-        .ok_or_else(|| Error::not_found("The wallet"))
+    found(
+        state.store.wallet(customer_id, campaign_id).await?,
+        "The wallet",
+    )
 }

@@ -1,7 +1,7 @@
 //! `GET /v2/products/{product_id}/calendar` and `POST /v2/fulfillment/timeslots`: what can be
 //! bought on which day and in which entry window.
 
-use app::wire::{CalendarEntry, Envelope, Problem, TimeslotEntry, TimeslotQuery};
+use app::wire::{CalendarEntry, Envelope, TimeslotEntry, TimeslotQuery};
 use axum::extract::State;
 use chrono::{Days, NaiveDate, Utc};
 use serde::Deserialize;
@@ -17,6 +17,7 @@ use crate::{
         campaign::SessionCampaign,
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem401, Problem403, Problem404},
     },
     state::AppState,
     store::MAX_CALENDAR_DAYS,
@@ -52,10 +53,7 @@ struct CalendarParams {
     params(("product_id" = Uuid, Path), CalendarParams,
         ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
     responses((status = 200, body = inline(Envelope<Vec<CalendarEntry>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn calendar(
     SessionCampaign { campaign, .. }: SessionCampaign,
     State(state): State<AppState>,
@@ -94,10 +92,7 @@ async fn calendar(
     request_body = TimeslotQuery,
     params(("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
     responses((status = 200, body = inline(Envelope<Vec<TimeslotEntry>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn timeslots(
     SessionCampaign { campaign, .. }: SessionCampaign,
     State(state): State<AppState>,

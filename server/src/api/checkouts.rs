@@ -3,7 +3,6 @@
 
 use app::wire::{
     Checkout, CheckoutRequest, ConfirmRequest, Envelope, ExpressCheckoutRequest, PlacedOrder,
-    Problem,
 };
 use axum::{
     extract::State,
@@ -32,6 +31,9 @@ use crate::{
         envelope::Data,
         extract::{ApiJson, ApiPath},
         locale::RequestLocale,
+        openapi::{
+            Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502,
+        },
     },
     state::AppState,
 };
@@ -60,12 +62,7 @@ fn buyer(user: &PublicUser) -> Buyer {
     params(("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
     request_body = CheckoutRequest,
     responses((status = 201, body = inline(Envelope<Checkout>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json"),
-              (status = 422, body = Problem, content_type = "application/problem+json"),
-              (status = 502, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404, Problem422, Problem502))]
 async fn create_checkout(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
@@ -92,12 +89,7 @@ async fn create_checkout(
     params(("checkout_id" = Uuid, Path)),
     request_body = ConfirmRequest,
     responses((status = 200, body = inline(Envelope<PlacedOrder>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json"),
-              (status = 409, body = Problem, content_type = "application/problem+json"),
-              (status = 422, body = Problem, content_type = "application/problem+json"),
-              (status = 502, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem404, Problem409, Problem422, Problem502))]
 async fn confirm_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
@@ -115,9 +107,7 @@ async fn confirm_checkout(
     security((), ("public_bearer" = [])),
     params(("checkout_id" = Uuid, Path)),
     responses((status = 200, body = inline(Envelope<Checkout>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem404))]
 async fn get_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
@@ -135,10 +125,7 @@ async fn get_checkout(
     security((), ("public_bearer" = [])),
     params(("checkout_id" = Uuid, Path)),
     responses((status = 204, description = "Released (or already expired)"),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json"),
-              (status = 409, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem404, Problem409))]
 async fn release_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
@@ -161,13 +148,7 @@ async fn release_checkout(
     request_body = ExpressCheckoutRequest,
     responses((status = 200, body = inline(Envelope<PlacedOrder>)),
               (status = 208, body = inline(Envelope<PlacedOrder>), description = "Replay of the original success; treat as 200"),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json"),
-              (status = 409, body = Problem, content_type = "application/problem+json"),
-              (status = 422, body = Problem, content_type = "application/problem+json"),
-              (status = 502, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502))]
 async fn express_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,

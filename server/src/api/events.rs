@@ -1,7 +1,7 @@
 //! `GET /v2/events`: the partner's events, oldest first, for partners that poll instead of
 //! (or besides) receiving webhooks.
 
-use app::wire::{Envelope, Problem};
+use app::wire::Envelope;
 use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -13,6 +13,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::Page,
         extract::ApiQuery,
+        openapi::{Problem400, Problem401},
     },
     state::AppState,
     store::EventRecord,
@@ -28,8 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/v2/events", tag = "events", security(("backend_bearer" = [])),
     params(PageParams),
     responses((status = 200, body = inline(Envelope<Vec<CloudEvent>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401))]
 async fn list_events(
     client: BackendClient,
     State(state): State<AppState>,

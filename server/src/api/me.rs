@@ -6,6 +6,7 @@ use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use crate::http::openapi::Problem401;
 use crate::{auth::PublicUser, http::envelope::Data, state::AppState};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -28,7 +29,7 @@ struct Me {
 /// The session of the public bearer.
 #[utoipa::path(get, path = "/v2/me", tag = "credentials", security(("public_bearer" = [])),
     responses((status = 200, body = inline(app::wire::Envelope<Me>)),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem401))]
 async fn me(user: PublicUser) -> Data<Me> {
     let claims = user.claims;
     Data::ok(Me {

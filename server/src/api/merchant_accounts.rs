@@ -16,6 +16,7 @@ use crate::{
     http::{
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
+        openapi::{Problem400, Problem401, Problem403, Problem404, Problem429},
         rate_limit::{self, RateLimit},
     },
     onboarding::{
@@ -61,8 +62,7 @@ impl FromRequestParts<AppState> for Stage {
     params(("stage" = String, Path, description = "The configured stage, e.g. prod")),
     request_body = NewMerchantAccount,
     responses((status = 201, body = inline(app::wire::Envelope<ProvisionedMerchantAccount>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem404))]
 async fn create_merchant_account(
     _: Stage,
     _: Admin,
@@ -84,8 +84,7 @@ struct OnboardingCode {
     params(("stage" = String, Path)),
     request_body = OnboardingCode,
     responses((status = 200, body = MerchantToken),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 429, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem429))]
 async fn exchange_onboarding_code(
     _: Stage,
     State(state): State<AppState>,
@@ -113,8 +112,7 @@ struct DebtorCode {
     security(("merchant_bearer" = [])),
     params(("stage" = String, Path), DebtorCode),
     responses((status = 200, body = inline(app::wire::Envelope<OnboardingStatus>)),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 403, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem401, Problem403))]
 async fn onboarding_status(
     _: Stage,
     merchant: MerchantUser,

@@ -2,7 +2,7 @@
 //! relevance, or by distance when geo-filtered; paged only when `limit` is sent. Scoring is in
 //! `catalog::search` and docs/api-catalog.md.
 
-use app::wire::{Envelope, Locale, MerchantMatch, Meta, Pagination, Problem};
+use app::wire::{Envelope, Locale, MerchantMatch, Meta, Pagination};
 use axum::{extract::State, response::Response};
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -20,6 +20,7 @@ use crate::{
         envelope,
         extract::ApiQuery,
         locale::RequestLocale,
+        openapi::{Problem400, Problem401, Problem403, Problem404},
     },
     state::AppState,
     text::{fold, words},
@@ -261,10 +262,7 @@ async fn run(
         ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
         ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
     responses((status = 200, body = inline(Envelope<Vec<MerchantMatch>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn search_merchants(
     SessionCampaign { campaign, .. }: SessionCampaign,
     State(state): State<AppState>,
@@ -290,10 +288,7 @@ async fn search_merchants(
         ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
         ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
     responses((status = 200, body = inline(Envelope<Vec<MerchantMatch>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn broadsearch_merchants(
     SessionCampaign { campaign, .. }: SessionCampaign,
     State(state): State<AppState>,

@@ -1,6 +1,6 @@
 //! `GET /v2/merchants` and `GET /v2/merchants/{merchant_id}`: the merchants of the campaign.
 
-use app::wire::{self, Envelope, Problem};
+use app::wire::{self, Envelope};
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -15,6 +15,7 @@ use crate::{
         envelope::{Data, Page},
         extract::{ApiPath, ApiQuery},
         locale::RequestLocale,
+        openapi::{Problem400, Problem401, Problem403, Problem404},
     },
     state::AppState,
     store::Merchant,
@@ -45,10 +46,7 @@ struct MerchantListParams {
         ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
         ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
     responses((status = 200, body = inline(Envelope<Vec<wire::Merchant>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn list_merchants(
     SessionCampaign { campaign, .. }: SessionCampaign,
     State(state): State<AppState>,
@@ -83,10 +81,7 @@ async fn list_merchants(
         ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
         ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
     responses((status = 200, body = inline(Envelope<wire::Merchant>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn get_merchant(
     SessionCampaign { campaign, .. }: SessionCampaign,
     State(state): State<AppState>,

@@ -9,7 +9,10 @@ use super::token_request::{bare_token, client_credentials, TokenForm};
 use crate::{
     credentials::{client_auth, sessions, IssuedToken},
     error::{Error, ProblemType, Result},
-    http::rate_limit::{self, RateLimit},
+    http::{
+        openapi::{Problem400, Problem401, Problem429},
+        rate_limit::{self, RateLimit},
+    },
     state::AppState,
 };
 
@@ -39,9 +42,7 @@ struct ClientCredentialsRequest {
 #[utoipa::path(post, path = "/oauth/token", tag = "credentials",
     request_body(content = ClientCredentialsRequest, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = IssuedToken),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 429, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem429))]
 async fn client_credentials_token(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -84,9 +85,7 @@ struct CodeGrantRequest {
 #[utoipa::path(post, path = "/v1/oauth/token", tag = "credentials",
     request_body(content = CodeGrantRequest, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = IssuedToken),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 429, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem429))]
 async fn code_exchange_token(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -1,6 +1,6 @@
 //! `/v2/me/...`: the signed-in customer's orders (with tickets) and loyalty ledger.
 
-use app::wire::{Envelope, LoyaltyEntry, Order, Problem};
+use app::wire::{Envelope, LoyaltyEntry, Order};
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -14,6 +14,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiPath, ApiQuery},
+        openapi::{Problem400, Problem401, Problem403, Problem404},
     },
     state::AppState,
     store::{LoyaltyEntryRecord, OrderRecord},
@@ -30,9 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/v2/me/fulfillment/orders", tag = "orders", security(("public_bearer" = [])),
     params(PageParams, ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
     responses((status = 200, body = inline(Envelope<Vec<Order>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 403, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403))]
 async fn list_orders(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
@@ -63,8 +62,7 @@ async fn list_orders(
 #[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}", tag = "orders", security(("public_bearer" = [])),
     params(("order_id" = Uuid, Path), ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
     responses((status = 200, body = inline(Envelope<Order>)),
-              (status = 401, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json")))]
+              Problem401, Problem404))]
 async fn get_order(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
@@ -91,8 +89,7 @@ async fn get_order(
 #[utoipa::path(get, path = "/v2/me/loyalty/ledger/entries", tag = "orders", security(("public_bearer" = [])),
     params(PageParams, ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
     responses((status = 200, body = inline(Envelope<Vec<LoyaltyEntry>>)),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 401, body = Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401))]
 async fn list_loyalty_entries(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,

@@ -1,5 +1,6 @@
-//! `GET /v2/merchants/{merchant_id}/products`: the public, cacheable product list (interface.md
-//! endpoint 5). A repeated read is served from the per-node cache (`catalog::product_cache`).
+//! `GET /v2/merchants/{merchant_id}/products`: the public, cacheable product list (rules:
+//! docs/api-catalog.md, "Products"). A repeated read is served from the per-node cache
+//! (`catalog::product_cache`).
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use chrono::Utc;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use crate::http::openapi::{Problem400, Problem404};
 use crate::{
     catalog::{
         product_cache::{ProductListBody, ProductListKey},
@@ -39,16 +41,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         ("x-campaign-id" = Uuid, Header, description = "Campaign (required)"),
         ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR"),
         ("If-None-Match" = Option<String>, Header, description = "ETag of a copy the client holds")),
-    responses((status = 200, body = inline(Envelope<Vec<wire::Product>>),
-                headers(("ETag" = String, description = "Strong validator of this list"),
-                        ("Cache-Control" = String, description = "public, max-age=7200"),
-                        ("Vary" = String, description = "Accept-Language, x-campaign-id"),
-                        ("Content-Language" = String))),
+    responses((status = 200, body = inline(Envelope<Vec<wire::Product>>), headers(("ETag" = String, description = "Strong validator of this list"), ("Cache-Control" = String, description = "public, max-age=7200"), ("Vary" = String, description = "Accept-Language, x-campaign-id"), ("Content-Language" = String))),
               (status = 304, description = "The copy named by If-None-Match is current"),
-              (status = 400, body = Problem, content_type = "application/problem+json"),
-              (status = 404, body = Problem, content_type = "application/problem+json"),
-              (status = 500, body = Problem, content_type = "application/problem+json",
-                description = "urn:boxoffice:error:product-internal-error")))]
+              Problem400, Problem404,
+              (status = 500, body = Problem, content_type = "application/problem+json", description = "urn:boxoffice:error:product-internal-error")))]
 async fn list_products(
     State(state): State<AppState>,
     ApiPath(merchant_id): ApiPath<Uuid>,

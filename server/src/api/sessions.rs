@@ -18,6 +18,7 @@ use crate::{
         campaign::CampaignScope,
         envelope::Data,
         extract::ApiJson,
+        openapi::{Problem400, Problem401, Problem403, Problem404, Problem429, Problem502},
         rate_limit::{self, RateLimit},
     },
     state::AppState,
@@ -40,10 +41,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 #[utoipa::path(post, path = "/v1/session", tag = "credentials", security(("backend_bearer" = [])),
     request_body = StartSession,
     responses((status = 201, body = inline(app::wire::Envelope<StartedSession>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 403, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn start_session(
     client: BackendClient,
     State(state): State<AppState>,
@@ -67,9 +65,7 @@ struct SessionTokenRequest {
 #[utoipa::path(post, path = "/v1/session/token", tag = "credentials",
     request_body = SessionTokenRequest,
     responses((status = 200, body = inline(app::wire::Envelope<IssuedToken>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 429, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem429))]
 async fn exchange_session_code(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<SessionTokenRequest>,
@@ -93,10 +89,7 @@ async fn exchange_session_code(
     params(("x-campaign-id" = uuid::Uuid, Header)),
     request_body = IdentityExchange,
     responses((status = 200, body = inline(app::wire::Envelope<IssuedToken>)),
-              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 401, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 404, body = app::wire::Problem, content_type = "application/problem+json"),
-              (status = 502, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem400, Problem401, Problem404, Problem502))]
 async fn exchange_identity_token(
     State(state): State<AppState>,
     CampaignScope(campaign): CampaignScope,

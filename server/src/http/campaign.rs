@@ -63,8 +63,8 @@ impl FromRequestParts<AppState> for CampaignScope {
     }
 }
 
-/// A public-bearer call and the campaign it works in (decisions.md §3): the `x-campaign-id`
-/// header when sent, else the session's campaign.
+/// A public-bearer call and the campaign it works in (docs/api-catalog.md, "Who may call, and in
+/// which campaign"): the `x-campaign-id` header when sent, else the session's campaign.
 ///
 /// - no bearer, or an invalid one: 401 `token-invalid` / `token-expired`;
 /// - neither header nor session campaign: 400 naming `x-campaign-id`;

@@ -1,6 +1,7 @@
 //! The OpenAPI document. Routes are registered through `utoipa_axum`'s `OpenApiRouter`, so a
 //! route cannot be served without appearing here.
 
+use app::wire::Problem;
 use axum::{
     body::Bytes,
     http::header,
@@ -21,6 +22,7 @@ use crate::state::AppState;
         title = "Boxoffice",
         description = "Partner ticketing commerce API. Errors are RFC 9457 problem documents with `urn:boxoffice:error:*` types; every response carries `X-Correlation-Id`. See docs/api.md for the conventions.",
     ),
+    components(schemas(Problem)),
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),
@@ -51,6 +53,33 @@ impl Modify for SecuritySchemes {
             );
         }
     }
+}
+
+/// Defines the problem responses every operation shares, one type per status: each is an
+/// `application/problem+json` response with the `Problem` schema. A route lists the statuses it
+/// can answer, `responses((status = 200, body = …), Problem400, Problem404)`, and writes out as
+/// a tuple only a response particular to it (a 409 with its own description).
+///
+/// The generated types have no doc comment on purpose: utoipa would make it the response's
+/// `description`, and the document keeps those empty as before.
+macro_rules! problem_responses {
+    ($($name:ident = $status:tt),+ $(,)?) => {$(
+        #[derive(utoipa::IntoResponses)]
+        #[response(status = $status, content_type = "application/problem+json")]
+        pub struct $name(pub Problem);
+    )+};
+}
+
+problem_responses! {
+    Problem400 = 400,
+    Problem401 = 401,
+    Problem403 = 403,
+    Problem404 = 404,
+    Problem409 = 409,
+    Problem422 = 422,
+    Problem429 = 429,
+    Problem502 = 502,
+    Problem503 = 503,
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

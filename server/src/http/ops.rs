@@ -14,7 +14,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::{
     error::{Error, ProblemType},
-    http::envelope::Data,
+    http::{envelope::Data, openapi::Problem503},
     state::AppState,
 };
 
@@ -40,7 +40,7 @@ async fn healthz() -> Data<Health> {
 /// Readiness: the database answers.
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses((status = 200, body = inline(app::wire::Envelope<Health>)),
-              (status = 503, body = app::wire::Problem, content_type = "application/problem+json")))]
+              Problem503))]
 async fn readyz(State(state): State<AppState>) -> Result<Data<Health>, Error> {
     state.store.ping().await.map_err(|err| {
         tracing::warn!(error = %err, "readiness check failed");

@@ -4,10 +4,10 @@ use serde_json::{json, Value};
 
 use crate::{
     catalog_fixtures::{
-        create_group, create_merchant, create_product, error_fields, product_body,
-        set_day_reserved, set_of, set_timeslot_reserved,
+        admin_timeslots, create_group, create_merchant, create_product, field, product_body,
+        set_day_reserved, set_timeslot_reserved,
     },
-    helpers::{spawn_app, TestApp},
+    helpers::{error_fields, set_of, spawn_app, TestApp},
 };
 
 /// A merchant in `timezone` with one availability group; returns (merchant, group).
@@ -27,29 +27,13 @@ async fn product_in_group(app: &TestApp, merchant: &str, group: &str, title: &st
 }
 
 async fn calendar(app: &TestApp, product: &str, from: &str, until: &str) -> Vec<Value> {
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/products/{product}/calendar?from={from}&until={until}"
     ))
-    .await
-    .assert_status(200)["data"]
+    .await["data"]
         .as_array()
         .unwrap()
         .clone()
-}
-
-async fn timeslots(app: &TestApp, group: &str, from: &str, until: &str) -> Vec<Value> {
-    app.admin_get(&format!(
-        "/admin/v1/availability-groups/{group}/timeslots?from={from}&until={until}"
-    ))
-    .await
-    .assert_status(200)["data"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-fn field<'a>(items: &'a [Value], name: &str) -> Vec<&'a Value> {
-    items.iter().map(|i| &i[name]).collect()
 }
 
 // ---- calendar ----
@@ -174,18 +158,13 @@ async fn invalid_calendar_input_names_every_bad_field() {
     let id = product["product_id"].as_str().unwrap();
     let path = format!("/admin/v1/products/{id}/calendar");
 
-    let problem = app
-        .admin_put(
-            &path,
-            &json!({ "from": "2026-05-10", "until": "2026-05-01",
+    app.admin_put(
+        &path,
+        &json!({ "from": "2026-05-10", "until": "2026-05-01",
                      "price": "-1", "list_price": "1.001", "capacity": -1 }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        set_of(&["until", "price", "list_price", "capacity"])
-    );
+    )
+    .await
+    .assert_invalid(&["until", "price", "list_price", "capacity"]);
 
     // 2028 is a leap year: a whole year is 366 days, one more is too many.
     let year = json!({ "from": "2028-01-01", "until": "2028-12-31",
@@ -202,11 +181,9 @@ async fn invalid_calendar_input_names_every_bad_field() {
 
     let mut bad_date = year.clone();
     bad_date["from"] = json!("2026-02-30");
-    let problem = app
-        .admin_put(&path, &bad_date)
+    app.admin_put(&path, &bad_date)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["from"]));
+        .assert_invalid(&["from"]);
 
     app.admin_put(
         &format!("/admin/v1/products/{}/calendar", uuid::Uuid::new_v4()),
@@ -220,11 +197,9 @@ async fn invalid_calendar_input_names_every_bad_field() {
     ))
     .await
     .assert_problem(404, "not-found");
-    let problem = app
-        .admin_get(&format!("{path}?from=2026-01-01&until=2027-06-01"))
+    app.admin_get(&format!("{path}?from=2026-01-01&until=2027-06-01"))
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["until"]));
+        .assert_invalid(&["until"]);
 }
 
 #[tokio::test]
@@ -243,9 +218,8 @@ async fn a_product_sold_without_a_date_has_no_calendar_to_write() {
     .await
     .assert_problem(409, "conflict");
     let days = app
-        .admin_get(&format!("/admin/v1/products/{id}/calendar"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products/{id}/calendar"))
+        .await;
     assert_eq!(days["data"], json!([]));
 }
 
@@ -271,7 +245,7 @@ async fn on_the_spring_forward_day_a_missing_local_time_is_skipped_and_offsets_c
                  "reason": "nonexistent_local_time" }])
     );
 
-    let slots = timeslots(&app, &group, "2026-03-28", "2026-03-30").await;
+    let slots = admin_timeslots(&app, &group, "2026-03-28", "2026-03-30").await;
     assert_eq!(
         field(&slots, "start_time"),
         [
@@ -313,7 +287,7 @@ async fn on_the_fall_back_day_a_repeated_local_time_takes_its_first_occurrence()
         .assert_status(200);
     assert_eq!(written["data"]["timeslots_written"], 2);
     assert_eq!(written["data"]["skipped"], json!([]));
-    let slots = timeslots(&app, &group, "2026-10-25", "2026-10-25").await;
+    let slots = admin_timeslots(&app, &group, "2026-10-25", "2026-10-25").await;
     assert_eq!(slots[0]["start_time"], "2026-10-25T02:30:00+02:00");
     assert_eq!(
         slots[0]["end_time"], "2026-10-25T03:30:00+01:00",
@@ -338,11 +312,11 @@ async fn timeslots_are_local_to_a_merchant_far_from_utc() {
     )
     .await
     .assert_status(200);
-    let slots = timeslots(&app, &group, "2026-01-01", "2026-01-01").await;
+    let slots = admin_timeslots(&app, &group, "2026-01-01", "2026-01-01").await;
     assert_eq!(slots.len(), 1, "found by its local date, not its UTC date");
     assert_eq!(slots[0]["date"], "2026-01-01");
     assert_eq!(slots[0]["start_time"], "2026-01-01T00:30:00+14:00");
-    assert!(timeslots(&app, &group, "2025-12-31", "2025-12-31")
+    assert!(admin_timeslots(&app, &group, "2025-12-31", "2025-12-31")
         .await
         .is_empty());
 }
@@ -359,9 +333,9 @@ async fn rewriting_timeslots_keeps_ids_and_capacity_below_reserved_is_a_conflict
     )
     .await
     .assert_status(200);
-    let before = timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
+    let before = admin_timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
     set_timeslot_reserved(&app, before[1]["timeslot_id"].as_str().unwrap(), 4).await;
-    let before = timeslots(&app, &group, "2026-05-31", "2026-06-03").await;
+    let before = admin_timeslots(&app, &group, "2026-05-31", "2026-06-03").await;
 
     let problem = app
         .admin_put(
@@ -374,7 +348,7 @@ async fn rewriting_timeslots_keeps_ids_and_capacity_below_reserved_is_a_conflict
     let detail = problem["detail"].as_str().unwrap();
     assert!(detail.contains("2026-06-02T07:00:00Z"), "{detail}");
     assert_eq!(
-        timeslots(&app, &group, "2026-05-31", "2026-06-03").await,
+        admin_timeslots(&app, &group, "2026-05-31", "2026-06-03").await,
         before,
         "no slot was added or changed"
     );
@@ -386,7 +360,7 @@ async fn rewriting_timeslots_keeps_ids_and_capacity_below_reserved_is_a_conflict
     )
     .await
     .assert_status(200);
-    let after = timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
+    let after = admin_timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
     assert_eq!(field(&after, "timeslot_id"), field(&before, "timeslot_id"));
     assert_eq!(field(&after, "reserved"), [&json!(0), &json!(4)]);
     assert!(after.iter().all(|s| s["capacity"] == 4));
@@ -421,15 +395,13 @@ async fn invalid_timeslot_input_names_every_bad_field() {
             "times[3].start",
         ])
     );
-    let problem = app
-        .admin_put(
-            &path,
-            &json!({ "from": "2026-06-01", "until": "2026-06-01", "times": [] }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["times"]));
-    assert!(timeslots(&app, &group, "2026-06-01", "2026-06-02")
+    app.admin_put(
+        &path,
+        &json!({ "from": "2026-06-01", "until": "2026-06-01", "times": [] }),
+    )
+    .await
+    .assert_invalid(&["times"]);
+    assert!(admin_timeslots(&app, &group, "2026-06-01", "2026-06-02")
         .await
         .is_empty());
 

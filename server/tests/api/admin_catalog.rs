@@ -4,10 +4,9 @@ use serde_json::json;
 
 use crate::{
     catalog_fixtures::{
-        create_group, create_merchant, create_product, error_fields, merchant_body, product_body,
-        set_of,
+        create_group, create_merchant, create_product, merchant_body, product_body,
     },
-    helpers::spawn_app,
+    helpers::{error_fields, set_of, spawn_app},
 };
 
 // ---- merchants ----
@@ -39,10 +38,7 @@ async fn a_merchant_is_created_read_updated_and_listed_with_its_translations() {
         "cafe artis zoo emerveille royal zoo amsterdam dierentuin"
     );
 
-    let read = app
-        .admin_get(&format!("/admin/v1/merchants/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/merchants/{id}")).await;
     assert_eq!(read["data"], *merchant);
 
     let mut body = merchant_body("Artis", "Europe/Amsterdam");
@@ -63,16 +59,10 @@ async fn a_merchant_is_created_read_updated_and_listed_with_its_translations() {
         "artis koniglicher zoo den haag dierentuin"
     );
     assert_eq!(updated["data"]["website"], json!(null));
-    let read = app
-        .admin_get(&format!("/admin/v1/merchants/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/merchants/{id}")).await;
     assert_eq!(read["data"], updated["data"]);
 
-    let listed = app
-        .admin_get("/admin/v1/merchants")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/merchants").await;
     assert_eq!(listed["meta"]["item_count"], 1);
     assert_eq!(listed["data"][0], updated["data"]);
 }
@@ -113,10 +103,7 @@ async fn invalid_merchant_input_names_every_bad_field() {
             "translations[1].locale",
         ])
     );
-    let listed = app
-        .admin_get("/admin/v1/merchants")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/merchants").await;
     assert_eq!(listed["meta"]["item_count"], 0, "nothing was written");
 }
 
@@ -176,9 +163,8 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
     let id = create_group(&app, &merchant, "Main gate").await;
 
     let read = app
-        .admin_get(&format!("/admin/v1/availability-groups/{id}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{id}"))
+        .await;
     assert_eq!(read["data"]["merchant_id"], merchant.as_str());
     assert_eq!(read["data"]["name"], "Main gate");
 
@@ -194,18 +180,16 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
     assert_eq!(updated["data"]["name"], "North gate");
 
     let of_other = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={other}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(of_other["data"][0], updated["data"]);
     let of_merchant = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(of_merchant["meta"]["item_count"], 0);
 
     let missing = uuid::Uuid::new_v4();
@@ -223,34 +207,29 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
 #[tokio::test]
 async fn a_group_needs_a_name_and_a_known_merchant() {
     let app = spawn_app().await;
-    let problem = app
-        .admin_post(
-            "/admin/v1/availability-groups",
-            &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "" }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["name"]));
+    app.admin_post(
+        "/admin/v1/availability-groups",
+        &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "" }),
+    )
+    .await
+    .assert_invalid(&["name"]);
     let problem = app
         .admin_post(
             "/admin/v1/availability-groups",
             &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
         )
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["merchant_id"]));
+        .assert_invalid(&["merchant_id"]);
     assert_eq!(problem["errors"][0]["code"], "unknown_reference");
 
     let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
     let group = create_group(&app, &merchant, "Gate").await;
-    let problem = app
-        .admin_put(
-            &format!("/admin/v1/availability-groups/{group}"),
-            &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["merchant_id"]));
+    app.admin_put(
+        &format!("/admin/v1/availability-groups/{group}"),
+        &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
+    )
+    .await
+    .assert_invalid(&["merchant_id"]);
 }
 
 #[tokio::test]
@@ -267,9 +246,8 @@ async fn a_group_in_use_cannot_move_to_another_merchant() {
     .await
     .assert_problem(409, "conflict");
     let read = app
-        .admin_get(&format!("/admin/v1/availability-groups/{group}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
+        .await;
     assert_eq!(read["data"]["merchant_id"], merchant.as_str());
     // Renaming within the merchant is fine.
     app.admin_put(
@@ -314,11 +292,10 @@ async fn group_pages_are_bound_to_their_merchant_filter() {
     );
 
     let first = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={a}&limit=1"
         ))
-        .await
-        .assert_status(200);
+        .await;
     let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
     app.admin_get(&format!(
         "/admin/v1/availability-groups?merchant_id={b}&limit=1&next_token={token}"
@@ -335,11 +312,10 @@ async fn group_pages_are_bound_to_their_merchant_filter() {
     ))
     .await
     .assert_problem(400, "next-token-invalid");
-    app.admin_get(&format!(
+    app.admin_get_ok(&format!(
         "/admin/v1/availability-groups?merchant_id={a}&limit=1&next_token={token}"
     ))
-    .await
-    .assert_status(200);
+    .await;
     app.admin_get("/admin/v1/availability-groups?merchant=oops")
         .await
         .assert_problem(400, "request-validation-failed");

@@ -7,19 +7,10 @@ use server::{
     store::{ClientSecrets, PartnerClientInput},
 };
 
-use crate::helpers::{error_code, error_fields, spawn_app, TestApp};
+use crate::helpers::{error_code, error_fields, spawn_app};
 
 fn id(value: &Value) -> String {
     value["partner_client_id"].as_str().unwrap().to_owned()
-}
-
-async fn stored(app: &TestApp, client_id: &str) -> server::store::PartnerClientSecrets {
-    app.state
-        .store
-        .partner_client_by_client_id(client_id)
-        .await
-        .unwrap()
-        .expect("client stored")
 }
 
 #[tokio::test]
@@ -107,7 +98,7 @@ async fn the_secret_is_stored_as_its_hash_and_verifies_through_the_store() {
     let secret = created["client_secret"].as_str().unwrap();
     let webhook_secret = created["webhook_secret"].as_str().unwrap();
 
-    let record = stored(&app, client_id).await;
+    let record = app.stored_client(client_id).await;
     assert_ne!(
         record.secret_hash,
         secret.as_bytes(),
@@ -150,7 +141,7 @@ async fn rotating_a_secret_shows_a_new_one_and_the_old_one_stops_verifying() {
     assert_eq!(rotated["client_id"], client_id);
     let new = rotated["client_secret"].as_str().unwrap();
     assert_ne!(new, old);
-    let record = stored(&app, client_id).await;
+    let record = app.stored_client(client_id).await;
     assert!(secrets::verify_secret(new, &record.secret_hash));
     assert!(!secrets::verify_secret(old, &record.secret_hash));
     let read = app.admin_get(&path).await;
@@ -164,7 +155,7 @@ async fn rotating_a_secret_shows_a_new_one_and_the_old_one_stops_verifying() {
     let new_webhook = rotated["data"]["webhook_secret"].as_str().unwrap();
     assert!(new_webhook.starts_with("whsec_"));
     assert_ne!(new_webhook, old_webhook);
-    let record = stored(&app, client_id).await;
+    let record = app.stored_client(client_id).await;
     assert_eq!(record.webhook_secret.as_deref(), Some(new_webhook));
     assert!(
         secrets::verify_secret(new, &record.secret_hash),
@@ -199,7 +190,7 @@ async fn the_client_id_cannot_be_changed_by_an_update() {
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(error_code(&problem, "client_id"), "immutable");
-    let read = app.admin_get(&path).await.assert_status(200);
+    let read = app.admin_get_ok(&path).await;
     assert_eq!(read["data"]["client_id"], "acme-shop");
 }
 
@@ -233,7 +224,7 @@ async fn invalid_client_input_names_every_bad_field() {
         .into()
     );
     assert_eq!(error_code(&problem, "frame_origins[1]"), "origin");
-    let listed = app.admin_get("/admin/v1/clients").await.assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/clients").await;
     assert_eq!(listed["data"], json!([]));
 }
 
@@ -296,7 +287,7 @@ async fn an_update_replaces_the_allowed_campaigns_as_a_whole() {
         error_fields(&problem),
         ["campaign_ids[1]".to_owned()].into()
     );
-    let read = app.admin_get(&path).await.assert_status(200);
+    let read = app.admin_get_ok(&path).await;
     assert_eq!(
         read["data"]["name"], "Shop",
         "the failed update changed nothing"
@@ -348,14 +339,14 @@ async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
         .upsert_partner_client("demo-partner", &input, &secrets_for("demo-secret"))
         .await
         .unwrap();
-    let webhook_secret = stored(&app, "demo-partner").await.webhook_secret;
+    let webhook_secret = app.stored_client("demo-partner").await.webhook_secret;
     let again = store
         .upsert_partner_client("demo-partner", &input, &secrets_for("demo-secret"))
         .await
         .unwrap();
     assert_eq!(again.partner_client_id, first.partner_client_id);
     assert_eq!(again.campaign_ids, vec![campaign]);
-    let record = stored(&app, "demo-partner").await;
+    let record = app.stored_client("demo-partner").await;
     assert_eq!(record.webhook_secret, webhook_secret, "kept on upsert");
     assert!(secrets::verify_secret("demo-secret", &record.secret_hash));
     assert_eq!(store.list_partner_clients(None, 10).await.unwrap().len(), 1);
@@ -364,7 +355,7 @@ async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
         .upsert_partner_client("demo-partner", &input, &secrets_for("changed"))
         .await
         .unwrap();
-    let record = stored(&app, "demo-partner").await;
+    let record = app.stored_client("demo-partner").await;
     assert!(secrets::verify_secret("changed", &record.secret_hash));
     assert!(!secrets::verify_secret("demo-secret", &record.secret_hash));
 }
@@ -409,9 +400,8 @@ async fn a_client_with_customers_cannot_be_deleted() {
 #[tokio::test]
 async fn client_routes_are_in_the_openapi_document() {
     let app = spawn_app().await;
-    let doc = app.get("/openapi.json").await.assert_status(200);
-    for (path, methods) in [
-        ("/admin/v1/clients", &["get", "post"][..]),
+    app.assert_documented(&[
+        ("/admin/v1/clients", &["get", "post"]),
         (
             "/admin/v1/clients/{partner_client_id}",
             &["get", "put", "delete"],
@@ -421,12 +411,6 @@ async fn client_routes_are_in_the_openapi_document() {
             "/admin/v1/clients/{partner_client_id}/webhook-secret",
             &["post"],
         ),
-    ] {
-        for method in methods {
-            assert!(
-                doc["paths"][path].get(*method).is_some(),
-                "{method} {path} missing"
-            );
-        }
-    }
+    ])
+    .await;
 }

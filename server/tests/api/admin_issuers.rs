@@ -28,7 +28,7 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
     let id = created["identity_issuer_id"].as_str().unwrap();
     let path = format!("/admin/v1/identity-issuers/{id}");
 
-    let read = app.admin_get(&path).await.assert_status(200);
+    let read = app.admin_get_ok(&path).await;
     assert_eq!(read["data"], created);
 
     let found = app
@@ -64,20 +64,10 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
         .unwrap()
         .is_some());
 
-    let listed = app
-        .admin_get("/admin/v1/identity-issuers")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/identity-issuers").await;
     assert_eq!(listed["data"], json!([updated["data"]]));
 
-    assert_eq!(app.admin_delete(&path).await.status, 204);
-    app.admin_get(&path).await.assert_problem(404, "not-found");
-    app.admin_put(&path, &issuer("x"))
-        .await
-        .assert_problem(404, "not-found");
-    app.admin_delete(&path)
-        .await
-        .assert_problem(404, "not-found");
+    app.admin_delete_for_good(&path, &issuer("x")).await;
 }
 
 #[tokio::test]
@@ -137,27 +127,19 @@ async fn invalid_issuer_input_names_every_bad_field() {
             "{template}"
         );
     }
-    let listed = app
-        .admin_get("/admin/v1/identity-issuers")
-        .await
-        .assert_status(200);
+    let listed = app.admin_get_ok("/admin/v1/identity-issuers").await;
     assert_eq!(listed["data"], json!([]));
 }
 
 #[tokio::test]
 async fn issuer_routes_are_in_the_openapi_document() {
     let app = spawn_app().await;
-    let doc = app.get("/openapi.json").await.assert_status(200);
-    for (path, method) in [
-        ("/admin/v1/identity-issuers", "get"),
-        ("/admin/v1/identity-issuers", "post"),
-        ("/admin/v1/identity-issuers/{identity_issuer_id}", "get"),
-        ("/admin/v1/identity-issuers/{identity_issuer_id}", "put"),
-        ("/admin/v1/identity-issuers/{identity_issuer_id}", "delete"),
-    ] {
-        assert!(
-            doc["paths"][path].get(method).is_some(),
-            "{method} {path} missing"
-        );
-    }
+    app.assert_documented(&[
+        ("/admin/v1/identity-issuers", &["get", "post"]),
+        (
+            "/admin/v1/identity-issuers/{identity_issuer_id}",
+            &["get", "put", "delete"],
+        ),
+    ])
+    .await;
 }

@@ -3,10 +3,8 @@
 use serde_json::json;
 
 use crate::{
-    catalog_fixtures::{
-        create_group, create_merchant, create_product, error_fields, product_body, set_of,
-    },
-    helpers::spawn_app,
+    catalog_fixtures::{create_group, create_merchant, create_product, product_body},
+    helpers::{error_fields, set_of, spawn_app},
 };
 
 #[tokio::test]
@@ -35,9 +33,8 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
 
     let group = product["availability_group_id"].as_str().unwrap();
     let group_read = app
-        .admin_get(&format!("/admin/v1/availability-groups/{group}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
+        .await;
     assert_eq!(group_read["data"]["merchant_id"], merchant.as_str());
     assert_eq!(group_read["data"]["name"], "Adult");
 
@@ -80,21 +77,16 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
         data["availability_group_id"], group,
         "an update without a group keeps the current one"
     );
-    let read = app
-        .admin_get(&format!("/admin/v1/products/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/products/{id}")).await;
     assert_eq!(read["data"], updated["data"]);
 
     let in_winter = app
-        .admin_get(&format!("/admin/v1/products?campaign_id={winter}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products?campaign_id={winter}"))
+        .await;
     assert_eq!(in_winter["meta"]["item_count"], 0);
     let in_autumn = app
-        .admin_get(&format!("/admin/v1/products?campaign_id={autumn}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products?campaign_id={autumn}"))
+        .await;
     assert_eq!(in_autumn["data"][0], updated["data"]);
 }
 
@@ -112,11 +104,10 @@ async fn a_product_may_name_a_group_of_its_merchant_and_products_share_it() {
     assert_eq!(adult["availability_group_id"], group.as_str());
     assert_eq!(child["availability_group_id"], group.as_str());
     let groups = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(groups["meta"]["item_count"], 1, "no dedicated group made");
 }
 
@@ -172,17 +163,14 @@ async fn invalid_product_input_names_every_bad_field() {
     let problem = app
         .admin_post("/admin/v1/products", &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["ticket_validity_date"]));
+        .assert_invalid(&["ticket_validity_date"]);
     assert_eq!(problem["errors"][0]["code"], "required");
 
     let mut body = product_body(&merchant, "Pass");
     body["ticket_validity_date"] = json!("2026-12-31");
-    let problem = app
-        .admin_post("/admin/v1/products", &body)
+    app.admin_post("/admin/v1/products", &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["ticket_validity_date"]));
+        .assert_invalid(&["ticket_validity_date"]);
 
     let mut body = product_body(&merchant, "Guidebook");
     body["product_type"] = json!("MERCHANDISE");
@@ -211,27 +199,23 @@ async fn unknown_references_are_named_and_nothing_is_half_written() {
     let campaign = app.create_campaign("Summer").await;
 
     let body = product_body(&uuid::Uuid::new_v4().to_string(), "Ghost");
-    let problem = app
-        .admin_post("/admin/v1/products", &body)
+    app.admin_post("/admin/v1/products", &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["merchant_id"]));
+        .assert_invalid(&["merchant_id"]);
 
     let mut body = product_body(&merchant, "Entry");
     body["availability_group_id"] = json!(uuid::Uuid::new_v4());
     let problem = app
         .admin_post("/admin/v1/products", &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["availability_group_id"]));
+        .assert_invalid(&["availability_group_id"]);
     assert_eq!(problem["errors"][0]["code"], "unknown_reference");
 
     body["availability_group_id"] = json!(foreign_group);
     let problem = app
         .admin_post("/admin/v1/products", &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["availability_group_id"]));
+        .assert_invalid(&["availability_group_id"]);
     assert_eq!(problem["errors"][0]["code"], "invalid_reference");
 
     // The dedicated group and the first membership are written before the unknown campaign
@@ -244,19 +228,17 @@ async fn unknown_references_are_named_and_nothing_is_half_written() {
         .assert_problem(400, "request-validation-failed");
     assert_eq!(error_fields(&problem), set_of(&["campaign_ids[1]"]));
 
-    let products = app.admin_get("/admin/v1/products").await.assert_status(200);
+    let products = app.admin_get_ok("/admin/v1/products").await;
     assert_eq!(products["meta"]["item_count"], 0);
     let groups = app
-        .admin_get(&format!(
+        .admin_get_ok(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(groups["meta"]["item_count"], 0, "no orphaned group");
     let in_campaign = app
-        .admin_get(&format!("/admin/v1/merchants?campaign_id={campaign}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/merchants?campaign_id={campaign}"))
+        .await;
     assert_eq!(in_campaign["meta"]["item_count"], 0, "no membership left");
 }
 
@@ -278,10 +260,7 @@ async fn a_failed_product_update_changes_nothing() {
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(error_fields(&problem), set_of(&["campaign_ids[0]"]));
-    let read = app
-        .admin_get(&format!("/admin/v1/products/{id}"))
-        .await
-        .assert_status(200);
+    let read = app.admin_get_ok(&format!("/admin/v1/products/{id}")).await;
     assert_eq!(read["data"], product);
 
     app.admin_put(
@@ -309,9 +288,8 @@ async fn moving_a_product_to_another_merchant_gives_it_a_group_of_that_merchant(
     let group = moved["data"]["availability_group_id"].as_str().unwrap();
     assert_ne!(group, product["availability_group_id"]);
     let group = app
-        .admin_get(&format!("/admin/v1/availability-groups/{group}"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
+        .await;
     assert_eq!(group["data"]["merchant_id"], other.as_str());
 }
 
@@ -332,9 +310,8 @@ async fn product_pages_follow_the_merchant_filter_and_reject_a_changed_one() {
     assert!(of_a.iter().all(|p| p["merchant_id"] == a.as_str()));
 
     let first = app
-        .admin_get(&format!("/admin/v1/products?merchant_id={a}&limit=2"))
-        .await
-        .assert_status(200);
+        .admin_get_ok(&format!("/admin/v1/products?merchant_id={a}&limit=2"))
+        .await;
     let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
     app.admin_get(&format!(
         "/admin/v1/products?merchant_id={b}&limit=2&next_token={token}"
@@ -346,10 +323,8 @@ async fn product_pages_follow_the_merchant_filter_and_reject_a_changed_one() {
 #[tokio::test]
 async fn every_catalog_operator_route_is_in_the_openapi_document() {
     let app = spawn_app().await;
-    let doc = app.get("/openapi.json").await.assert_status(200);
-    let paths = doc["paths"].as_object().expect("paths");
-    for (path, methods) in [
-        ("/admin/v1/merchants", &["get", "post"][..]),
+    let routes: &[(&str, &[&str])] = &[
+        ("/admin/v1/merchants", &["get", "post"]),
         ("/admin/v1/merchants/{merchant_id}", &["get", "put"]),
         ("/admin/v1/availability-groups", &["get", "post"]),
         (
@@ -363,14 +338,12 @@ async fn every_catalog_operator_route_is_in_the_openapi_document() {
         ("/admin/v1/products", &["get", "post"]),
         ("/admin/v1/products/{product_id}", &["get", "put"]),
         ("/admin/v1/products/{product_id}/calendar", &["get", "put"]),
-    ] {
-        for method in methods {
-            let operation = paths
-                .get(path)
-                .and_then(|p| p.get(*method))
-                .unwrap_or_else(|| panic!("{method} {path} missing"));
+    ];
+    let doc = app.assert_documented(routes).await;
+    for (path, methods) in routes {
+        for method in *methods {
             assert_eq!(
-                operation["security"],
+                doc["paths"][path][method]["security"],
                 json!([{ "admin_token": [] }]),
                 "{method} {path}"
             );

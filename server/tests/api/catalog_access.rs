@@ -1,4 +1,5 @@
-//! Bearer and campaign rules of every /v2 catalog call but the product list (decisions.md §3):
+//! Bearer and campaign rules of every /v2 catalog call but the product list (docs/api-catalog.md,
+//! "Who may call, and in which campaign"):
 //! the public bearer is required, and the campaign is x-campaign-id or else the session's.
 
 use reqwest::Method;

@@ -5,7 +5,10 @@ use chrono::{Datelike, Days, NaiveDate, Utc, Weekday};
 use serde_json::{json, Value};
 
 use crate::{
-    catalog_fixtures::{create_group, create_merchant, set_day_reserved, set_timeslot_reserved},
+    catalog_fixtures::{
+        admin_timeslots, create_group, create_merchant, field, set_day_reserved,
+        set_timeslot_reserved,
+    },
     helpers::{spawn_app, TestApp},
     partner_fixtures::{id_of, partner, shift, today_in, write_calendar},
 };
@@ -25,22 +28,6 @@ async fn open_slots(
     )
     .await
     .assert_status(200)
-}
-
-/// Slots of the group as the operator sees them (for their ids).
-async fn admin_slots(app: &TestApp, group: &str, day: NaiveDate) -> Vec<Value> {
-    app.admin_get(&format!(
-        "/admin/v1/availability-groups/{group}/timeslots?from={day}&until={day}"
-    ))
-    .await
-    .assert_status(200)["data"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-fn field<'a>(items: &'a [Value], name: &str) -> Vec<&'a Value> {
-    items.iter().map(|i| &i[name]).collect()
 }
 
 #[tokio::test]
@@ -167,7 +154,10 @@ async fn products_sharing_a_group_share_its_remaining_capacity() {
         Some(5),
     )
     .await;
-    let slot = id_of(&admin_slots(&app, &group, tomorrow).await[0], "timeslot_id");
+    let slot = id_of(
+        &admin_timeslots(&app, &group, tomorrow, tomorrow).await[0],
+        "timeslot_id",
+    );
     // Slot-level stock is shared the same way (only timeslotted products list slots).
     let mut body = crate::catalog_fixtures::product_body(&merchant, "Child");
     body["availability_group_id"] = json!(group);
@@ -267,15 +257,7 @@ async fn timeslots_carry_the_merchants_offset_on_the_days_clocks_change() {
     let app = spawn_app().await;
     let p = partner(&app).await;
     let merchant = create_merchant(&app, "Artis", AMS).await;
-    let product = p
-        .product(&app, &merchant, "Slot", |b| {
-            b["requires_timeslot"] = json!(true)
-        })
-        .await;
-    let (id, group) = (
-        id_of(&product, "product_id"),
-        id_of(&product, "availability_group_id"),
-    );
+    let (id, group) = p.timeslotted_product(&app, &merchant).await;
     let year = today_in(AMS).year() + 1;
     let (spring, autumn) = (last_sunday(year, 3), last_sunday(year, 10));
     for day in [spring, autumn] {
@@ -332,16 +314,8 @@ async fn started_full_or_unpriced_slots_are_unavailable_and_untimed_products_hav
     let app = spawn_app().await;
     let p = partner(&app).await;
     let merchant = create_merchant(&app, "Artis", AMS).await;
-    let slotted = p
-        .product(&app, &merchant, "Slot", |b| {
-            b["requires_timeslot"] = json!(true)
-        })
-        .await;
+    let (id, group) = p.timeslotted_product(&app, &merchant).await;
     let plain = p.product(&app, &merchant, "Dag", |_| {}).await;
-    let (id, group) = (
-        id_of(&slotted, "product_id"),
-        id_of(&slotted, "availability_group_id"),
-    );
     let today = today_in(AMS);
     let tomorrow = shift(today, 1);
     write_calendar(&app, &id, (today, tomorrow), ("10", "10"), Some(8)).await;
@@ -364,7 +338,10 @@ async fn started_full_or_unpriced_slots_are_unavailable_and_untimed_products_hav
         .timeslots(&app, json!({ "product_id": id, "date": tomorrow }))
         .await;
     assert_eq!(field(&later, "available"), [&json!(true), &json!(true)]);
-    let slot = id_of(&admin_slots(&app, &group, tomorrow).await[0], "timeslot_id");
+    let slot = id_of(
+        &admin_timeslots(&app, &group, tomorrow, tomorrow).await[0],
+        "timeslot_id",
+    );
     set_timeslot_reserved(&app, &slot, 1).await;
     let two = p
         .timeslots(

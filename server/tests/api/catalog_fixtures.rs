@@ -1,8 +1,6 @@
 //! Bodies and shortcuts for catalog tests, and direct SQL for state no operator route sets
 //! (reservations are made by checkouts).
 
-use std::collections::HashSet;
-
 use secrecy::ExposeSecret;
 use serde_json::{json, Value};
 
@@ -80,18 +78,25 @@ pub async fn create_product(app: &TestApp, body: &Value) -> Value {
         .clone()
 }
 
-/// The `field` of every entry in a problem's `errors`.
-pub fn error_fields(problem: &Value) -> HashSet<String> {
-    problem["errors"]
+/// The operator's view of a group's timeslots on the local dates `from..=until`.
+pub async fn admin_timeslots(
+    app: &TestApp,
+    group: &str,
+    from: impl std::fmt::Display,
+    until: impl std::fmt::Display,
+) -> Vec<Value> {
+    app.admin_get_ok(&format!(
+        "/admin/v1/availability-groups/{group}/timeslots?from={from}&until={until}"
+    ))
+    .await["data"]
         .as_array()
-        .expect("errors")
-        .iter()
-        .map(|e| e["field"].as_str().unwrap().to_owned())
-        .collect()
+        .unwrap()
+        .clone()
 }
 
-pub fn set_of(fields: &[&str]) -> HashSet<String> {
-    fields.iter().map(|f| (*f).to_owned()).collect()
+/// The `name` field of each item.
+pub fn field<'a>(items: &'a [Value], name: &str) -> Vec<&'a Value> {
+    items.iter().map(|i| &i[name]).collect()
 }
 
 /// Runs one statement on the app's database (its own connection) and returns the rows

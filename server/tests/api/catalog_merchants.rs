@@ -1,5 +1,5 @@
 //! `GET /v2/merchants` and `GET /v2/merchants/{merchant_id}`: the campaign's merchants, cursor
-//! paging (interface.md §8), and localized detail.
+//! paging (docs/api.md, "Collections: cursors"), and localized detail.
 
 use std::collections::HashSet;
 

@@ -1,4 +1,4 @@
-//! The public product list (interface.md endpoint 5): every field, stock-aware best prices
+//! The public product list (docs/api-catalog.md, "Products"): every field, stock-aware best prices
 //! and sold_out, localization, caching headers and conditional requests, and its errors.
 
 use reqwest::Method;
@@ -280,15 +280,7 @@ async fn a_timeslotted_product_is_sold_out_without_an_open_slot() {
     let app = spawn_app().await;
     let p = partner(&app).await;
     let merchant = create_merchant(&app, "Artis", AMS).await;
-    let product = p
-        .product(&app, &merchant, "Slot", |b| {
-            b["requires_timeslot"] = json!(true)
-        })
-        .await;
-    let (id, group) = (
-        id_of(&product, "product_id"),
-        id_of(&product, "availability_group_id"),
-    );
+    let (id, group) = p.timeslotted_product(&app, &merchant).await;
     let tomorrow = shift(today_in(AMS), 1);
     write_calendar(&app, &id, (tomorrow, tomorrow), ("10", "10"), None).await;
     assert_sold_out(by_id(&list(&app, &p, &merchant).await, &id));

@@ -55,12 +55,8 @@ async fn a_partner_clients_new_origins_and_campaigns_apply_at_once() {
     total_of_one_ticket(&app, &shop).await;
 
     let client = app
-        .state
-        .store
-        .partner_client_by_client_id(&shop.partner.client.client_id)
+        .stored_client(&shop.partner.client.client_id)
         .await
-        .unwrap()
-        .expect("the shop's client")
         .client;
     let path = format!("/admin/v1/clients/{}", client.partner_client_id);
     app.admin_put(

@@ -6,7 +6,8 @@ use serde_json::json;
 use crate::{
     catalog_fixtures::create_merchant,
     checkout_fixtures::{
-        express, express_body, key, reserved, shop, spawn_scripted, visit_day, Script, ZONE,
+        event_types, express, express_body, key, reserved, shop, spawn_scripted, visit_day, Script,
+        ZONE,
     },
     helpers::spawn_app,
     partner_fixtures::{id_of, shift, today_in, write_calendar},
@@ -83,11 +84,7 @@ async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
             Some("http://localhost:5173/done?basket=7".to_owned())
         )
     );
-    let seen: Vec<String> = crate::checkout_fixtures::events(&app, &shop)
-        .await
-        .into_iter()
-        .map(|(t, _)| t)
-        .collect();
+    let seen = event_types(&app, &shop).await;
     assert_eq!(
         seen,
         [

@@ -126,9 +126,7 @@ pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
         "{}",
         page.text
     );
-    let response = app
-        .send(app.request(Method::POST, path).form(&[("action", action)]))
-        .await;
+    let response = app.post_form(path, &[("action", action)]).await;
     assert_eq!(response.status.as_u16(), 303, "{}", response.text);
     response.header("location").unwrap().to_owned()
 }
@@ -263,6 +261,45 @@ pub async fn spawn_scripted() -> (TestApp, Scripts) {
 /// A fresh idempotency key.
 pub fn key() -> String {
     uuid::Uuid::new_v4().to_string()
+}
+
+/// Reserves `quantity` tickets of the shop's product for its partner's customer; the new
+/// checkout's `data`.
+pub async fn reserve(app: &TestApp, shop: &Shop, quantity: u32) -> Value {
+    shop.partner
+        .post(app, "/v2/checkouts", &basket(&shop.product, quantity))
+        .await
+        .assert_status(201)["data"]
+        .clone()
+}
+
+/// Confirms a checkout of the shop's partner with the `customer()` details.
+pub async fn confirm(app: &TestApp, shop: &Shop, checkout_id: &str) -> TestResponse {
+    shop.partner
+        .post(
+            app,
+            &format!("/v2/checkouts/{checkout_id}/confirm"),
+            &customer(),
+        )
+        .await
+}
+
+/// The types of the events the partner has received, oldest first.
+pub async fn event_types(app: &TestApp, shop: &Shop) -> Vec<String> {
+    events(app, shop)
+        .await
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect()
+}
+
+/// How many events of type `kind` the partner has received.
+pub async fn count_events(app: &TestApp, shop: &Shop, kind: &str) -> usize {
+    events(app, shop)
+        .await
+        .into_iter()
+        .filter(|(t, _)| t == kind)
+        .count()
 }
 
 /// The events the partner polls, as (type, subject).

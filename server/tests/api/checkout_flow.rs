@@ -5,7 +5,9 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::{
-    checkout_fixtures::{basket, customer, events, pay, reserved, shop, visit_day},
+    checkout_fixtures::{
+        basket, confirm, count_events, event_types, pay, reserve, reserved, shop, visit_day,
+    },
     helpers::spawn_app,
     partner_fixtures::partner,
 };
@@ -22,12 +24,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     .assert_status(200);
 
     // Reserve: the priced review holds 3 places.
-    let created = shop
-        .partner
-        .post(&app, "/v2/checkouts", &basket(&shop.product, 3))
-        .await
-        .assert_status(201)["data"]
-        .clone();
+    let created = reserve(&app, &shop, 3).await;
     assert_eq!(created["status"], "RESERVED");
     assert_eq!(created["requires_shipping_address"], false);
     assert_eq!(
@@ -40,16 +37,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     let checkout_id = created["checkout_id"].as_str().unwrap().to_owned();
 
     // Confirm: an order awaiting payment and where to pay it.
-    let placed = shop
-        .partner
-        .post(
-            &app,
-            &format!("/v2/checkouts/{checkout_id}/confirm"),
-            &customer(),
-        )
-        .await
-        .assert_status(200)["data"]
-        .clone();
+    let placed = confirm(&app, &shop, &checkout_id).await.assert_status(200)["data"].clone();
     let display = placed["order_display_id"].as_str().unwrap();
     assert!(
         display.len() == 12 && display.starts_with("BX-") && display.as_bytes()[7] == b'-',
@@ -66,12 +54,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     assert_eq!(read["order_status"], "PENDING_PAYMENT");
     assert_eq!(read["payment"]["status"], "OPEN");
     // A second confirmation is refused.
-    shop.partner
-        .post(
-            &app,
-            &format!("/v2/checkouts/{checkout_id}/confirm"),
-            &customer(),
-        )
+    confirm(&app, &shop, &checkout_id)
         .await
         .assert_problem(409, "checkout-not-reserved");
 
@@ -144,11 +127,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     assert_eq!(entry["order_id"], placed["order_id"]);
 
     // Every step is an event the partner can poll, oldest first.
-    let seen: Vec<String> = events(&app, &shop)
-        .await
-        .into_iter()
-        .map(|(t, _)| t)
-        .collect();
+    let seen = event_types(&app, &shop).await;
     assert_eq!(
         seen,
         [
@@ -185,16 +164,7 @@ async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
     assert_eq!(created["totals"]["discount_total"]["value"], "5.00");
     assert_eq!(created["totals"]["total"]["value"], "21.00");
     let checkout_id = created["checkout_id"].as_str().unwrap();
-    let placed = shop
-        .partner
-        .post(
-            &app,
-            &format!("/v2/checkouts/{checkout_id}/confirm"),
-            &customer(),
-        )
-        .await
-        .assert_status(200)["data"]
-        .clone();
+    let placed = confirm(&app, &shop, checkout_id).await.assert_status(200)["data"].clone();
     // The voucher's one redemption is held: another checkout does not get it.
     let other = shop
         .partner
@@ -244,11 +214,7 @@ async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
         .assert_status(201)["data"]
         .clone();
     assert_eq!(third["vouchers"][0]["code"], "ONCE");
-    let seen: Vec<String> = events(&app, &shop)
-        .await
-        .into_iter()
-        .map(|(t, _)| t)
-        .collect();
+    let seen = event_types(&app, &shop).await;
     assert!(
         seen.contains(&"orders.OrderCancelled".to_owned()),
         "{seen:?}"
@@ -259,12 +225,7 @@ async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
 async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
     let app = spawn_app().await;
     let shop = shop(&app, Some(5)).await;
-    let created = shop
-        .partner
-        .post(&app, "/v2/checkouts", &basket(&shop.product, 2))
-        .await
-        .assert_status(201)["data"]
-        .clone();
+    let created = reserve(&app, &shop, 2).await;
     let checkout_id = created["checkout_id"].as_str().unwrap().to_owned();
     assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
     execute_sql!(
@@ -298,18 +259,11 @@ async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
         0,
         "released exactly once"
     );
-    let expired = events(&app, &shop)
-        .await
-        .into_iter()
-        .filter(|(t, _)| t == "checkouts.CheckoutExpired")
-        .count();
-    assert_eq!(expired, 1);
-    shop.partner
-        .post(
-            &app,
-            &format!("/v2/checkouts/{checkout_id}/confirm"),
-            &customer(),
-        )
+    assert_eq!(
+        count_events(&app, &shop, "checkouts.CheckoutExpired").await,
+        1
+    );
+    confirm(&app, &shop, &checkout_id)
         .await
         .assert_problem(409, "checkout-not-reserved");
 }
@@ -318,13 +272,9 @@ async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
 async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
     let app = spawn_app().await;
     let shop = shop(&app, Some(5)).await;
-    let created = shop
-        .partner
-        .post(&app, "/v2/checkouts", &basket(&shop.product, 2))
-        .await
-        .assert_status(201)["data"]
-        .clone();
-    let path = format!("/v2/checkouts/{}", created["checkout_id"].as_str().unwrap());
+    let created = reserve(&app, &shop, 2).await;
+    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let path = format!("/v2/checkouts/{checkout_id}");
     assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
 
     // Another customer cannot see it, so cannot release it.
@@ -346,14 +296,11 @@ async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
     // Twice is a no-op: the places are given back once.
     assert_eq!(shop.partner.delete(&app, &path).await.status.as_u16(), 204);
     assert_eq!(reserved(&app, &shop.group, visit_day()).await, 0);
-    let expired = events(&app, &shop)
-        .await
-        .into_iter()
-        .filter(|(t, _)| t == "checkouts.CheckoutExpired")
-        .count();
-    assert_eq!(expired, 1);
-    shop.partner
-        .post(&app, &format!("{path}/confirm"), &customer())
+    assert_eq!(
+        count_events(&app, &shop, "checkouts.CheckoutExpired").await,
+        1
+    );
+    confirm(&app, &shop, checkout_id)
         .await
         .assert_problem(409, "checkout-not-reserved");
 }
@@ -362,17 +309,10 @@ async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
 async fn a_confirmed_checkout_cannot_be_released() {
     let app = spawn_app().await;
     let shop = shop(&app, Some(5)).await;
-    let created = shop
-        .partner
-        .post(&app, "/v2/checkouts", &basket(&shop.product, 1))
-        .await
-        .assert_status(201)["data"]
-        .clone();
-    let path = format!("/v2/checkouts/{}", created["checkout_id"].as_str().unwrap());
-    shop.partner
-        .post(&app, &format!("{path}/confirm"), &customer())
-        .await
-        .assert_status(200);
+    let created = reserve(&app, &shop, 1).await;
+    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let path = format!("/v2/checkouts/{checkout_id}");
+    confirm(&app, &shop, checkout_id).await.assert_status(200);
     shop.partner
         .delete(&app, &path)
         .await

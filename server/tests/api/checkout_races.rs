@@ -105,13 +105,7 @@ async fn a_partners_webhook_receives_signed_events_it_can_verify() {
 
     let app = crate::helpers::spawn_app_with(|c| c.worker_interval_ms = 100).await;
     let shop = shop(&app, None).await;
-    let client = app
-        .state
-        .store
-        .partner_client_by_client_id(&shop.partner.client.client_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let client = app.stored_client(&shop.partner.client.client_id).await;
     let id = client.client.partner_client_id;
     let mut update = serde_json::to_value(&client.client).unwrap();
     update["webhook_url"] = json!(hook_url);

@@ -1,7 +1,4 @@
-//! Client credentials, sessions, code exchange and PKCE (interface.md §Authentication,
-//! decisions.md §3).
-
-use std::collections::HashSet;
+//! Client credentials, sessions, code exchange and PKCE (docs/credentials.md, steps 1 to 3a).
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use reqwest::Method;
@@ -21,11 +18,14 @@ async fn app_with_client() -> (TestApp, TestClient, String) {
 async fn client_credentials_work_as_form_json_and_basic() {
     let (app, client, _) = app_with_client().await;
     let form = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &client.client_id),
-            ("client_secret", &client.secret),
-        ]))
+        .post_form(
+            "/oauth/token",
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &client.client_id),
+                ("client_secret", &client.secret),
+            ],
+        )
         .await;
     let body = form.assert_status(200);
     assert_eq!(body["token_type"], "Bearer");
@@ -52,45 +52,51 @@ async fn client_credentials_work_as_form_json_and_basic() {
 #[tokio::test]
 async fn client_credential_errors_speak_both_problem_json_and_oauth() {
     let (app, client, _) = app_with_client().await;
-    let wrong = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", &client.client_id),
-            ("client_secret", "wrong"),
-        ]))
-        .await;
-    let problem = wrong.assert_problem(401, "client-authentication-failed");
-    assert_eq!(problem["error"], "invalid_client");
-    assert!(problem["error_description"].is_string());
-
-    let unknown = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", "nobody"),
-            ("client_secret", "x"),
-        ]))
-        .await;
-    assert_eq!(
-        unknown.assert_problem(401, "client-authentication-failed")["error"],
-        "invalid_client"
-    );
-
-    let grant = app
-        .send(app.request(Method::POST, "/oauth/token").form(&[
-            ("grant_type", "password"),
-            ("client_id", "a"),
-            ("client_secret", "b"),
-        ]))
-        .await;
-    assert_eq!(
-        grant.assert_problem(400, "unsupported-grant-type")["error"],
-        "unsupported_grant_type"
-    );
+    for (grant, client_id, secret, status, problem, oauth_error) in [
+        (
+            "client_credentials",
+            client.client_id.as_str(),
+            "wrong",
+            401,
+            "client-authentication-failed",
+            "invalid_client",
+        ),
+        (
+            "client_credentials",
+            "nobody",
+            "x",
+            401,
+            "client-authentication-failed",
+            "invalid_client",
+        ),
+        (
+            "password",
+            "a",
+            "b",
+            400,
+            "unsupported-grant-type",
+            "unsupported_grant_type",
+        ),
+    ] {
+        let response = app
+            .post_form(
+                "/oauth/token",
+                &[
+                    ("grant_type", grant),
+                    ("client_id", client_id),
+                    ("client_secret", secret),
+                ],
+            )
+            .await;
+        let body = response.assert_problem(status, problem);
+        assert_eq!(body["error"], oauth_error, "{client_id}");
+        assert!(body["error_description"].is_string());
+    }
 
     let missing = app
-        .send(
-            app.request(Method::POST, "/oauth/token")
-                .form(&[("client_id", "a"), ("client_secret", "b")]),
+        .post_form(
+            "/oauth/token",
+            &[("client_id", "a"), ("client_secret", "b")],
         )
         .await;
     assert_eq!(
@@ -282,23 +288,9 @@ async fn session_campaign_must_exist_and_be_allowed_for_the_client() {
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(problem["errors"][0]["field"], "integration");
-    let problem = start(json!({ "integration": "headless", "user": { "reference": " ", "email": "nope", "locale": "es-ES" } }))
+    start(json!({ "integration": "headless", "user": { "reference": " ", "email": "nope", "locale": "es-ES" } }))
         .await
-        .assert_problem(400, "request-validation-failed");
-    let fields: HashSet<_> = problem["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["field"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(
-        fields,
-        HashSet::from([
-            "user.reference".to_owned(),
-            "user.email".to_owned(),
-            "user.locale".to_owned()
-        ])
-    );
+.assert_invalid(&["user.reference", "user.email", "user.locale"]);
 }
 
 fn pkce_pair() -> (String, String) {
@@ -370,12 +362,15 @@ async fn the_rfc_6749_twin_exchanges_with_field_code() {
         )
         .await;
     let response = app
-        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
-            ("grant_type", "authorization_code"),
-            ("code", code.as_str()),
-            ("client_id", client.client_id.as_str()),
-            ("client_secret", client.secret.as_str()),
-        ]))
+        .post_form(
+            "/v1/oauth/token",
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", code.as_str()),
+                ("client_id", client.client_id.as_str()),
+                ("client_secret", client.secret.as_str()),
+            ],
+        )
         .await;
     let token = response.assert_status(200);
     assert!(
@@ -384,22 +379,28 @@ async fn the_rfc_6749_twin_exchanges_with_field_code() {
     );
     assert_eq!(response.header("cache-control"), Some("no-store"));
     let again = app
-        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
-            ("code", code.as_str()),
-            ("client_id", client.client_id.as_str()),
-            ("client_secret", client.secret.as_str()),
-        ]))
+        .post_form(
+            "/v1/oauth/token",
+            &[
+                ("code", code.as_str()),
+                ("client_id", client.client_id.as_str()),
+                ("client_secret", client.secret.as_str()),
+            ],
+        )
         .await;
     assert_eq!(
         again.assert_problem(400, "session-code-invalid")["error"],
         "invalid_grant"
     );
     let bad_client = app
-        .send(app.request(Method::POST, "/v1/oauth/token").form(&[
-            ("code", code.as_str()),
-            ("client_id", "shop"),
-            ("client_secret", "nope"),
-        ]))
+        .post_form(
+            "/v1/oauth/token",
+            &[
+                ("code", code.as_str()),
+                ("client_id", "shop"),
+                ("client_secret", "nope"),
+            ],
+        )
         .await;
     assert_eq!(
         bad_client.assert_problem(401, "client-authentication-failed")["error"],

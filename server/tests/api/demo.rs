@@ -48,9 +48,8 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
     for product in products.iter().filter(|p| p["no_date"] == false) {
         let id = product["product_id"].as_str().unwrap();
         let days = app
-            .admin_get(&format!("/admin/v1/products/{id}/calendar"))
-            .await
-            .assert_status(200);
+            .admin_get_ok(&format!("/admin/v1/products/{id}/calendar"))
+            .await;
         for day in days["data"].as_array().unwrap() {
             capacities.insert(day["capacity"].to_string());
             discounted |= day["price"] != day["list_price"];

@@ -45,12 +45,7 @@ mod session {
 
     /// Calls the frame's server function as the WASM app does.
     async fn exchange(app: &TestApp, code: &str) -> Value {
-        let response = app
-            .send(
-                app.request(Method::POST, "/frame/api/session")
-                    .form(&[("code", code)]),
-            )
-            .await;
+        let response = app.post_form("/frame/api/session", &[("code", code)]).await;
         assert_eq!(response.status.as_u16(), 200, "{}", response.text);
         response.json()
     }
@@ -80,12 +75,7 @@ mod session {
     #[tokio::test]
     async fn a_malformed_call_is_a_validation_problem_not_a_server_error() {
         let app = spawn_app().await;
-        let empty = app
-            .send(
-                app.request(Method::POST, "/frame/api/session")
-                    .form(&[("other", "x")]),
-            )
-            .await;
+        let empty = app.post_form("/frame/api/session", &[("other", "x")]).await;
         empty.assert_problem(400, "request-validation-failed");
         assert_eq!(exchange(&app, "unknown-code").await, json!("Invalid"));
     }
@@ -191,27 +181,19 @@ async fn the_server_render_speaks_the_language_the_request_asks_for() {
 }
 
 mod server_functions {
-    use reqwest::Method;
-
     use crate::helpers::spawn_app;
 
     #[tokio::test]
     async fn a_ticket_code_becomes_an_svg_qr_code_and_nothing_else_does() {
         let app = spawn_app().await;
         let qr = app
-            .send(
-                app.request(Method::POST, "/frame/api/qr")
-                    .form(&[("code", "BX7K-3M9Q-2P")]),
-            )
+            .post_form("/frame/api/qr", &[("code", "BX7K-3M9Q-2P")])
             .await;
         assert_eq!(qr.status.as_u16(), 200, "{}", qr.text);
         let svg: String = serde_json::from_str(&qr.text).unwrap();
         assert!(svg.contains("<svg") && svg.contains("</svg>"), "{svg}");
         let refused = app
-            .send(
-                app.request(Method::POST, "/frame/api/qr")
-                    .form(&[("code", "<script>alert(1)</script>")]),
-            )
+            .post_form("/frame/api/qr", &[("code", "<script>alert(1)</script>")])
             .await;
         refused.assert_problem(400, "request-validation-failed");
     }
@@ -222,19 +204,13 @@ mod server_functions {
         let campaign = app.create_campaign("Retail").await;
         app.create_client("retail-shop", &[&campaign]).await;
         let known = app
-            .send(
-                app.request(Method::POST, "/frame/api/client")
-                    .form(&[("client_id", "retail-shop")]),
-            )
+            .post_form("/frame/api/client", &[("client_id", "retail-shop")])
             .await;
         assert_eq!(known.status.as_u16(), 200, "{}", known.text);
         let origins: Option<Vec<String>> = serde_json::from_str(&known.text).unwrap();
         assert_eq!(origins, Some(vec!["http://localhost:*".to_owned()]));
         let unknown = app
-            .send(
-                app.request(Method::POST, "/frame/api/client")
-                    .form(&[("client_id", "nobody")]),
-            )
+            .post_form("/frame/api/client", &[("client_id", "nobody")])
             .await;
         assert_eq!(
             serde_json::from_str::<Option<Vec<String>>>(&unknown.text).unwrap(),

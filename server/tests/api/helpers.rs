@@ -62,6 +62,14 @@ impl TestResponse {
         body
     }
 
+    /// Asserts a 400 `request-validation-failed` naming exactly `fields`; returns the problem.
+    #[track_caller]
+    pub fn assert_invalid(&self, fields: &[&str]) -> Value {
+        let problem = self.assert_problem(400, "request-validation-failed");
+        assert_eq!(error_fields(&problem), set_of(fields), "{}", self.text);
+        problem
+    }
+
     #[track_caller]
     pub fn assert_status(&self, status: u16) -> Value {
         assert_eq!(self.status.as_u16(), status, "body: {}", self.text);
@@ -164,6 +172,26 @@ impl TestApp {
         self.send(self.request(Method::GET, path)).await
     }
 
+    /// POSTs an `application/x-www-form-urlencoded` body, as OAuth clients and HTML forms do.
+    pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> TestResponse {
+        self.send(self.request(Method::POST, path).form(form)).await
+    }
+
+    /// Reads `/openapi.json`, asserts that it documents every `(path, methods)` given, and
+    /// returns it for further checks.
+    pub async fn assert_documented(&self, routes: &[(&str, &[&str])]) -> Value {
+        let doc = self.get("/openapi.json").await.assert_status(200);
+        for (path, methods) in routes {
+            for method in *methods {
+                assert!(
+                    doc["paths"][path].get(method).is_some(),
+                    "{method} {path} missing from /openapi.json"
+                );
+            }
+        }
+        doc
+    }
+
     /// A request to the operator API with the admin token.
     pub fn admin(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.request(method, path).bearer_auth(ADMIN_TOKEN)
@@ -171,6 +199,11 @@ impl TestApp {
 
     pub async fn admin_get(&self, path: &str) -> TestResponse {
         self.send(self.admin(Method::GET, path)).await
+    }
+
+    /// GETs an operator API path, asserts 200 and returns the body.
+    pub async fn admin_get_ok(&self, path: &str) -> Value {
+        self.admin_get(path).await.assert_status(200)
     }
 
     pub async fn admin_post(&self, path: &str, body: &Value) -> TestResponse {
@@ -183,6 +216,29 @@ impl TestApp {
 
     pub async fn admin_delete(&self, path: &str) -> TestResponse {
         self.send(self.admin(Method::DELETE, path)).await
+    }
+
+    /// The stored partner client `client_id`, with its secrets' hashes.
+    pub async fn stored_client(&self, client_id: &str) -> server::store::PartnerClientSecrets {
+        self.state
+            .store
+            .partner_client_by_client_id(client_id)
+            .await
+            .unwrap()
+            .expect("client stored")
+    }
+
+    /// Deletes the operator record at `path`, then asserts it is gone: reading, replacing it
+    /// with `body` and deleting it again are all 404.
+    pub async fn admin_delete_for_good(&self, path: &str, body: &Value) {
+        assert_eq!(self.admin_delete(path).await.status, 204);
+        self.admin_get(path).await.assert_problem(404, "not-found");
+        self.admin_put(path, body)
+            .await
+            .assert_problem(404, "not-found");
+        self.admin_delete(path)
+            .await
+            .assert_problem(404, "not-found");
     }
 
     /// Creates a partner client through the operator API and returns its `data`.
@@ -242,7 +298,7 @@ impl TestApp {
             if let Some(token) = &next {
                 url.push_str(&format!("&next_token={token}"));
             }
-            let body = self.admin_get(&url).await.assert_status(200);
+            let body = self.admin_get_ok(&url).await;
             items.extend(body["data"].as_array().unwrap().iter().cloned());
             match body["meta"]["pagination"]["next_token"].as_str() {
                 Some(token) => next = Some(token.to_owned()),
@@ -260,6 +316,11 @@ pub fn error_fields(problem: &Value) -> std::collections::BTreeSet<String> {
         .iter()
         .map(|e| e["field"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// The field names `error_fields` is compared with.
+pub fn set_of(fields: &[&str]) -> std::collections::BTreeSet<String> {
+    fields.iter().map(|f| (*f).to_owned()).collect()
 }
 
 /// The `code` the validation problem gives `field`.

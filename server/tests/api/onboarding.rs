@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::{
-    helpers::{spawn_app, spawn_app_with, TestApp},
+    helpers::{spawn_app, spawn_app_with, TestApp, TestResponse},
     smtp_server,
 };
 
@@ -33,7 +33,19 @@ fn code_from_text(text: &str) -> String {
         .collect()
 }
 
-async fn exchange(app: &TestApp, code: &str) -> crate::helpers::TestResponse {
+/// Reads the onboarding status of the account `debtor_code` with a merchant `bearer`.
+async fn onboarding_status(app: &TestApp, debtor_code: &str, bearer: &str) -> TestResponse {
+    app.send(
+        app.request(
+            Method::GET,
+            &format!("/prod/merchant-accounts/onboarding?debtorCode={debtor_code}"),
+        )
+        .bearer_auth(bearer),
+    )
+    .await
+}
+
+async fn exchange(app: &TestApp, code: &str) -> TestResponse {
     app.send(
         app.request(Method::POST, "/prod/merchant-accounts/session/token")
             .json(&json!({ "code": code })),
@@ -65,14 +77,7 @@ async fn a_merchant_is_onboarded_from_magic_link_to_verified_kyc() {
     assert_eq!(token["debtor_code"], debtor_code.as_str());
     let bearer = token["access_token"].as_str().unwrap();
 
-    let status = app
-        .send(
-            app.request(
-                Method::GET,
-                &format!("/prod/merchant-accounts/onboarding?debtorCode={debtor_code}"),
-            )
-            .bearer_auth(bearer),
-        )
+    let status = onboarding_status(&app, &debtor_code, bearer)
         .await
         .assert_status(200);
     assert_eq!(status["data"]["status"], "PENDING_KYC");
@@ -85,14 +90,7 @@ async fn a_merchant_is_onboarded_from_magic_link_to_verified_kyc() {
     let done = app.send(app.client.post(&kyc_url)).await;
     assert_eq!(done.status, 200);
 
-    let status = app
-        .send(
-            app.request(
-                Method::GET,
-                &format!("/prod/merchant-accounts/onboarding?debtorCode={debtor_code}"),
-            )
-            .bearer_auth(bearer),
-        )
+    let status = onboarding_status(&app, &debtor_code, bearer)
         .await
         .assert_status(200);
     assert_eq!(status["data"]["status"], "VERIFIED");
@@ -126,15 +124,9 @@ async fn a_merchant_sees_only_its_own_account() {
         .unwrap()
         .to_owned();
     let other_code = other["debtor_code"].as_str().unwrap();
-    app.send(
-        app.request(
-            Method::GET,
-            &format!("/prod/merchant-accounts/onboarding?debtorCode={other_code}"),
-        )
-        .bearer_auth(&bearer),
-    )
-    .await
-    .assert_problem(403, "forbidden");
+    onboarding_status(&app, other_code, &bearer)
+        .await
+        .assert_problem(403, "forbidden");
     app.send(app.request(
         Method::GET,
         "/prod/merchant-accounts/onboarding?debtorCode=x",

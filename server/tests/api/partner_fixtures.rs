@@ -117,6 +117,20 @@ impl Partner {
         create_product(app, &body).await
     }
 
+    /// A product "Slot" of `merchant` in this campaign that needs a timeslot; returns its id and
+    /// its availability group's id.
+    pub async fn timeslotted_product(&self, app: &TestApp, merchant: &str) -> (String, String) {
+        let product = self
+            .product(app, merchant, "Slot", |b| {
+                b["requires_timeslot"] = json!(true)
+            })
+            .await;
+        (
+            id_of(&product, "product_id"),
+            id_of(&product, "availability_group_id"),
+        )
+    }
+
     /// A merchant in `timezone` with one product in this campaign; returns (merchant, product).
     pub async fn merchant_with_product(
         &self,

@@ -90,13 +90,7 @@ async fn events_reach_the_partners_that_should_hear_of_them_in_order_or_not_at_a
         .await
         .unwrap();
     // A partner's own event (its customer's) is that partner's alone.
-    let hooked_a = store
-        .partner_client_by_client_id("hooked-a")
-        .await
-        .unwrap()
-        .unwrap()
-        .client
-        .partner_client_id;
+    let hooked_a = app.stored_client("hooked-a").await.client.partner_client_id;
     let own = tx
         .insert_event(&NewEvent {
             partner_client_id: Some(hooked_a),

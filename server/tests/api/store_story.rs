@@ -18,6 +18,19 @@ async fn store() -> (crate::helpers::TestApp, Arc<dyn Store>) {
     (app, store)
 }
 
+/// The store with one partner client (in one campaign); its stored id.
+async fn store_with_partner() -> (crate::helpers::TestApp, Arc<dyn Store>, Uuid) {
+    let (app, store) = store().await;
+    let campaign = app.create_campaign("c").await;
+    let client = app.create_client("shop", &[&campaign]).await;
+    let partner = app
+        .stored_client(&client.client_id)
+        .await
+        .client
+        .partner_client_id;
+    (app, store, partner)
+}
+
 #[tokio::test]
 async fn campaigns_round_trip_with_exact_decimals() {
     let (_app, store) = store().await;
@@ -67,16 +80,7 @@ async fn nodes_starting_together_converge_on_one_key() {
 
 #[tokio::test]
 async fn customers_are_upserted_by_their_key() {
-    let (app, store) = store().await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
-    let partner = store
-        .partner_client_by_client_id(&client.client_id)
-        .await
-        .unwrap()
-        .unwrap()
-        .client
-        .partner_client_id;
+    let (_app, store, partner) = store_with_partner().await;
     let key = || CustomerKey::Partner {
         partner_client_id: partner,
         reference: "ref-1",
@@ -111,16 +115,7 @@ async fn customers_are_upserted_by_their_key() {
 
 #[tokio::test]
 async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
-    let (app, store) = store().await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
-    let partner = store
-        .partner_client_by_client_id(&client.client_id)
-        .await
-        .unwrap()
-        .unwrap()
-        .client
-        .partner_client_id;
+    let (_app, store, partner) = store_with_partner().await;
     let customer = store
         .upsert_customer(
             CustomerKey::Partner {
