@@ -163,20 +163,16 @@ async fn express_baseline(
     }
     let campaign_id = checkout.campaign_id;
     let payment = open_payment(&state, checkout.total, &checkout.currency).await?;
-    let claimed = state
-        .store
-        .claim_and_begin(
-            &IdempotentRequest {
-                campaign_id,
-                key,
-                request_hash: key.as_bytes().to_vec(),
-                customer_id: None,
-                lock_until: now + LOCK,
-                expires_at: now + RETENTION,
-            },
-            now,
-        )
-        .await?;
+    let claim = IdempotentRequest {
+        campaign_id,
+        key,
+        request_hash: key.as_bytes().to_vec(),
+        customer_id: None,
+        lock_until: now + LOCK,
+        expires_at: now + RETENTION,
+        owner: Uuid::new_v4(),
+    };
+    let claimed = state.store.claim_and_begin(&claim, now).await?;
     let IdempotencyClaim::Claimed(mut tx) = claimed else {
         return Err(Error::new(
             ProblemType::IdempotencyKeyReused,
@@ -211,8 +207,7 @@ async fn express_baseline(
         )
         .await?;
         let body = response_body(placed)?;
-        tx.complete_idempotency(campaign_id, key, 200, &body)
-            .await?;
+        tx.complete_idempotency(&claim, 200, &body, now).await?;
         // Places last, taken by the commit, as the express checkout holds them
         // (checkout/reserve.rs); a short one fails the commit with a 422.
         for line in &checkout.lines {
@@ -230,7 +225,7 @@ async fn express_baseline(
         Err(err) => {
             state
                 .store
-                .release_idempotency_key(campaign_id, key)
+                .release_idempotency_key(campaign_id, key, claim.owner)
                 .await?;
             Err(err)
         }

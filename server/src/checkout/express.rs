@@ -108,7 +108,7 @@ pub async fn express(
         };
         let placed = place_order(reserved.tx(), &confirming, &fields, payment, now).await?;
         let body = response_body(placed)?;
-        key.complete(reserved.tx(), &body).await?;
+        key.complete(reserved.tx(), &body, now).await?;
         reserved.hold_and_commit().await?;
         Ok(body)
     };

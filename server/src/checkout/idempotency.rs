@@ -8,7 +8,9 @@
 //! - The success is stored under the key by the transaction that makes it
 //!   ([`IdempotencyKey::complete`]), and replayed byte for byte for [`RETENTION`].
 //! - A failure releases the key ([`IdempotencyKey::release`]), so a retry re-attempts cleanly; a
-//!   request that died holding its claim blocks retries for [`LOCK`], then is taken over.
+//!   request that died holding its claim blocks retries for [`LOCK`], then is taken over. Each
+//!   claim has an owner (the request that made it): a request whose claim was taken over can
+//!   neither complete it (its transaction fails, 409) nor release it.
 //! - A request refused before its claim writes nothing when its key has no record; a key with a
 //!   record answers as if the claim had come first ([`IdempotencyKey::refused_before_claim`]).
 
@@ -57,6 +59,7 @@ impl IdempotencyKey {
                 customer_id,
                 lock_until: now + LOCK,
                 expires_at: now + RETENTION,
+                owner: Uuid::new_v4(),
             },
         }
     }
@@ -102,21 +105,26 @@ impl IdempotencyKey {
         }
     }
 
-    /// Stores `body` as the key's success, in the transaction that makes it.
-    pub async fn complete(&self, tx: &mut dyn CheckoutTx, body: &[u8]) -> Result<()> {
-        let r = &self.request;
+    /// Stores `body` as the key's success, in the transaction that makes it; that transaction
+    /// fails (409) should a retry have taken the claim over meanwhile.
+    pub async fn complete(
+        &self,
+        tx: &mut dyn CheckoutTx,
+        body: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<()> {
         Ok(tx
-            .complete_idempotency(r.campaign_id, r.key, 200, body)
+            .complete_idempotency(&self.request, 200, body, now)
             .await?)
     }
 
-    /// Gives the claimed key back after a failure. Should that fail too, the claim's lock
-    /// runs out after [`LOCK`].
+    /// Gives the claimed key back after a failure, unless a retry took it over. Should that
+    /// fail too, the claim's lock runs out after [`LOCK`].
     pub async fn release(&self, state: &AppState) {
         let r = &self.request;
         if let Err(err) = state
             .store
-            .release_idempotency_key(r.campaign_id, r.key)
+            .release_idempotency_key(r.campaign_id, r.key, r.owner)
             .await
         {
             tracing::warn!(error = ?err, "releasing the idempotency key failed; its lock runs out in 90 s");

@@ -27,14 +27,15 @@ pub(crate) trait Backend {
     const CLAIM_SOURCE: &'static str;
 
     /// The insert of an idempotency key's claim row whose values are `values` (the key's
-    /// campaign and key, the request's hash, the customer, then the lock's end, now and the
-    /// record's end), as SQL expressions.
-    fn claim_insert(values: [&str; 7]) -> String {
-        let [campaign, key, hash, customer, lock_until, now, expires_at] = values;
+    /// campaign and key, the request's hash, the customer, then the lock's end, now, the
+    /// record's end and the claim's owner), as SQL expressions.
+    fn claim_insert(values: [&str; 8]) -> String {
+        let [campaign, key, hash, customer, lock_until, now, expires_at, owner] = values;
         format!(
             "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-                 locked_until, created_at, expires_at)
-             SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at} {}",
+                 locked_until, created_at, expires_at, owner)
+             SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at},
+                 {owner} {}",
             Self::CLAIM_SOURCE
         )
     }

@@ -17,7 +17,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use super::{CustomerFields, NewCheckout, NewOrder, NewTicket, Places, StoreResult};
+use super::{
+    CustomerFields, IdempotentRequest, NewCheckout, NewOrder, NewTicket, Places, StoreResult,
+};
 use crate::events::NewEvent;
 
 /// One database transaction over checkouts and what they hold. Dropped without `commit`, it
@@ -153,13 +155,16 @@ pub trait OutboxTx: Send {
 /// The idempotency key the transaction's request claimed.
 #[async_trait::async_trait]
 pub trait IdempotencyTx: Send {
-    /// Stores the success of a claimed idempotency key with the change it made, so the two
-    /// commit together.
+    /// Stores the success of the key `request` claimed with the change it made, so the two
+    /// commit together. When a retry took the claim over meanwhile (`request.owner` no longer
+    /// holds it), the transaction fails with [`StoreError::Conflict`] and keeps nothing.
+    ///
+    /// [`StoreError::Conflict`]: super::StoreError::Conflict
     async fn complete_idempotency(
         &mut self,
-        campaign_id: Uuid,
-        key: Uuid,
+        request: &IdempotentRequest,
         status: u16,
         body: &[u8],
+        now: DateTime<Utc>,
     ) -> StoreResult<()>;
 }

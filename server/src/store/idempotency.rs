@@ -41,6 +41,9 @@ pub struct IdempotentRequest {
     pub lock_until: DateTime<Utc>,
     /// When the stored outcome may be forgotten.
     pub expires_at: DateTime<Utc>,
+    /// Who holds the claim: new for every request, so that a request whose claim a retry
+    /// took over after its lock ran out can neither complete nor release the retry's claim.
+    pub owner: Uuid,
 }
 
 #[async_trait::async_trait]
@@ -64,8 +67,14 @@ pub trait IdempotencyStore {
     ) -> StoreResult<IdempotencyClaim<Box<dyn super::CheckoutTx>>>;
     /// Whether any record of the key exists (claimed, completed or stale); reads only.
     async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool>;
-    /// Gives a claimed key back after a failure, so a retry re-attempts cleanly.
-    async fn release_idempotency_key(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<()>;
+    /// Gives a claimed key back after a failure, so a retry re-attempts cleanly; only the
+    /// claim `owner` holds (a retry may have taken it over).
+    async fn release_idempotency_key(
+        &self,
+        campaign_id: Uuid,
+        key: Uuid,
+        owner: Uuid,
+    ) -> StoreResult<()>;
     /// Forgets outcomes past their retention; returns how many.
     async fn purge_idempotency_records(&self, now: DateTime<Utc>) -> StoreResult<u64>;
 }

@@ -100,7 +100,24 @@ pub enum StoreError {
     #[error("fewer than {quantity} places are left {0}", quantity = .0.quantity())]
     Short(Places),
     #[error(transparent)]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
+}
+
+/// The name under which both backends refuse to complete an idempotency key a retry took
+/// over (`sql/idempotency.rs`, migration 0006).
+const KEY_TAKEN_OVER: &str = "idempotency_record_owned";
+
+impl From<sqlx::Error> for StoreError {
+    fn from(err: sqlx::Error) -> Self {
+        let taken_over = matches!(&err, sqlx::Error::Database(db)
+            if db.constraint() == Some(KEY_TAKEN_OVER) || db.message().contains(KEY_TAKEN_OVER));
+        if taken_over {
+            return StoreError::Conflict(
+                "This request's Idempotency-Key was taken over by a retry after its lock ran out; the retry's outcome stands.".into(),
+            );
+        }
+        StoreError::Database(err)
+    }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

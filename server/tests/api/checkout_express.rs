@@ -410,6 +410,7 @@ async fn a_key_in_flight_is_refused_until_its_lock_runs_out() {
         customer_id: None,
         lock_until: now + chrono::Duration::seconds(90),
         expires_at: now + chrono::Duration::hours(24),
+        owner: uuid::Uuid::new_v4(),
     };
     app.state
         .store

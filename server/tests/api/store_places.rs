@@ -239,6 +239,7 @@ async fn a_keys_record_is_seen_from_its_claim_and_in_its_campaign_only() {
         customer_id: None,
         lock_until: now + chrono::Duration::seconds(90),
         expires_at: now + chrono::Duration::hours(24),
+        owner: Uuid::new_v4(),
     };
     store.claim_idempotency_key(&claim, now).await.unwrap();
     assert!(
@@ -252,7 +253,10 @@ async fn a_keys_record_is_seen_from_its_claim_and_in_its_campaign_only() {
             .unwrap(),
         "a key is a campaign's own"
     );
-    store.release_idempotency_key(campaign, key).await.unwrap();
+    store
+        .release_idempotency_key(campaign, key, claim.owner)
+        .await
+        .unwrap();
     assert!(
         !store.idempotency_key_seen(campaign, key).await.unwrap(),
         "a released claim leaves no record"

@@ -6,7 +6,7 @@ use std::{collections::HashSet, sync::Arc};
 use chrono::{Duration, Utc};
 use server::store::{
     CampaignInput, CustomerDetails, CustomerKey, IdempotencyClaim, IdempotencyStore,
-    IdempotentRequest, KeyPurpose, NewSession, Redemption, SigningKey, Store,
+    IdempotentRequest, KeyPurpose, NewSession, Redemption, SigningKey, Store, StoreError,
 };
 use uuid::Uuid;
 
@@ -178,6 +178,7 @@ fn idempotent(
         customer_id: None,
         lock_until: now + Duration::seconds(90),
         expires_at: now + Duration::hours(24),
+        owner: Uuid::new_v4(),
     }
 }
 
@@ -227,17 +228,18 @@ async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
     assert_eq!(other_body, IdempotencyClaim::Reused);
 
     let later = now + Duration::seconds(91);
-    let taken = store
-        .claim_idempotency_key(&idempotent(campaign, key, b"a", later), later)
-        .await
-        .unwrap();
+    let taker = idempotent(campaign, key, b"a", later);
+    let taken = store.claim_idempotency_key(&taker, later).await.unwrap();
     assert_eq!(
         taken,
         IdempotencyClaim::Claimed(()),
         "a crashed request's lock expires"
     );
 
-    store.release_idempotency_key(campaign, key).await.unwrap();
+    store
+        .release_idempotency_key(campaign, key, taker.owner)
+        .await
+        .unwrap();
     let again = store
         .claim_idempotency_key(&idempotent(campaign, key, b"c", later), later)
         .await
@@ -326,12 +328,15 @@ async fn a_key_claimed_with_its_transaction_is_committed_before_the_transaction(
     ));
 
     // Completed in the transaction, the success is replayed.
-    store.release_idempotency_key(campaign, key).await.unwrap();
+    store
+        .release_idempotency_key(campaign, key, request.owner)
+        .await
+        .unwrap();
     let IdempotencyClaim::Claimed(mut tx) = store.claim_and_begin(&request, now).await.unwrap()
     else {
         panic!("a released key is claimed again");
     };
-    tx.complete_idempotency(campaign, key, 200, b"{}")
+    tx.complete_idempotency(&request, 200, b"{}", now)
         .await
         .unwrap();
     tx.commit().await.unwrap();
@@ -439,9 +444,65 @@ async fn mail_is_kept_in_the_outbox() {
         .record_mail("x@y.nl", "Subject", "Body")
         .await
         .unwrap();
-    store.set_mail_status(id, "SENT").await.unwrap();
+    store.set_mail_status(id, "SENT", None).await.unwrap();
     let mails = crate::db_reads::mails_to(&app, "x@y.nl", 10).await;
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].status, "SENT");
     assert!(mails[0].sent);
+}
+
+/// A request that outlived its claim's lock finds a retry holding the key: it can neither
+/// complete the retry's claim (its transaction fails and keeps nothing) nor release it.
+#[tokio::test]
+async fn a_request_whose_claim_a_retry_took_over_can_neither_complete_nor_release_it() {
+    let (app, store) = store().await;
+    let campaign: Uuid = app.create_campaign("c").await.parse().unwrap();
+    let key = Uuid::new_v4();
+    let start = Utc::now();
+    let original = idempotent(campaign, key, b"a", start);
+    assert_eq!(
+        store.claim_idempotency_key(&original, start).await.unwrap(),
+        IdempotencyClaim::Claimed(())
+    );
+
+    // The original is slow; after its lock ran out a retry of the same request takes over.
+    let later = start + Duration::seconds(91);
+    let retry = idempotent(campaign, key, b"a", later);
+    assert_eq!(
+        store.claim_idempotency_key(&retry, later).await.unwrap(),
+        IdempotencyClaim::Claimed(())
+    );
+
+    // The late original's transaction fails at its commit, with everything it wrote.
+    let mut late = store.begin_checkout().await.unwrap();
+    late.complete_idempotency(&original, 200, b"late", later)
+        .await
+        .unwrap();
+    let outcome = late.commit().await;
+    assert!(
+        matches!(outcome, Err(StoreError::Conflict(_))),
+        "a late original cannot complete the retry's claim: {outcome:?}"
+    );
+    // Nor can it give the retry's claim back.
+    store
+        .release_idempotency_key(campaign, key, original.owner)
+        .await
+        .unwrap();
+    let third = idempotent(campaign, key, b"a", later);
+    assert_eq!(
+        store.claim_idempotency_key(&third, later).await.unwrap(),
+        IdempotencyClaim::InFlight,
+        "the retry still holds the key"
+    );
+
+    // The retry completes its claim, and that is the key's outcome.
+    let mut done = store.begin_checkout().await.unwrap();
+    done.complete_idempotency(&retry, 200, b"retry", later)
+        .await
+        .unwrap();
+    done.commit().await.unwrap();
+    match store.claim_idempotency_key(&third, later).await.unwrap() {
+        IdempotencyClaim::Replay { body, .. } => assert_eq!(body, b"retry"),
+        other => panic!("the retry's success is replayed, not {other:?}"),
+    }
 }

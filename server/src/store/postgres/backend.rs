@@ -179,6 +179,7 @@ fn claim_then_begin(r: &IdempotentRequest, now: DateTime<Utc>) -> String {
         &instant(r.lock_until),
         &instant(now),
         &instant(r.expires_at),
+        &format!("'{}'::uuid", r.owner),
     ]);
     format!("SELECT set_config('client_min_messages', 'error', true);\n{insert};\nCOMMIT;\nBEGIN")
 }
@@ -274,6 +275,7 @@ mod tests {
             customer_id: None,
             lock_until: now + chrono::Duration::seconds(90),
             expires_at: now + chrono::Duration::hours(24),
+            owner: Uuid::from_u128(3),
         };
         let sql = claim_then_begin(&request, now);
         let statements: Vec<&str> = sql.split(";\n").collect();
@@ -293,6 +295,7 @@ mod tests {
         assert!(insert.contains("'2026-12-01T10:00:00.123456Z'::timestamptz"));
         assert!(insert.contains("'2026-12-01T10:01:30.123456Z'::timestamptz"));
         assert!(insert.contains("'2026-12-02T10:00:00.123456Z'::timestamptz"));
+        assert!(insert.contains(&format!("'{}'::uuid", Uuid::from_u128(3))));
         assert_eq!(&statements[2..], ["COMMIT", "BEGIN"]);
     }
 

@@ -12,20 +12,35 @@ use crate::store::{
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
 /// outcome and the stored response commit together (added to the transaction's batch).
+///
+/// Only the claim's owner completes it. When a retry took the claim over (this request
+/// outlived its lock), the row's state would become `TAKEN_OVER`, which the table refuses
+/// (`idempotency_record_owned`, migration 0006): the error rolls the whole transaction back,
+/// so a late request never commits a second order. A row that is gone (the retry failed and
+/// released it) is written anew, done: the order this transaction commits is the key's.
 pub(super) fn complete_idempotency_key(
     batch: &mut Batch,
-    campaign_id: Uuid,
-    key: Uuid,
+    r: &IdempotentRequest,
     status: u16,
     body: &[u8],
+    now: DateTime<Utc>,
 ) {
     batch
         .statement(
-            "UPDATE idempotency_record SET state = 'DONE', response_status = $3, response_body = $4
-             WHERE campaign_id = $1 AND idempotency_key = $2",
+            "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
+                 locked_until, created_at, expires_at, owner, response_status, response_body)
+             VALUES ($1, $2, $3, $4, 'DONE', $5, $5, $6, $7, $8, $9)
+             ON CONFLICT (campaign_id, idempotency_key) DO UPDATE
+             SET state = CASE WHEN idempotency_record.owner = excluded.owner THEN 'DONE' ELSE 'TAKEN_OVER' END,
+                 response_status = excluded.response_status, response_body = excluded.response_body",
         )
-        .bind(campaign_id)
-        .bind(key)
+        .bind(r.campaign_id)
+        .bind(r.key)
+        .bind(r.request_hash.clone())
+        .bind(r.customer_id)
+        .bind(now)
+        .bind(r.expires_at)
+        .bind(r.owner)
         .bind(i32::from(status))
         .bind(body.to_vec());
 }
@@ -43,7 +58,7 @@ struct IdempotencyRow {
 
 /// A claim's row, inserted unless the key has one.
 static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    ThisBackend::claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7"])
+    ThisBackend::claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"])
         + " ON CONFLICT DO NOTHING"
 });
 
@@ -64,6 +79,7 @@ async fn claim_on(
             .bind(r.lock_until)
             .bind(now)
             .bind(r.expires_at)
+            .bind(r.owner)
             .execute(&mut *conn)
             .await?
             .rows_affected();
@@ -85,7 +101,8 @@ async fn claim_on(
         if stale {
             let taken = sqlx::query(
                 "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = 'IN_FLIGHT',
-                     locked_until = $5, created_at = $6, expires_at = $7, response_status = NULL, response_body = NULL
+                     locked_until = $5, created_at = $6, expires_at = $7, owner = $8,
+                     response_status = NULL, response_body = NULL
                  WHERE campaign_id = $1 AND idempotency_key = $2
                    AND ((state = 'IN_FLIGHT' AND locked_until <= $6) OR expires_at <= $6)",
             )
@@ -96,6 +113,7 @@ async fn claim_on(
             .bind(r.lock_until)
             .bind(now)
             .bind(r.expires_at)
+            .bind(r.owner)
             .execute(&mut *conn)
             .await?
             .rows_affected();
@@ -164,12 +182,19 @@ impl IdempotencyStore for SqlStore {
         Ok(found.is_some())
     }
 
-    async fn release_idempotency_key(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<()> {
+    async fn release_idempotency_key(
+        &self,
+        campaign_id: Uuid,
+        key: Uuid,
+        owner: Uuid,
+    ) -> StoreResult<()> {
         sqlx::query(
-            "DELETE FROM idempotency_record WHERE campaign_id = $1 AND idempotency_key = $2 AND state = 'IN_FLIGHT'",
+            "DELETE FROM idempotency_record
+             WHERE campaign_id = $1 AND idempotency_key = $2 AND state = 'IN_FLIGHT' AND owner = $3",
         )
         .bind(campaign_id)
         .bind(key)
+        .bind(owner)
         .execute(&self.writer)
         .await?;
         Ok(())
