@@ -1,6 +1,9 @@
 //! Outgoing mail. Every mail is recorded in the database's outbox first; with
 //! `BOXOFFICE_SMTP_URL` set it is then delivered by SMTP and marked SENT (or FAILED), otherwise
 //! it stays in the outbox and is logged, so the embedded default works without a mail server.
+//! A sent mail keeps no secret it carried (`OutgoingMail::secret`): the outbox is then a record,
+//! not a second way in. A mail not sent (no SMTP, or a failure) keeps it for the operator to
+//! deliver, until the secret itself expires.
 
 use std::sync::Arc;
 
@@ -16,6 +19,20 @@ pub struct OutgoingMail {
     pub to: String,
     pub subject: String,
     pub body: String,
+    /// A part of `body` that must not outlive the delivery (a magic link with its code): once
+    /// the mail is sent, the outbox keeps the body without it.
+    pub secret: Option<String>,
+}
+
+impl OutgoingMail {
+    /// The body as kept after delivery: the secret replaced by a note that it was there.
+    fn delivered_body(&self) -> Option<String> {
+        let secret = self.secret.as_deref().filter(|s| !s.is_empty())?;
+        Some(
+            self.body
+                .replace(secret, "[removed once the mail was sent]"),
+        )
+    }
 }
 
 #[derive(Clone)]
@@ -68,11 +85,14 @@ impl Mailer {
             .body(mail.body.clone())?;
         match transport.send(message).await {
             Ok(_) => {
-                self.store.set_mail_status(mail_id, "SENT").await?;
+                let kept = mail.delivered_body();
+                self.store
+                    .set_mail_status(mail_id, "SENT", kept.as_deref())
+                    .await?;
                 Ok(())
             }
             Err(err) => {
-                self.store.set_mail_status(mail_id, "FAILED").await?;
+                self.store.set_mail_status(mail_id, "FAILED", None).await?;
                 Err(anyhow::Error::new(err).context("SMTP delivery failed"))
             }
         }

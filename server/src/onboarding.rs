@@ -110,6 +110,7 @@ pub async fn provision(
              verification of your payment account. The link works once and for {CODE_TTL_DAYS} days.\n\n{link}\n",
             account.legal_name
         ),
+        secret: Some(link),
     };
     // The account exists whatever the mail does; an undelivered link stays in the outbox.
     let magic_link_mail = match state.mailer.send(mail).await {

@@ -10,5 +10,12 @@ pub trait MailStore {
         subject: &str,
         body_text: &str,
     ) -> StoreResult<Uuid>;
-    async fn set_mail_status(&self, mail_id: Uuid, status: &str) -> StoreResult<()>;
+    /// Marks the mail `status`; with `body_text`, its stored text is replaced too (a delivered
+    /// mail keeps no secret it carried).
+    async fn set_mail_status(
+        &self,
+        mail_id: Uuid,
+        status: &str,
+        body_text: Option<&str>,
+    ) -> StoreResult<()>;
 }

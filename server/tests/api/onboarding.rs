@@ -190,6 +190,11 @@ async fn the_magic_link_is_delivered_by_smtp_when_configured() {
         .await
         .remove(0);
     assert_eq!(recorded.status, "SENT");
+    assert!(
+        !recorded.body_text.contains(&code) && !recorded.body_text.contains("code="),
+        "a sent magic link is not kept: {}",
+        recorded.body_text
+    );
 }
 
 #[tokio::test]

@@ -29,14 +29,23 @@ impl MailStore for SqlStore {
         Ok(mail_id)
     }
 
-    async fn set_mail_status(&self, mail_id: Uuid, status: &str) -> StoreResult<()> {
+    async fn set_mail_status(
+        &self,
+        mail_id: Uuid,
+        status: &str,
+        body_text: Option<&str>,
+    ) -> StoreResult<()> {
         let sent_at = (status == "SENT").then(Utc::now);
-        sqlx::query("UPDATE mail SET status = $2, sent_at = $3 WHERE mail_id = $1")
-            .bind(mail_id)
-            .bind(status)
-            .bind(sent_at)
-            .execute(&self.writer)
-            .await?;
+        sqlx::query(
+            "UPDATE mail SET status = $2, sent_at = $3, body_text = COALESCE($4, body_text)
+             WHERE mail_id = $1",
+        )
+        .bind(mail_id)
+        .bind(status)
+        .bind(sent_at)
+        .bind(body_text)
+        .execute(&self.writer)
+        .await?;
         Ok(())
     }
 }
