@@ -188,14 +188,13 @@ impl Checks {
         );
     }
 
-    /// An ISO 3166-1 alpha-2 style country code: two upper-case letters.
+    /// An ISO 3166-1 alpha-2 country code, upper case (`is_country`).
     pub fn country(&mut self, field: &str, value: &str) {
-        let ok = value.len() == 2 && value.bytes().all(|b| b.is_ascii_uppercase());
         self.check(
-            ok,
+            is_country(value),
             field,
             "country",
-            format!("{field} must be a two-letter country code such as NL"),
+            format!("{field} must be an ISO 3166-1 alpha-2 country code such as NL"),
         );
     }
 
@@ -323,6 +322,15 @@ pub fn is_origin_pattern(value: &str) -> bool {
         Some(p) => p.parse::<u16>().is_ok(),
     };
     host_ok && port_ok
+}
+
+/// Whether `code` is the ISO 3166-1 alpha-2 code of a country, in upper case. The one country
+/// list of the server (merchants' addresses and customers' shipping addresses alike), from the
+/// `celes` crate, which follows ISO's changes.
+pub fn is_country(code: &str) -> bool {
+    code.len() == 2
+        && code.bytes().all(|b| b.is_ascii_uppercase())
+        && celes::Country::from_alpha2(code).is_ok()
 }
 
 #[cfg(test)]

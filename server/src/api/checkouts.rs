@@ -16,6 +16,7 @@ use uuid::Uuid;
 use crate::{
     auth::{MaybePublicUser, PublicUser},
     checkout::{
+        basket,
         confirm::confirm,
         create::create,
         express::{express, Express},
@@ -67,8 +68,9 @@ async fn create_checkout(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
     RequestLocale(locale): RequestLocale,
-    ApiJson(request): ApiJson<CheckoutRequest>,
+    body: Result<ApiJson<CheckoutRequest>>,
 ) -> Result<Data<Checkout>> {
+    let ApiJson(request) = body.map_err(basket::line_problem)?;
     let checkout = create(
         &state,
         campaign.campaign_id,
@@ -173,7 +175,8 @@ async fn express_checkout(
         }
     };
     crate::http::extract::require_json(&headers)?;
-    let request: ExpressCheckoutRequest = crate::http::extract::parse_json(&body)?;
+    let request: ExpressCheckoutRequest =
+        crate::http::extract::parse_json(&body).map_err(basket::line_problem)?;
     // The work runs to its end even when the client hangs up, so its outcome is stored under
     // the key and a retry gets the replay instead of waiting out the lock.
     let correlation_id = correlation::current();

@@ -14,6 +14,38 @@ pub const MAX_VOUCHER_CODES: usize = 10;
 pub const MAX_CODE_CHARS: usize = 64;
 pub const MAX_REFERENCE_CHARS: usize = 200;
 
+/// A checkout body's deserialisation failure at a basket line (a quantity that is not a whole
+/// number, or too large for one; a product id that is not a UUID; a line that is not an
+/// object) as the contract names it: 400 `checkout-basket-line-invalid` with the field, like
+/// every other bad line, instead of the generic `request-validation-failed`. A missing field
+/// stays `request-validation-failed`, as the contract has it for a missing required field.
+pub fn line_problem(error: Error) -> Error {
+    match error {
+        Error::Problem {
+            kind: ProblemType::RequestValidationFailed,
+            detail,
+            errors,
+            oauth,
+        } if errors
+            .first()
+            .is_some_and(|e| e.code != "required" && is_line_field(&e.field)) =>
+        {
+            Error::Problem {
+                kind: ProblemType::CheckoutBasketLineInvalid,
+                detail,
+                errors,
+                oauth,
+            }
+        }
+        other => other,
+    }
+}
+
+/// `lines`, or a field of one of its lines (`lines[2].quantity`).
+fn is_line_field(field: &str) -> bool {
+    field == "lines" || field.starts_with("lines[")
+}
+
 /// Every check of a basket's own shape, before anything is looked up: its lines (`check`),
 /// then its codes and reference (`check_fields`).
 pub fn check_request(request: &app::wire::CheckoutRequest) -> Result<()> {

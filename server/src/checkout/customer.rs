@@ -10,7 +10,7 @@ use crate::{
     error::{Error, ProblemType, Result},
     state::AppState,
     store::CustomerFields,
-    validate::{is_email, Checks},
+    validate::{is_country, is_email, Checks},
 };
 
 const MAX_NEWSLETTERS: usize = 20;
@@ -71,7 +71,7 @@ pub async fn validate(
         ));
     }
     if let Some(address) = &request.shipping_address {
-        if isocountry::CountryCode::for_alpha2(address.country.trim()).is_err() {
+        if !is_country(&address.country.trim().to_ascii_uppercase()) {
             rejected.push(FieldError::new(
                 "shipping_address.country",
                 "country",

@@ -63,11 +63,12 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 ("body".to_owned(), "malformed_json")
             }
-            _ if path == "." => match missing_field(&inner.to_string()) {
-                Some(name) => (name, "required"),
-                None => ("body".to_owned(), "invalid"),
+            _ => match (missing_field(&inner.to_string()), path.as_str()) {
+                (Some(name), ".") => (name, "required"),
+                (Some(name), _) => (format!("{path}.{name}"), "required"),
+                (None, ".") => ("body".to_owned(), "invalid"),
+                (None, _) => (path, "invalid"),
             },
-            _ => (path, "invalid"),
         };
         Error::validation(vec![FieldError::new(
             field,

@@ -25,6 +25,7 @@ mod checkout_fixtures;
 mod checkout_flow;
 mod checkout_payments;
 mod checkout_races;
+mod contract_types;
 mod conventions;
 mod credentials;
 mod db_reads;
