@@ -19,7 +19,7 @@ use super::{
     basket, customer,
     idempotency::{Claimed, IdempotencyKey},
     place::{open_payment, place_order, Confirming},
-    plan::{self, shipping_address_required, Plan},
+    plan::{self, shipping_address_required, DayReader, Plan},
     reserve::{self, Buyer, Prepared, Reservation},
 };
 use crate::{error::Result, http::envelope, state::AppState};
@@ -74,10 +74,11 @@ pub async fn express(
 
     // Plan, reading only, and open the payment at the provider for the planned total,
     // outside any transaction.
-    let (plan, prepared) = match plan_express(state, &reservation, has_address).await {
+    let days = key.days(state.store.as_ref());
+    let (plan, prepared) = match plan_express(state, &reservation, has_address, &days).await {
         Ok(ready) => ready,
         Err(refusal) => {
-            let replay = key.refused_before_claim(state, refusal, now).await?;
+            let replay = key.refused_before_claim(state, refusal, &days, now).await?;
             return Ok(Express::Replayed(replay));
         }
     };
@@ -130,13 +131,14 @@ async fn plan_express(
     state: &AppState,
     reservation: &Reservation<'_>,
     has_address: bool,
+    days: &dyn DayReader,
 ) -> Result<(Plan, Prepared)> {
     let r = reservation;
     let resolved = plan::resolve(state, r.campaign_id, r.request, r.now).await?;
     if resolved.requires_shipping_address && !has_address {
         return Err(shipping_address_required());
     }
-    let plan = resolved.price(state, r.locale, r.now).await?;
+    let plan = resolved.price(state, days, r.locale, r.now).await?;
     let prepared = reserve::prepare(state, &plan, r).await?;
     Ok((plan, prepared))
 }

@@ -15,14 +15,17 @@
 //!   record answers as if the claim had come first ([`IdempotencyKey::refused_before_claim`]).
 
 use app::wire::ExpressCheckoutRequest;
-use chrono::{DateTime, Duration, Utc};
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use super::plan::{DayReader, StoreDays};
 use crate::{
     error::{Error, ProblemType, Result},
     state::AppState,
-    store::{CheckoutTx, IdempotencyClaim, IdempotentRequest},
+    store::{CalendarDay, CheckoutTx, IdempotencyClaim, IdempotentRequest, Store},
 };
 
 /// How long a claim blocks retries when its request died without releasing it.
@@ -76,22 +79,40 @@ impl IdempotencyKey {
         }
     }
 
+    /// Days for the plan, read together with whether this key has a record (with the first
+    /// day read), so that a request refused for a sold-out day knows it without a read of its
+    /// own: in a rush for the last places nearly every buyer is refused so.
+    pub fn days<'a>(&'a self, store: &'a dyn Store) -> KeyedDays<'a> {
+        KeyedDays {
+            store,
+            request: &self.request,
+            seen: OnceLock::new(),
+        }
+    }
+
     /// The answer to a request refused before its key was claimed: the refusal, unless the
     /// key has a record, which then answers as the claim-first order would (`Ok` is the
     /// replay of an earlier success). A key with no record is not written: a rush of buyers
-    /// refused for a sold-out day does not queue for the write lock.
+    /// refused for a sold-out day does not queue for the write lock. `days` tells whether the
+    /// key had a record when the plan read its first day, if it got that far.
     pub async fn refused_before_claim(
         &self,
         state: &AppState,
         refusal: Error,
+        days: &KeyedDays<'_>,
         now: DateTime<Utc>,
     ) -> Result<Vec<u8>> {
         let r = &self.request;
-        if !state
-            .store
-            .idempotency_key_seen(r.campaign_id, r.key)
-            .await?
-        {
+        let seen = match days.seen.get() {
+            Some(&seen) => seen,
+            None => {
+                state
+                    .store
+                    .idempotency_key_seen(r.campaign_id, r.key)
+                    .await?
+            }
+        };
+        if !seen {
             return Err(refusal);
         }
         match state.store.claim_idempotency_key(r, now).await? {
@@ -129,6 +150,30 @@ impl IdempotencyKey {
         {
             tracing::warn!(error = ?err, "releasing the idempotency key failed; its lock runs out in 90 s");
         }
+    }
+}
+
+/// The plan's days, the first read with whether the key has a record
+/// (`IdempotencyKey::days`).
+pub struct KeyedDays<'a> {
+    store: &'a dyn Store,
+    request: &'a IdempotentRequest,
+    seen: OnceLock<bool>,
+}
+
+#[async_trait::async_trait]
+impl DayReader for KeyedDays<'_> {
+    async fn day(&self, product_id: Uuid, day: NaiveDate) -> Result<Option<CalendarDay>> {
+        if self.seen.get().is_some() {
+            return StoreDays(self.store).day(product_id, day).await;
+        }
+        let r = self.request;
+        let (priced, seen) = self
+            .store
+            .day_and_key_seen(product_id, day, r.campaign_id, r.key)
+            .await?;
+        let _ = self.seen.set(seen);
+        Ok(priced)
     }
 }
 

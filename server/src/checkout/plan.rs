@@ -17,7 +17,7 @@ use super::visit::{Visit, VisitInput};
 use crate::{
     error::{Error, ProblemType, Result},
     state::AppState,
-    store::{Merchant, Product, Store, Timeslot},
+    store::{CalendarDay, Merchant, Product, Store, Timeslot},
     time::{local_date, local_to_utc},
 };
 
@@ -152,6 +152,29 @@ pub struct Resolved {
     pub requires_shipping_address: bool,
 }
 
+/// Where the plan reads a product's price and places on a day: the store's calendar
+/// ([`StoreDays`]), or a reader that answers another question in the same query (the express
+/// checkout's `idempotency::KeyedDays`).
+#[async_trait::async_trait]
+pub trait DayReader: Send + Sync {
+    async fn day(&self, product_id: Uuid, day: NaiveDate) -> Result<Option<CalendarDay>>;
+}
+
+/// Days as the store's calendar has them.
+pub struct StoreDays<'a>(pub &'a dyn Store);
+
+#[async_trait::async_trait]
+impl DayReader for StoreDays<'_> {
+    async fn day(&self, product_id: Uuid, day: NaiveDate) -> Result<Option<CalendarDay>> {
+        Ok(self
+            .0
+            .calendar(product_id, day, day)
+            .await?
+            .into_iter()
+            .next())
+    }
+}
+
 /// Resolves and prices `request` in `campaign_id` at `now`: [`resolve`], then
 /// [`Resolved::price`].
 pub async fn plan(
@@ -163,7 +186,7 @@ pub async fn plan(
 ) -> Result<Plan> {
     resolve(state, campaign_id, request, now)
         .await?
-        .price(state, locale, now)
+        .price(state, &StoreDays(state.store.as_ref()), locale, now)
         .await
 }
 
@@ -255,8 +278,14 @@ pub async fn resolve(
 }
 
 impl Resolved {
-    /// Each line's day, slot and price, read from the store.
-    pub async fn price(self, state: &AppState, locale: Locale, now: DateTime<Utc>) -> Result<Plan> {
+    /// Each line's day, slot and price: slots read from the store, days from `days`.
+    pub async fn price(
+        self,
+        state: &AppState,
+        days: &dyn DayReader,
+        locale: Locale,
+        now: DateTime<Utc>,
+    ) -> Result<Plan> {
         let store = state.store.as_ref();
         let mut lines = Vec::with_capacity(self.products.len());
         for (product, quantity) in self.products {
@@ -273,7 +302,7 @@ impl Resolved {
             let (unit_price, list_price, day_left) = if product.no_date {
                 (product.unit_price, product.list_price, None)
             } else {
-                day_price(store, &product, day).await?
+                day_price(store, days, &product, day).await?
             };
             lines.push(PlannedLine {
                 title: product.localized(locale).title.to_owned(),
@@ -302,14 +331,11 @@ impl Resolved {
 /// day at its own prices. The day is read first: it is there for nearly every basket.
 async fn day_price(
     store: &dyn Store,
+    days: &dyn DayReader,
     product: &Product,
     day: NaiveDate,
 ) -> Result<(Decimal, Decimal, Option<i64>)> {
-    let priced = store
-        .calendar(product.product_id, day, day)
-        .await?
-        .into_iter()
-        .next();
+    let priced = days.day(product.product_id, day).await?;
     if let Some(d) = priced {
         let left = d.capacity.map(|c| i64::from(c) - i64::from(d.reserved));
         return Ok((d.price, d.list_price, left));

@@ -1,7 +1,7 @@
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::StoreResult;
+use super::{CalendarDay, StoreResult};
 
 /// What claiming an idempotency key found; a claim may come with what was started for it
 /// (the checkout transaction of [`IdempotencyStore::claim_and_begin`]).
@@ -67,6 +67,16 @@ pub trait IdempotencyStore {
     ) -> StoreResult<IdempotencyClaim<Box<dyn super::CheckoutTx>>>;
     /// Whether any record of the key exists (claimed, completed or stale); reads only.
     async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool>;
+    /// `CalendarStore::calendar` for one day, read in the same query as
+    /// `idempotency_key_seen`: a request refused from its plan (a sold-out day) learns whether
+    /// its key has a record without a read of its own (`checkout::idempotency::KeyedDays`).
+    async fn day_and_key_seen(
+        &self,
+        product_id: Uuid,
+        day: NaiveDate,
+        campaign_id: Uuid,
+        key: Uuid,
+    ) -> StoreResult<(Option<CalendarDay>, bool)>;
     /// Gives a claimed key back after a failure, so a retry re-attempts cleanly; only the
     /// claim `owner` holds (a retry may have taken it over).
     async fn release_idempotency_key(

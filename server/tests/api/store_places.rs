@@ -262,3 +262,58 @@ async fn a_keys_record_is_seen_from_its_claim_and_in_its_campaign_only() {
         "a released claim leaves no record"
     );
 }
+
+#[tokio::test]
+async fn a_days_places_are_read_with_whether_a_key_has_a_record() {
+    let app = spawn_app().await;
+    let store = app.state.store.as_ref();
+    let shop = shop(&app, Some(SEATS)).await;
+    let (product, group): (Uuid, Uuid) =
+        (shop.product.parse().unwrap(), shop.group.parse().unwrap());
+    let campaign: Uuid = shop.partner.campaign.parse().unwrap();
+    let key = Uuid::new_v4();
+    take(store, &[day(group, visit_day(), 2)]).await.unwrap();
+
+    let (priced, seen) = store
+        .day_and_key_seen(product, visit_day(), campaign, key)
+        .await
+        .unwrap();
+    let calendar = store
+        .calendar(product, visit_day(), visit_day())
+        .await
+        .unwrap();
+    assert_eq!(
+        priced.as_ref(),
+        calendar.first(),
+        "the day as the calendar has it"
+    );
+    assert_eq!(
+        priced.map(|d| (d.capacity, d.reserved)),
+        Some((Some(SEATS), 2))
+    );
+    assert!(!seen);
+
+    let now = Utc::now();
+    let claim = server::store::IdempotentRequest {
+        campaign_id: campaign,
+        key,
+        request_hash: vec![1],
+        customer_id: None,
+        lock_until: now + chrono::Duration::seconds(90),
+        expires_at: now + chrono::Duration::hours(24),
+        owner: Uuid::new_v4(),
+    };
+    store.claim_idempotency_key(&claim, now).await.unwrap();
+    let unpriced = visit_day() + chrono::Duration::days(400);
+    let (priced, seen) = store
+        .day_and_key_seen(product, unpriced, campaign, key)
+        .await
+        .unwrap();
+    assert_eq!(priced, None, "a day without a price");
+    assert!(seen, "the key's claim is a record");
+    let (_, seen) = store
+        .day_and_key_seen(product, visit_day(), Uuid::new_v4(), key)
+        .await
+        .unwrap();
+    assert!(!seen, "a key is a campaign's own");
+}

@@ -9,21 +9,6 @@ use crate::store::{
     ProductCalendarDay, StoreError, StoreResult,
 };
 
-/// The priced days of product `$1` from `$2` to `$3`, with their group's places: the rows
-/// of `CalendarDay`.
-macro_rules! priced_days {
-    () => {
-        "SELECT calendar_price.day, calendar_price.price, calendar_price.list_price,
-                availability_day.capacity, COALESCE(availability_day.reserved, 0) AS reserved
-         FROM calendar_price
-         JOIN product ON product.product_id = calendar_price.product_id
-         LEFT JOIN availability_day
-           ON availability_day.availability_group_id = product.availability_group_id
-          AND availability_day.day = calendar_price.day
-         WHERE calendar_price.product_id = $1 AND calendar_price.day BETWEEN $2 AND $3"
-    };
-}
-
 #[async_trait::async_trait]
 impl CalendarStore for SqlStore {
     async fn write_calendar(

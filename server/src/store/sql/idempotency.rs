@@ -1,13 +1,13 @@
 //! `IdempotencyStore`: claiming, completing and replaying idempotency keys.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::checkout_tx::SqlCheckoutTx;
 use super::{Batch, Db, SqlStore, ThisBackend};
 use crate::store::{
-    backend::Backend, CheckoutTx, IdempotencyClaim, IdempotencyStore, IdempotentRequest,
-    StoreResult,
+    backend::Backend, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore,
+    IdempotentRequest, StoreResult,
 };
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
@@ -43,6 +43,17 @@ pub(super) fn complete_idempotency_key(
         .bind(r.owner)
         .bind(i32::from(status))
         .bind(body.to_vec());
+}
+
+/// The row of `day_and_key_seen`: the day's columns are null when it is not priced.
+#[derive(sqlx::FromRow)]
+struct DayAndKey {
+    day: Option<NaiveDate>,
+    price: Option<DbDecimal>,
+    list_price: Option<DbDecimal>,
+    capacity: Option<i32>,
+    reserved: Option<i32>,
+    key_seen: bool,
 }
 
 #[derive(sqlx::FromRow)]
@@ -180,6 +191,43 @@ impl IdempotencyStore for SqlStore {
         .fetch_optional(&self.pool)
         .await?;
         Ok(found.is_some())
+    }
+
+    async fn day_and_key_seen(
+        &self,
+        product_id: Uuid,
+        day: NaiveDate,
+        campaign_id: Uuid,
+        key: Uuid,
+    ) -> StoreResult<(Option<CalendarDay>, bool)> {
+        // One row whether or not the day is priced: the day joined to a row of its own.
+        let row: DayAndKey = sqlx::query_as(concat!(
+            "SELECT d.day, d.price, d.list_price, d.capacity, d.reserved,
+                    EXISTS (SELECT 1 FROM idempotency_record
+                            WHERE campaign_id = $4 AND idempotency_key = $5) AS key_seen
+             FROM (SELECT 1 AS one) AS always
+             LEFT JOIN (",
+            priced_days!(),
+            ") AS d ON true"
+        ))
+        .bind(product_id)
+        .bind(day)
+        .bind(day)
+        .bind(campaign_id)
+        .bind(key)
+        .fetch_one(&self.pool)
+        .await?;
+        let day = match (row.day, row.price, row.list_price, row.reserved) {
+            (Some(date), Some(price), Some(list_price), Some(reserved)) => Some(CalendarDay {
+                date,
+                price: price.0,
+                list_price: list_price.0,
+                capacity: row.capacity,
+                reserved,
+            }),
+            _ => None,
+        };
+        Ok((day, row.key_seen))
     }
 
     async fn release_idempotency_key(
