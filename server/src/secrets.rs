@@ -44,6 +44,17 @@ pub fn hash_secret(secret: &str) -> Vec<u8> {
     Sha256::digest(secret.as_bytes()).to_vec()
 }
 
+/// Which client secret a backend bearer was issued under: 16 hex digits of a hash of the
+/// stored secret hash. A bearer carries it (`sv`), so rotating the secret or deleting the
+/// client ends every bearer issued before; it says nothing about the secret itself.
+pub fn secret_version(stored_hash: &[u8]) -> String {
+    let digest = Sha256::new()
+        .chain_update(b"boxoffice backend bearer")
+        .chain_update(stored_hash)
+        .finalize();
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
 /// Whether `presented` is the secret whose hash is `stored_hash`, in constant time.
 pub fn verify_secret(presented: &str, stored_hash: &[u8]) -> bool {
     bool::from(hash_secret(presented).as_slice().ct_eq(stored_hash))

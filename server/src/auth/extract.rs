@@ -35,7 +35,9 @@ fn required(parts: &Parts) -> Result<&str, Error> {
     })
 }
 
-/// A partner backend, authenticated by a backend bearer (client credentials).
+/// A partner backend, authenticated by a backend bearer (client credentials) issued under the
+/// client's current secret: rotating the secret or deleting the client ends its bearers at
+/// once, on every node (one read of the client per call).
 #[derive(Debug, Clone)]
 pub struct BackendClient {
     /// The partner's `client_id`.
@@ -51,6 +53,17 @@ impl FromRequestParts<AppState> for BackendClient {
             .tokens
             .verify(token, Audience::Backend)
             .map_err(rejection)?;
+        let current = state
+            .store
+            .partner_client_by_client_id(&claims.registered.sub)
+            .await?
+            .map(|c| crate::secrets::secret_version(&c.secret_hash));
+        if current.as_deref() != Some(claims.sv.as_str()) {
+            return Err(Error::new(
+                ProblemType::TokenInvalid,
+                "The bearer token was revoked: the client's secret was rotated or the client removed; obtain a new one.",
+            ));
+        }
         Ok(BackendClient {
             client_id: claims.registered.sub,
         })

@@ -61,6 +61,9 @@ pub struct Registered {
 pub struct BackendClaims {
     #[serde(flatten)]
     pub registered: Registered,
+    /// The client secret it was issued under (`secrets::secret_version`).
+    #[serde(default)]
+    pub sv: String,
 }
 
 /// A public bearer's claims: the subject is the customer id, `sid` the session.
@@ -239,6 +242,7 @@ mod tests {
 
     fn backend_claims(s: &TokenService, ttl: u64) -> BackendClaims {
         BackendClaims {
+            sv: String::new(),
             registered: s.registered(Audience::Backend, "client-1", ttl),
         }
     }

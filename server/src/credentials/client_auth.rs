@@ -10,12 +10,27 @@ use crate::{
 
 use super::IssuedToken;
 
+/// A partner client whose secret was just presented, with the version of that secret.
+#[derive(Debug, Clone)]
+pub struct AuthenticatedClient {
+    pub client: PartnerClient,
+    secret_version: String,
+}
+
+impl std::ops::Deref for AuthenticatedClient {
+    type Target = PartnerClient;
+
+    fn deref(&self) -> &PartnerClient {
+        &self.client
+    }
+}
+
 /// The client whose id and secret these are; 401 `client-authentication-failed` otherwise.
 pub async fn authenticate(
     state: &AppState,
     client_id: &str,
     client_secret: &str,
-) -> Result<PartnerClient> {
+) -> Result<AuthenticatedClient> {
     let client = state.store.partner_client_by_client_id(client_id).await?;
     // Hashes even for an unknown client so timing does not tell which ids exist.
     let matches = secrets::verify_client_secret(
@@ -23,7 +38,10 @@ pub async fn authenticate(
         client.as_ref().map(|c| c.secret_hash.as_slice()),
     );
     match client {
-        Some(client) if matches => Ok(client.client),
+        Some(client) if matches => Ok(AuthenticatedClient {
+            secret_version: secrets::secret_version(&client.secret_hash),
+            client: client.client,
+        }),
         _ => Err(Error::new(
             ProblemType::ClientAuthenticationFailed,
             "The client_id and client_secret do not match a partner client.",
@@ -32,13 +50,14 @@ pub async fn authenticate(
     }
 }
 
-/// A backend bearer for an authenticated client.
-pub fn backend_token(state: &AppState, client: &PartnerClient) -> Result<IssuedToken> {
+/// A backend bearer for an authenticated client, valid while that client keeps that secret.
+pub fn backend_token(state: &AppState, client: &AuthenticatedClient) -> Result<IssuedToken> {
     let ttl = state.config.backend_token_ttl_secs;
     let claims = BackendClaims {
         registered: state
             .tokens
             .registered(Audience::Backend, client.client_id.clone(), ttl),
+        sv: client.secret_version.clone(),
     };
     Ok(IssuedToken {
         access_token: state.tokens.sign(&claims)?,

@@ -140,6 +140,37 @@ pub async fn spawn_app_with_state(
 }
 
 impl TestApp {
+    /// Another node over this app's database, as a second server behind the same load
+    /// balancer: the same settings (`customize` changes them) and public URL (so the bearers
+    /// of one are the bearers of the other), its own port, pools and per-node caches. Only
+    /// Postgres is shared by nodes; on SQLite a second node would be a second writer of the
+    /// same file, which the embedded default is not meant for.
+    pub async fn second_node(&self, customize: impl FnOnce(&mut Config)) -> TestApp {
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        let mut config = (*self.state.config).clone();
+        config.data_dir = data_dir.path().to_owned();
+        config.demo = false;
+        customize(&mut config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().unwrap();
+        config.listen = addr;
+        let state = server::build_state(config).await.expect("server state");
+        tokio::spawn(server::serve(
+            listener,
+            state.clone(),
+            std::future::pending(),
+        ));
+        TestApp {
+            base_url: format!("http://{addr}"),
+            client: self.client.clone(),
+            state,
+            _data_dir: data_dir,
+            _postgres: None,
+        }
+    }
+
     /// The URL of this app's own Postgres database, when the run uses Postgres.
     pub fn postgres_url(&self) -> Option<&str> {
         self._postgres.as_ref().map(|db| db.url.as_str())

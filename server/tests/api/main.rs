@@ -40,3 +40,4 @@ mod store_events;
 mod store_places;
 mod store_story;
 mod token_attacks;
+mod two_nodes;

@@ -192,3 +192,66 @@ async fn the_jwks_publishes_the_signing_key_as_an_okp_key() {
     let header = jsonwebtoken::decode_header(&token).unwrap();
     assert_eq!(header.kid.as_deref(), key["kid"].as_str());
 }
+
+/// A backend bearer lives only as long as the secret it was issued under: rotating the
+/// client's secret or deleting the client ends it at once (docs/security.md).
+#[tokio::test]
+async fn a_backend_bearer_ends_when_its_clients_secret_is_rotated_or_the_client_deleted() {
+    let app = spawn_app().await;
+    let campaign = app.create_campaign("c").await;
+    let client = app.create_client("shop", &[&campaign]).await;
+    let id = app
+        .stored_client(&client.client_id)
+        .await
+        .client
+        .partner_client_id;
+
+    let before = app.backend_token(&client).await;
+    start(&app, before.clone()).await.assert_status(201);
+    let rotated = app
+        .admin_post(&format!("/admin/v1/clients/{id}/secret"), &json!({}))
+        .await
+        .assert_status(200);
+    start(&app, before)
+        .await
+        .assert_problem(401, "token-invalid");
+
+    // The new secret's bearer works.
+    let renewed = crate::helpers::TestClient {
+        client_id: client.client_id.clone(),
+        secret: rotated["data"]["client_secret"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    };
+    let after = app.backend_token(&renewed).await;
+    start(&app, after).await.assert_status(201);
+
+    // A deleted client's bearer ends with it (a client that never started a session, so
+    // nothing keeps it from being deleted).
+    let gone = app.create_client("gone", &[&campaign]).await;
+    let bearer = app.backend_token(&gone).await;
+    let gone_id = app
+        .stored_client(&gone.client_id)
+        .await
+        .client
+        .partner_client_id;
+    assert_eq!(
+        app.admin_delete(&format!("/admin/v1/clients/{gone_id}"))
+            .await
+            .status,
+        204
+    );
+    start(&app, bearer)
+        .await
+        .assert_problem(401, "token-invalid");
+}
+
+/// Starts a headless session with `bearer`.
+async fn start(app: &TestApp, bearer: String) -> crate::helpers::TestResponse {
+    let request = app
+        .request(Method::POST, "/v1/session")
+        .bearer_auth(bearer)
+        .json(&json!({ "integration": "headless", "user": { "reference": "u" } }));
+    app.send(request).await
+}
