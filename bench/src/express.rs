@@ -27,10 +27,10 @@ use crate::{
 /// The contention run's seats and buyers (issue 5: 10,000 buyers for 100 seats).
 const SEATS: i32 = 100;
 const BUYERS: usize = 10_000;
-const RETURN_URL: &str = "http://localhost:5173/done?basket=7";
+pub(crate) const RETURN_URL: &str = "http://localhost:5173/done?basket=7";
 
 /// Where a run keeps its data.
-enum Backend {
+pub(crate) enum Backend {
     Sqlite(PathBuf),
     /// The server to create the run's database on, and that database's name.
     Postgres {
@@ -40,14 +40,14 @@ enum Backend {
 }
 
 impl Backend {
-    fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Backend::Sqlite(_) => "SQLite",
             Backend::Postgres { .. } => "Postgres",
         }
     }
 
-    fn url(&self) -> anyhow::Result<String> {
+    pub(crate) fn url(&self) -> anyhow::Result<String> {
         Ok(match self {
             Backend::Sqlite(file) => format!("sqlite://{}", file.display()),
             Backend::Postgres {
@@ -64,7 +64,7 @@ impl Backend {
         })
     }
 
-    async fn create(&self) -> anyhow::Result<()> {
+    pub(crate) async fn create(&self) -> anyhow::Result<()> {
         if let Backend::Postgres {
             admin_url,
             database,
@@ -83,7 +83,7 @@ impl Backend {
         Ok(())
     }
 
-    async fn drop_database(&self) -> anyhow::Result<()> {
+    pub(crate) async fn drop_database(&self) -> anyhow::Result<()> {
         if let Backend::Postgres {
             admin_url,
             database,
@@ -98,7 +98,9 @@ impl Backend {
     }
 }
 
-pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
+/// The backends `args` asks for: SQLite under `data_dir`, and a fresh database on the Postgres
+/// server unless `--no-postgres`.
+pub(crate) fn backends(args: &Args, data_dir: &Path) -> Vec<Backend> {
     let mut backends = Vec::new();
     if args.sqlite {
         backends.push(Backend::Sqlite(data_dir.join("sqlite").join("express.db")));
@@ -108,8 +110,13 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
             admin_url: admin_url.clone(),
             database: format!("boxoffice_bench_{}", std::process::id()),
         }),
-        None => eprintln!("express: --no-postgres: measuring SQLite only"),
+        None => eprintln!("--no-postgres: SQLite only"),
     }
+    backends
+}
+
+pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
+    let backends = backends(args, data_dir);
     let (mut scenarios, mut contention) = (Vec::new(), Vec::new());
     for backend in &backends {
         let dir = data_dir.join(backend.name().to_lowercase());

@@ -6,6 +6,7 @@
 //! buyers for 100 seats). See bench/run.sh.
 
 mod catalog;
+mod crash;
 mod express;
 mod load;
 mod measure;
@@ -34,6 +35,8 @@ pub struct Args {
     pub sqlite: bool,
     /// Concurrent connections of the contention run.
     pub buyers_at_once: usize,
+    /// The crash run (`--only crash`): never part of the default run.
+    pub crash: bool,
 }
 
 impl Args {
@@ -47,7 +50,8 @@ impl Args {
     }
 }
 
-const USAGE: &str = "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express, \
+const USAGE: &str =
+    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express|crash, \
      --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N";
 
 fn args() -> anyhow::Result<Args> {
@@ -65,6 +69,7 @@ fn args() -> anyhow::Result<Args> {
         ),
         buyers_at_once: 100,
         sqlite: true,
+        crash: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -78,6 +83,9 @@ fn args() -> anyhow::Result<Args> {
             "--only" => match value()?.as_str() {
                 "catalog" => args.express = false,
                 "express" => args.catalog = false,
+                "crash" => {
+                    (args.catalog, args.express, args.crash) = (false, false, true);
+                }
                 other => bail!("unknown part {other}; {USAGE}"),
             },
             "--postgres" => args.postgres = Some(value()?),
@@ -125,6 +133,12 @@ async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<()> {
     if args.express {
         let section = express::run(args, &data_dir.join("express")).await?;
         page = report::splice(&page, "express", &section);
+        std::fs::write(&args.out, &page)
+            .with_context(|| format!("writing {}", args.out.display()))?;
+    }
+    if args.crash {
+        let runs = crash::run(args, &data_dir.join("crash")).await?;
+        page = report::splice(&page, "crash", &crash::section(&process::machine(), &runs));
         std::fs::write(&args.out, &page)
             .with_context(|| format!("writing {}", args.out.display()))?;
     }

@@ -94,7 +94,7 @@ pub struct Machine {
     pub date: String,
 }
 
-fn machine_table(out: &mut String, machine: &Machine) {
+pub(crate) fn machine_table(out: &mut String, machine: &Machine) {
     let _ = writeln!(out, "| machine | |\n|---|---|");
     let _ = writeln!(out, "| CPU | {} |", machine.cpu);
     let _ = writeln!(out, "| cores | {} |", machine.cores);

@@ -381,6 +381,7 @@ async fn list_merchant(store: &dyn Store, campaign_id: Uuid) -> anyhow::Result<(
 /// A museum to check out in: one ticket whose days have room for every request of the
 /// throughput runs, and an evening with `seats` places a day for the contention runs. Each
 /// product has its own capacity; the calendars cover the next 30 days.
+#[derive(Debug, Clone)]
 pub struct Shop {
     pub campaign_id: Uuid,
     pub merchant_zone: chrono_tz::Tz,

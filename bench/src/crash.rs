@@ -1,0 +1,512 @@
+//! Part `crash` (issue 18, `bench/crash.sh`): express checkouts and the sweeper under load,
+//! the server killed with SIGKILL mid-load several times and restarted, then the database's
+//! invariants checked: each day's reserved count equals its live holds and sold places, every
+//! Idempotency-Key's record is complete or holds no order, every event reports a committed
+//! change and none is missing, and every order answered 2xx is stored.
+//!
+//! The sweeper is given work at each kill: a share of the open payments is aged past its window
+//! in the database just before, so the kill lands while orders are being cancelled and places
+//! given back.
+
+use std::{
+    collections::{HashMap, HashSet},
+    path::Path,
+    sync::{
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, Mutex, RwLock,
+    },
+    time::{Duration, Instant},
+};
+
+use anyhow::{bail, Context};
+use chrono::{Days, NaiveDate, Utc};
+use hyper::StatusCode;
+use rand::Rng;
+use serde_json::{json, Value};
+use server::time::local_date;
+use sqlx::Connection;
+use uuid::Uuid;
+
+use crate::{
+    express::{Backend, RETURN_URL},
+    load::{self, Call},
+    process::{self, ServerProcess},
+    seed::{self, Shop},
+    Args,
+};
+
+/// Places per day of the product the load buys: enough that most buyers get some, so most
+/// requests write.
+const SEATS: i32 = 5_000;
+/// Clients sending checkouts at once.
+const CLIENTS: usize = 24;
+/// Kills per backend.
+const KILLS: usize = 5;
+
+/// What one backend's run saw and found.
+pub struct CrashRun {
+    pub backend: &'static str,
+    pub kills: usize,
+    pub requests: usize,
+    pub placed: usize,
+    pub replayed: usize,
+    pub refused: usize,
+    pub unanswered: usize,
+    pub orders: usize,
+    pub cancelled: usize,
+    pub elapsed: Duration,
+    /// Each invariant with whether it held and what was counted.
+    pub checks: Vec<(&'static str, bool, String)>,
+}
+
+pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<CrashRun>> {
+    let mut runs = Vec::new();
+    for backend in crate::express::backends(args, data_dir) {
+        let dir = data_dir.join(backend.name().to_lowercase());
+        std::fs::create_dir_all(&dir)?;
+        backend.create().await?;
+        let outcome = on_backend(args, &backend, &dir).await;
+        backend.drop_database().await?;
+        let run = outcome?;
+        for (name, held, counted) in &run.checks {
+            eprintln!(
+                "  crash on {}: {} {} ({counted})",
+                run.backend,
+                if *held { "held:" } else { "BROKEN:" },
+                name
+            );
+        }
+        runs.push(run);
+    }
+    if let Some(broken) = runs
+        .iter()
+        .flat_map(|r| r.checks.iter().map(move |c| (r.backend, c)))
+        .find(|(_, (_, held, _))| !held)
+    {
+        bail!("crash run on {}: {} does not hold", broken.0, broken.1 .0);
+    }
+    Ok(runs)
+}
+
+/// Answers the load collected.
+#[derive(Default)]
+struct Seen {
+    /// Order ids answered 200 or 208.
+    orders: HashSet<Uuid>,
+    placed: usize,
+    replayed: usize,
+    refused: usize,
+    unanswered: usize,
+}
+
+async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Result<CrashRun> {
+    let url = backend.url()?;
+    let store = server::store::connect(&url, Some(2)).await?;
+    let shop = seed::shop(store.as_ref(), SEATS).await?;
+    drop(store);
+    let today = local_date(shop.merchant_zone, Utc::now());
+    let days: Vec<NaiveDate> = (1..=3).map(|n| today + Days::new(n)).collect();
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("BOXOFFICE_WORKER_INTERVAL_MS", "100"),
+    ];
+    let start = || process::start(&args.server, dir, &env);
+
+    eprintln!("crash: starting the server on {}", backend.name());
+    let server: Arc<RwLock<Option<ServerProcess>>> = Arc::new(RwLock::new(Some(start().await?)));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let (server, seen, stop, sent) =
+                (server.clone(), seen.clone(), stop.clone(), sent.clone());
+            let (shop, days) = (shop.clone(), days.clone());
+            tokio::spawn(async move { buyer(server, shop, days, seen, stop, sent).await })
+        })
+        .collect();
+
+    for kill in 0..KILLS {
+        let pause = rand::thread_rng().gen_range(400..1_500);
+        tokio::time::sleep(Duration::from_millis(pause)).await;
+        // Work for the sweeper at the moment of the kill.
+        age_open_payments(&url).await?;
+        tokio::time::sleep(Duration::from_millis(rand::thread_rng().gen_range(0..150))).await;
+        let killed = server.write().unwrap().take();
+        drop(killed); // SIGKILL and wait
+        eprintln!(
+            "  crash on {}: kill {} of {KILLS}",
+            backend.name(),
+            kill + 1
+        );
+        let restarted = start().await?;
+        *server.write().unwrap() = Some(restarted);
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        client.await??;
+    }
+    // One last kill with the sweeper's work pending, then a clean stretch for it to finish.
+    age_open_payments(&url).await?;
+    drop(server.write().unwrap().take());
+    let last = start().await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let elapsed = started.elapsed();
+    drop(last);
+
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    let db = read_database(&url).await?;
+    let checks = invariants(&db, &seen);
+    Ok(CrashRun {
+        backend: backend.name(),
+        kills: KILLS + 1,
+        requests: sent.load(Ordering::Relaxed),
+        placed: seen.placed,
+        replayed: seen.replayed,
+        refused: seen.refused,
+        unanswered: seen.unanswered,
+        orders: db.orders.len(),
+        cancelled: db.orders.values().filter(|(_, s)| s == "CANCELLED").count(),
+        elapsed,
+        checks,
+    })
+}
+
+/// One client: express checkouts of 1 to 3 places on one of `days`, each with its own key, and
+/// now and then the previous request again with its key (a retry). Requests that find the
+/// server down are counted and the client goes on.
+async fn buyer(
+    server: Arc<RwLock<Option<ServerProcess>>>,
+    shop: Shop,
+    days: Vec<NaiveDate>,
+    seen: Arc<Mutex<Seen>>,
+    stop: Arc<AtomicBool>,
+    sent: Arc<AtomicUsize>,
+) -> anyhow::Result<()> {
+    let mut previous: Option<Call> = None;
+    while !stop.load(Ordering::Relaxed) {
+        let call = match previous.take() {
+            Some(retry) if rand::thread_rng().gen_bool(0.2) => retry,
+            _ => {
+                let (day, quantity) = {
+                    let mut rng = rand::thread_rng();
+                    (days[rng.gen_range(0..days.len())], rng.gen_range(1..=3))
+                };
+                checkout(&shop, day, quantity)
+            }
+        };
+        let addr = server.read().unwrap().as_ref().map(|s| s.addr);
+        let Some(addr) = addr else {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        };
+        sent.fetch_add(1, Ordering::Relaxed);
+        let answer = tokio::time::timeout(Duration::from_secs(10), load::once(addr, &call)).await;
+        let mut seen = seen.lock().unwrap();
+        match answer {
+            Ok(Ok((status, body))) if status == StatusCode::OK || status.as_u16() == 208 => {
+                let order: Value = serde_json::from_slice(&body).context("a placed order")?;
+                let id = order["data"]["order_id"]
+                    .as_str()
+                    .and_then(|id| id.parse().ok())
+                    .context("an order id")?;
+                seen.orders.insert(id);
+                if status == StatusCode::OK {
+                    seen.placed += 1;
+                } else {
+                    seen.replayed += 1;
+                }
+            }
+            Ok(Ok((status, _))) if status.is_client_error() => seen.refused += 1,
+            // The server died under the request, or answered 5xx while going down.
+            _ => {
+                seen.unanswered += 1;
+                previous = Some(call);
+                continue;
+            }
+        }
+        previous = Some(call);
+    }
+    Ok(())
+}
+
+/// An express checkout of `quantity` evening places on `day`, as a guest, with its own key.
+fn checkout(shop: &Shop, day: NaiveDate, quantity: u32) -> Call {
+    Call::post_json(
+        "/v2/checkouts/express",
+        &json!({
+            "date": day,
+            "flexible_date": false,
+            "lines": [{ "product_id": shop.evening, "quantity": quantity }],
+            "email": "ada@example.com",
+            "first_name": "Ada",
+            "last_name": "Lovelace",
+            "return_url": RETURN_URL,
+        }),
+    )
+    .header("x-campaign-id", shop.campaign_id.to_string())
+    .header("idempotency-key", Uuid::new_v4().to_string())
+}
+
+/// Runs `$body` with `$conn` connected to the database at `$url`, on either backend.
+macro_rules! on_database {
+    ($url:expr, |$conn:ident| $body:expr) => {{
+        if $url.starts_with("sqlite:") {
+            let mut $conn = sqlx::SqliteConnection::connect($url).await?;
+            $body
+        } else {
+            let mut $conn = sqlx::PgConnection::connect($url).await?;
+            $body
+        }
+    }};
+}
+
+/// Moves the window of a third of the open payments into the past, so the sweeper cancels
+/// their orders and gives their places back.
+async fn age_open_payments(url: &str) -> anyhow::Result<()> {
+    let past = Utc::now() - chrono::Duration::hours(1);
+    let open: Vec<Uuid> = on_database!(url, |conn| sqlx::query_scalar(
+        "SELECT payment_id FROM payment WHERE status = 'OPEN'"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    for payment_id in open.iter().step_by(3) {
+        on_database!(url, |conn| {
+            sqlx::query(
+                "UPDATE payment SET expires_at = $2 WHERE payment_id = $1 AND status = 'OPEN'",
+            )
+            .bind(payment_id)
+            .bind(past)
+            .execute(&mut conn)
+            .await?;
+        });
+    }
+    Ok(())
+}
+
+/// What the invariants are checked against, read after the last restart.
+struct Database {
+    /// (group, day) → reserved.
+    days: HashMap<(Uuid, NaiveDate), i64>,
+    /// (checkout id, group, day, quantity, checkout status) of every line.
+    lines: Vec<(Uuid, Uuid, NaiveDate, i64, String)>,
+    /// order id → (checkout id, status).
+    orders: HashMap<Uuid, (Uuid, String)>,
+    /// (event type, subject).
+    events: Vec<(String, String)>,
+    /// (state, stored response) of every Idempotency-Key record.
+    keys: Vec<(String, Option<Vec<u8>>)>,
+}
+
+async fn read_database(url: &str) -> anyhow::Result<Database> {
+    let days: Vec<(Uuid, NaiveDate, i64)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT availability_group_id, day, CAST(reserved AS BIGINT) FROM availability_day"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    let lines: Vec<(Uuid, Uuid, NaiveDate, i64, String)> = on_database!(url, |conn| {
+        sqlx::query_as(
+        "SELECT c.checkout_id, l.availability_group_id, l.visit_date, CAST(l.quantity AS BIGINT), c.status
+         FROM checkout_line l JOIN checkout c ON c.checkout_id = l.checkout_id"
+    )
+    .fetch_all(&mut conn)
+    .await?
+    });
+    let orders: Vec<(Uuid, Uuid, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT customer_order_id, checkout_id, status FROM customer_order"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    let events: Vec<(String, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT event_type, subject FROM event"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    let keys: Vec<(String, Option<Vec<u8>>)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT state, response_body FROM idempotency_record"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    Ok(Database {
+        days: days.into_iter().map(|(g, d, r)| ((g, d), r)).collect(),
+        lines,
+        orders: orders.into_iter().map(|(o, c, s)| (o, (c, s))).collect(),
+        events,
+        keys,
+    })
+}
+
+/// Each invariant of the run, whether it held, and what was counted for it.
+fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
+    let mut checks = Vec::new();
+
+    // Places: a day's count is the places of the checkouts that still hold them.
+    let mut held: HashMap<(Uuid, NaiveDate), i64> = HashMap::new();
+    for (_, group, day, quantity, status) in &db.lines {
+        if status == "RESERVED" || status == "CONFIRMED" {
+            *held.entry((*group, *day)).or_default() += quantity;
+        }
+    }
+    let wrong: Vec<_> = db
+        .days
+        .iter()
+        .filter(|(key, reserved)| held.get(key).copied().unwrap_or(0) != **reserved)
+        .collect();
+    checks.push((
+        "each day's reserved count equals its live holds and sold places",
+        wrong.is_empty() && held.keys().all(|k| db.days.contains_key(k)),
+        format!("{} days, {} wrong", db.days.len(), wrong.len()),
+    ));
+
+    // Idempotency: every order has exactly one completed key, whose stored answer names it;
+    // a key still in flight (its request died with the server) holds no order.
+    let mut named = HashSet::new();
+    let (mut done, mut in_flight) = (0, 0);
+    for (state, body) in &db.keys {
+        match state.as_str() {
+            "DONE" => {
+                done += 1;
+                let order = body
+                    .as_deref()
+                    .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+                    .and_then(|v| v["data"]["order_id"].as_str()?.parse::<Uuid>().ok());
+                if let Some(order) = order {
+                    named.insert(order);
+                }
+            }
+            _ => in_flight += 1,
+        }
+    }
+    let orders: HashSet<Uuid> = db.orders.keys().copied().collect();
+    checks.push((
+        "every order has one completed Idempotency-Key record naming it, and no other key holds one",
+        done == orders.len() && named == orders,
+        format!("{} orders, {done} completed keys, {in_flight} in flight", orders.len()),
+    ));
+
+    // Events: one CheckoutStarted per checkout, one FulfillmentRegistered per order, one
+    // OrderCancelled per cancelled order, and no event about a change that was not kept.
+    let checkouts: HashSet<Uuid> = db.lines.iter().map(|l| l.0).collect();
+    let count = |kind: &str, subject: String| {
+        db.events
+            .iter()
+            .filter(|(t, s)| t == kind && *s == subject)
+            .count()
+    };
+    let missing_started = checkouts
+        .iter()
+        .filter(|c| count("checkouts.CheckoutStarted", format!("checkouts/{c}")) != 1)
+        .count();
+    let missing_registered = db
+        .orders
+        .values()
+        .filter(|(c, _)| {
+            count(
+                "checkouts.CheckoutFulfillmentRegistered",
+                format!("checkouts/{c}"),
+            ) != 1
+        })
+        .count();
+    let cancelled = db.orders.iter().filter(|(_, (_, s))| s == "CANCELLED");
+    let missing_cancelled = cancelled
+        .clone()
+        .filter(|(o, (c, _))| {
+            count("orders.OrderCancelled", format!("orders/{o}"))
+                + count("orders.OrderCancelled", format!("checkouts/{c}"))
+                != 1
+        })
+        .count();
+    let about_nothing = db
+        .events
+        .iter()
+        .filter(|(_, subject)| {
+            let id = subject
+                .rsplit('/')
+                .next()
+                .and_then(|id| id.parse::<Uuid>().ok());
+            match (subject.split('/').next(), id) {
+                (Some("checkouts"), Some(id)) => !checkouts.contains(&id),
+                (Some("orders"), Some(id)) => !orders.contains(&id),
+                _ => true,
+            }
+        })
+        .count();
+    checks.push((
+        "every event reports a committed change and none is missing",
+        missing_started + missing_registered + missing_cancelled + about_nothing == 0,
+        format!(
+            "{} events; missing: {missing_started} started, {missing_registered} registered, \
+             {missing_cancelled} cancelled; {about_nothing} about nothing stored",
+            db.events.len()
+        ),
+    ));
+
+    // Answers: every order the load was told about is stored.
+    let lost = seen.orders.difference(&orders).count();
+    checks.push((
+        "every order answered 2xx is stored",
+        lost == 0,
+        format!("{} answered, {lost} not stored", seen.orders.len()),
+    ));
+    checks
+}
+
+/// The section of docs/benchmarks.md the crash run writes.
+pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Crash: SIGKILL under load\n\n\
+         `bench/crash.sh` (`bench --only crash`). {CLIENTS} clients send express checkouts of 1 to 3\n\
+         places on one of three days ({SEATS} places a day), a fifth of them retries of the previous\n\
+         request with its Idempotency-Key, while the sweeper cancels orders whose payment window\n\
+         ran out (a third of the open payments are aged in the database before each kill). The\n\
+         server is killed with SIGKILL at random moments and restarted over the same database;\n\
+         after the last restart the database is read and the invariants below are checked. Any\n\
+         that does not hold fails the run.\n"
+    );
+    crate::report::machine_table(&mut out, machine);
+    let _ = writeln!(
+        out,
+        "| backend | kills | requests | placed | replayed | refused (4xx) | unanswered | orders stored | cancelled by the sweeper | elapsed s |\n|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for r in runs {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} |",
+            r.backend,
+            r.kills,
+            r.requests,
+            r.placed,
+            r.replayed,
+            r.refused,
+            r.unanswered,
+            r.orders,
+            r.cancelled,
+            r.elapsed.as_secs_f64()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n| backend | invariant | held | counted |\n|---|---|---|---|"
+    );
+    for r in runs {
+        for (name, held, counted) in &r.checks {
+            let _ = writeln!(
+                out,
+                "| {} | {name} | {} | {counted} |",
+                r.backend,
+                if *held { "yes" } else { "**no**" }
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n\"Unanswered\" are requests the kill cut off (or that found the server restarting); the\n\
+         client retried each with its key, which is how a partner learns whether it was placed.\n"
+    );
+    out
+}
