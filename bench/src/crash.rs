@@ -510,3 +510,85 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database where one order of 2 places on one day was placed and everything agrees.
+    fn consistent() -> (Database, Seen) {
+        let (group, checkout, order) = (Uuid::from_u128(1), Uuid::from_u128(2), Uuid::from_u128(3));
+        let day = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
+        let body = serde_json::to_vec(&json!({ "data": { "order_id": order } })).unwrap();
+        let db = Database {
+            days: HashMap::from([((group, day), 2)]),
+            lines: vec![(checkout, group, day, 2, "CONFIRMED".to_owned())],
+            orders: HashMap::from([(order, (checkout, "PENDING_PAYMENT".to_owned()))]),
+            events: vec![
+                (
+                    "checkouts.CheckoutStarted".into(),
+                    format!("checkouts/{checkout}"),
+                ),
+                (
+                    "checkouts.CheckoutFulfillmentRegistered".into(),
+                    format!("checkouts/{checkout}"),
+                ),
+            ],
+            keys: vec![("DONE".into(), Some(body)), ("IN_FLIGHT".into(), None)],
+        };
+        let seen = Seen {
+            orders: HashSet::from([order]),
+            ..Seen::default()
+        };
+        (db, seen)
+    }
+
+    fn broken(db: &Database, seen: &Seen) -> Vec<&'static str> {
+        invariants(db, seen)
+            .into_iter()
+            .filter(|(_, held, _)| !held)
+            .map(|(name, _, _)| name)
+            .collect()
+    }
+
+    #[test]
+    fn a_consistent_database_passes_and_each_kind_of_damage_is_caught() {
+        let (db, seen) = consistent();
+        assert!(broken(&db, &seen).is_empty());
+
+        let (mut db, seen) = consistent();
+        db.days.values_mut().for_each(|r| *r += 1);
+        assert_eq!(broken(&db, &seen).len(), 1, "a place counted twice");
+
+        let (mut db, seen) = consistent();
+        db.keys[0].1 = None;
+        assert_eq!(
+            broken(&db, &seen).len(),
+            1,
+            "an order without its key's answer"
+        );
+
+        let (mut db, seen) = consistent();
+        db.events.pop();
+        assert_eq!(broken(&db, &seen).len(), 1, "a missing event");
+
+        let (mut db, seen) = consistent();
+        db.events.push((
+            "checkouts.CheckoutStarted".into(),
+            format!("checkouts/{}", Uuid::nil()),
+        ));
+        assert_eq!(
+            broken(&db, &seen).len(),
+            1,
+            "an event about a rolled-back checkout"
+        );
+
+        let (db, mut seen) = consistent();
+        seen.orders.insert(Uuid::from_u128(9));
+        assert_eq!(
+            broken(&db, &seen).len(),
+            1,
+            "an answered order that is not stored"
+        );
+    }
+}
