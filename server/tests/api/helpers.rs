@@ -114,19 +114,7 @@ pub async fn spawn_app_with_state(
     });
     customize(&mut config);
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().unwrap();
-    config.public_url = format!("http://{addr}").parse().unwrap();
-    config.listen = addr;
-    let mut state = server::build_state(config).await.expect("server state");
-    customize_state(&mut state);
-    tokio::spawn(server::serve(
-        listener,
-        state.clone(),
-        std::future::pending(),
-    ));
+    let (state, addr) = serve(config, true, customize_state).await;
     TestApp {
         base_url: format!("http://{addr}"),
         client: reqwest::Client::builder()
@@ -137,6 +125,32 @@ pub async fn spawn_app_with_state(
         _data_dir: data_dir,
         _postgres: postgres,
     }
+}
+
+/// Builds the server's state from `config`, changed by `customize_state`, and serves it on a
+/// free port, which becomes the public URL too when `own_url` (a second node keeps the
+/// first's, as nodes behind one balancer do).
+async fn serve(
+    mut config: Config,
+    own_url: bool,
+    customize_state: impl FnOnce(&mut server::state::AppState),
+) -> (server::state::AppState, std::net::SocketAddr) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().unwrap();
+    if own_url {
+        config.public_url = format!("http://{addr}").parse().unwrap();
+    }
+    config.listen = addr;
+    let mut state = server::build_state(config).await.expect("server state");
+    customize_state(&mut state);
+    tokio::spawn(server::serve(
+        listener,
+        state.clone(),
+        std::future::pending(),
+    ));
+    (state, addr)
 }
 
 impl TestApp {
@@ -151,17 +165,7 @@ impl TestApp {
         config.data_dir = data_dir.path().to_owned();
         config.demo = false;
         customize(&mut config);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().unwrap();
-        config.listen = addr;
-        let state = server::build_state(config).await.expect("server state");
-        tokio::spawn(server::serve(
-            listener,
-            state.clone(),
-            std::future::pending(),
-        ));
+        let (state, addr) = serve(config, false, |_| {}).await;
         TestApp {
             base_url: format!("http://{addr}"),
             client: self.client.clone(),

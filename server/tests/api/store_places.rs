@@ -232,15 +232,7 @@ async fn a_keys_record_is_seen_from_its_claim_and_in_its_campaign_only() {
     assert!(!store.idempotency_key_seen(campaign, key).await.unwrap());
 
     let now = Utc::now();
-    let claim = server::store::IdempotentRequest {
-        campaign_id: campaign,
-        key,
-        request_hash: vec![1],
-        customer_id: None,
-        lock_until: now + chrono::Duration::seconds(90),
-        expires_at: now + chrono::Duration::hours(24),
-        owner: Uuid::new_v4(),
-    };
+    let claim = claim_of(campaign, key, now);
     store.claim_idempotency_key(&claim, now).await.unwrap();
     assert!(
         store.idempotency_key_seen(campaign, key).await.unwrap(),
@@ -294,15 +286,7 @@ async fn a_days_places_are_read_with_whether_a_key_has_a_record() {
     assert!(!seen);
 
     let now = Utc::now();
-    let claim = server::store::IdempotentRequest {
-        campaign_id: campaign,
-        key,
-        request_hash: vec![1],
-        customer_id: None,
-        lock_until: now + chrono::Duration::seconds(90),
-        expires_at: now + chrono::Duration::hours(24),
-        owner: Uuid::new_v4(),
-    };
+    let claim = claim_of(campaign, key, now);
     store.claim_idempotency_key(&claim, now).await.unwrap();
     let unpriced = visit_day() + chrono::Duration::days(400);
     let (priced, seen) = store
@@ -316,4 +300,21 @@ async fn a_days_places_are_read_with_whether_a_key_has_a_record() {
         .await
         .unwrap();
     assert!(!seen, "a key is a campaign's own");
+}
+
+/// A claim of `key` in `campaign` at `now`, by a request of its own.
+fn claim_of(
+    campaign: Uuid,
+    key: Uuid,
+    now: chrono::DateTime<Utc>,
+) -> server::store::IdempotentRequest {
+    server::store::IdempotentRequest {
+        campaign_id: campaign,
+        key,
+        request_hash: vec![1],
+        customer_id: None,
+        lock_until: now + chrono::Duration::seconds(90),
+        expires_at: now + chrono::Duration::hours(24),
+        owner: Uuid::new_v4(),
+    }
 }

@@ -4,7 +4,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::checkout_tx::SqlCheckoutTx;
-use super::{Batch, Db, SqlStore, ThisBackend};
+use super::{Args, Batch, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore,
     IdempotentRequest, StoreResult,
@@ -82,15 +82,7 @@ async fn claim_on(
 ) -> sqlx::Result<IdempotencyClaim> {
     // A takeover can lose a race to another takeover; a few rounds settle it.
     for _ in 0..3 {
-        let inserted = sqlx::query(&CLAIM_INSERT)
-            .bind(r.campaign_id)
-            .bind(r.key)
-            .bind(&r.request_hash)
-            .bind(r.customer_id)
-            .bind(r.lock_until)
-            .bind(now)
-            .bind(r.expires_at)
-            .bind(r.owner)
+        let inserted = claim_values(sqlx::query(&CLAIM_INSERT), r, now)
             .execute(&mut *conn)
             .await?
             .rows_affected();
@@ -110,24 +102,17 @@ async fn claim_on(
         };
         let stale = (row.state == "IN_FLIGHT" && row.locked_until <= now) || row.expires_at <= now;
         if stale {
-            let taken = sqlx::query(
+            let takeover = sqlx::query(
                 "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = 'IN_FLIGHT',
                      locked_until = $5, created_at = $6, expires_at = $7, owner = $8,
                      response_status = NULL, response_body = NULL
                  WHERE campaign_id = $1 AND idempotency_key = $2
                    AND ((state = 'IN_FLIGHT' AND locked_until <= $6) OR expires_at <= $6)",
-            )
-            .bind(r.campaign_id)
-            .bind(r.key)
-            .bind(&r.request_hash)
-            .bind(r.customer_id)
-            .bind(r.lock_until)
-            .bind(now)
-            .bind(r.expires_at)
-            .bind(r.owner)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
+            );
+            let taken = claim_values(takeover, r, now)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
             if taken == 1 {
                 return Ok(IdempotencyClaim::Claimed(()));
             }
@@ -257,4 +242,23 @@ impl IdempotencyStore for SqlStore {
                 .rows_affected(),
         )
     }
+}
+
+/// Binds a claim's values to `$1..$8` in the order the claim's insert and its takeover name
+/// them: the key's campaign and key, the request's hash and customer, the lock's end, now,
+/// the record's end and the claim's owner.
+fn claim_values<'q>(
+    query: sqlx::query::Query<'q, Db, Args<'q>>,
+    r: &'q IdempotentRequest,
+    now: DateTime<Utc>,
+) -> sqlx::query::Query<'q, Db, Args<'q>> {
+    query
+        .bind(r.campaign_id)
+        .bind(r.key)
+        .bind(&r.request_hash)
+        .bind(r.customer_id)
+        .bind(r.lock_until)
+        .bind(now)
+        .bind(r.expires_at)
+        .bind(r.owner)
 }
