@@ -5,9 +5,10 @@ use anyhow::Context;
 use rand::RngCore;
 
 use crate::{
-    auth::tokens::{generate_ed25519, Ed25519Key, TokenService},
+    auth::tokens::{generate_ed25519, Audience, Ed25519Key, TokenRejection, TokenService},
     config::Config,
     http::cursor::CursorSigner,
+    state::AppState,
     store::{KeyPurpose, SigningKey, Store},
 };
 
@@ -39,30 +40,81 @@ pub async fn token_service(store: &dyn Store, config: &Config) -> anyhow::Result
         return Ok(TokenService::new(issuer, &active, &[]));
     }
     let fresh = generate_ed25519()?;
-    let candidate = SigningKey {
-        signing_key_id: fresh.kid.clone(),
-        algorithm: "EdDSA".to_owned(),
-        secret: fresh.private_der.clone(),
-        public_key: Some(fresh.public_raw.clone()),
-        active: true,
-        created_at: chrono::Utc::now(),
-    };
-    let active = store
-        .ensure_active_key(KeyPurpose::Jwt, candidate)
+    store
+        .ensure_active_key(KeyPurpose::Jwt, key_record(&fresh))
         .await
         .context("loading the JWT signing key")?;
-    let retired: Vec<Ed25519Key> = store
-        .keys(KeyPurpose::Jwt)
-        .await?
+    let (active, retired) = database_keys(store).await?;
+    Ok(TokenService::new(issuer, &active, &retired))
+}
+
+/// Rotates the JWT signing key (operator API): a new key signs from now on, the one it
+/// replaces still verifies, and both are in the JWKS. Other nodes take the new key when they
+/// first meet a token signed with it (`verify`). Refused when the key comes from a file.
+pub async fn rotate_jwt_key(state: &AppState) -> anyhow::Result<(String, Option<String>)> {
+    anyhow::ensure!(
+        state.config.jwt_key_file.is_none(),
+        "the signing key comes from BOXOFFICE_JWT_KEY_FILE; rotate it by deploying a new file"
+    );
+    let next = generate_ed25519()?;
+    let retired = state
+        .store
+        .rotate_key(KeyPurpose::Jwt, key_record(&next))
+        .await?;
+    reload(state).await?;
+    Ok((next.kid, retired))
+}
+
+/// Verifies one of our bearers. A token naming a key this node does not hold (another node
+/// rotated the keys since this one loaded them) makes the node reload its keys from the
+/// database first, at most once a second.
+pub async fn verify<C: serde::de::DeserializeOwned>(
+    state: &AppState,
+    token: &str,
+    audience: Audience,
+) -> Result<C, TokenRejection> {
+    let tokens = &state.tokens;
+    if tokens.names_unknown_key(token) && state.config.jwt_key_file.is_none() && tokens.may_reload()
+    {
+        if let Err(err) = reload(state).await {
+            tracing::warn!(error = ?err, "reloading the JWT keys failed");
+        }
+    }
+    tokens.verify(token, audience)
+}
+
+/// Replaces the node's JWT keys with the database's.
+async fn reload(state: &AppState) -> anyhow::Result<()> {
+    let (active, retired) = database_keys(state.store.as_ref()).await?;
+    state.tokens.replace_keys(&active, &retired);
+    Ok(())
+}
+
+/// The database's active JWT key and its retired ones.
+async fn database_keys(store: &dyn Store) -> anyhow::Result<(Ed25519Key, Vec<Ed25519Key>)> {
+    let keys = store.keys(KeyPurpose::Jwt).await?;
+    let active = keys
+        .iter()
+        .find(|k| k.active)
+        .cloned()
+        .context("an active JWT key")?;
+    let retired = keys
         .into_iter()
         .filter(|k| !k.active)
         .filter_map(|k| ed25519_from_record(k).ok())
         .collect();
-    Ok(TokenService::new(
-        issuer,
-        &ed25519_from_record(active)?,
-        &retired,
-    ))
+    Ok((ed25519_from_record(active)?, retired))
+}
+
+fn key_record(key: &Ed25519Key) -> SigningKey {
+    SigningKey {
+        signing_key_id: key.kid.clone(),
+        algorithm: "EdDSA".to_owned(),
+        secret: key.private_der.clone(),
+        public_key: Some(key.public_raw.clone()),
+        active: true,
+        created_at: chrono::Utc::now(),
+    }
 }
 
 fn ed25519_from_record(key: SigningKey) -> anyhow::Result<Ed25519Key> {

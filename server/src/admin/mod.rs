@@ -1,5 +1,6 @@
 //! The operator API under `/admin/v1`: configuration of campaigns, merchants, products,
-//! availability, vouchers, partner clients, identity issuers, memberships and wallets. On only
+//! availability, vouchers, partner clients, identity issuers, memberships, wallets and the
+//! rotation of the bearer signing key. On only
 //! when `BOXOFFICE_ADMIN_TOKEN` is set.
 
 mod auth;
@@ -9,6 +10,7 @@ mod campaigns;
 mod clients;
 mod crud;
 mod issuers;
+mod keys;
 mod memberships;
 mod merchants;
 mod products;
@@ -27,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(campaigns::router())
         .merge(clients::router())
         .merge(issuers::router())
+        .merge(keys::router())
         .merge(memberships::router())
         .merge(vouchers::router())
         .merge(wallets::router())

@@ -49,9 +49,8 @@ impl FromRequestParts<AppState> for BackendClient {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = required(parts)?;
-        let claims: BackendClaims = state
-            .tokens
-            .verify(token, Audience::Backend)
+        let claims: BackendClaims = crate::keys::verify(state, token, Audience::Backend)
+            .await
             .map_err(rejection)?;
         let current = state
             .store
@@ -82,9 +81,8 @@ pub struct PublicUser {
 
 impl PublicUser {
     async fn from_token(token: &str, state: &AppState) -> Result<Self, Error> {
-        let claims: PublicClaims = state
-            .tokens
-            .verify(token, Audience::Public)
+        let claims: PublicClaims = crate::keys::verify(state, token, Audience::Public)
+            .await
             .map_err(rejection)?;
         let customer_id = Uuid::parse_str(&claims.registered.sub)
             .map_err(|_| rejection(TokenRejection::Invalid))?;
@@ -147,9 +145,8 @@ impl FromRequestParts<AppState> for MerchantUser {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = required(parts)?;
-        let claims: MerchantClaims = state
-            .tokens
-            .verify(token, Audience::Merchant)
+        let claims: MerchantClaims = crate::keys::verify(state, token, Audience::Merchant)
+            .await
             .map_err(rejection)?;
         let merchant_account_id = Uuid::parse_str(&claims.registered.sub)
             .map_err(|_| rejection(TokenRejection::Invalid))?;

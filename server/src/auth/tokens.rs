@@ -5,7 +5,13 @@
 //! where another belongs. The algorithm is pinned (no `alg: none`, no HS256 signed with our
 //! public key), and `iss`, `aud` and `exp` are required claims, not checked only when present.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicI64, Ordering},
+        Arc, RwLock,
+    },
+};
 
 use chrono::Utc;
 use jsonwebtoken::{
@@ -97,32 +103,27 @@ pub struct Ed25519Key {
     pub public_raw: Vec<u8>,
 }
 
-/// Issues tokens with the active key and verifies them with any published key.
+/// Issues tokens with the active key and verifies them with any published key. The keys can
+/// be replaced while the server runs (`replace_keys`): a rotation made through one node reaches
+/// the others when they first meet a `kid` they do not know (`keys::verify_current`).
 #[derive(Clone)]
 pub struct TokenService {
-    inner: Arc<Inner>,
+    issuer: Arc<str>,
+    keys: Arc<RwLock<Arc<KeySet>>>,
+    /// When the keys were last reloaded for an unknown `kid`, in seconds since the epoch.
+    reloaded_at: Arc<AtomicI64>,
 }
 
-struct Inner {
-    issuer: String,
+/// The keys of one moment: the active one signs, every one verifies and is published.
+struct KeySet {
     signing_kid: String,
     encoding: EncodingKey,
     verifying: HashMap<String, DecodingKey>,
     published: Vec<(String, Vec<u8>)>,
 }
 
-impl std::fmt::Debug for TokenService {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenService")
-            .field("issuer", &self.inner.issuer)
-            .field("signing_kid", &self.inner.signing_kid)
-            .finish_non_exhaustive()
-    }
-}
-
-impl TokenService {
-    /// `active` signs; it and every key in `retired` verify (so rotation does not cut sessions).
-    pub fn new(issuer: impl Into<String>, active: &Ed25519Key, retired: &[Ed25519Key]) -> Self {
+impl KeySet {
+    fn new(active: &Ed25519Key, retired: &[Ed25519Key]) -> Self {
         let mut verifying = HashMap::new();
         let mut published = Vec::new();
         for key in std::iter::once(active).chain(retired) {
@@ -130,18 +131,65 @@ impl TokenService {
             published.push((key.kid.clone(), key.public_raw.clone()));
         }
         Self {
-            inner: Arc::new(Inner {
-                issuer: issuer.into(),
-                signing_kid: active.kid.clone(),
-                encoding: EncodingKey::from_ed_der(&active.private_der),
-                verifying,
-                published,
-            }),
+            signing_kid: active.kid.clone(),
+            encoding: EncodingKey::from_ed_der(&active.private_der),
+            verifying,
+            published,
+        }
+    }
+}
+
+impl std::fmt::Debug for TokenService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenService")
+            .field("issuer", &self.issuer)
+            .field("signing_kid", &self.current().signing_kid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenService {
+    /// `active` signs; it and every key in `retired` verify (so rotation does not cut sessions).
+    pub fn new(issuer: impl Into<String>, active: &Ed25519Key, retired: &[Ed25519Key]) -> Self {
+        Self {
+            issuer: issuer.into().into(),
+            keys: Arc::new(RwLock::new(Arc::new(KeySet::new(active, retired)))),
+            reloaded_at: Arc::new(AtomicI64::new(0)),
         }
     }
 
+    /// Whether the keys may be reloaded now for a token naming an unknown `kid`: once a second
+    /// at most, so tokens with invented key ids cannot turn into a read of the database each.
+    pub fn may_reload(&self) -> bool {
+        let now = Utc::now().timestamp();
+        let last = self.reloaded_at.load(Ordering::Relaxed);
+        now > last
+            && self
+                .reloaded_at
+                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    /// Makes `active` the signing key and `active` with `retired` the verifying ones.
+    pub fn replace_keys(&self, active: &Ed25519Key, retired: &[Ed25519Key]) {
+        let next = Arc::new(KeySet::new(active, retired));
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = next;
+    }
+
+    /// Whether `token` names a key this service does not hold (it may have been made since).
+    pub fn names_unknown_key(&self, token: &str) -> bool {
+        decode_header(token)
+            .ok()
+            .and_then(|h| h.kid)
+            .is_some_and(|kid| !self.current().verifying.contains_key(&kid))
+    }
+
+    fn current(&self) -> Arc<KeySet> {
+        self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     pub fn issuer(&self) -> &str {
-        &self.inner.issuer
+        &self.issuer
     }
 
     /// Registered claims for a new token of `audience` about `sub`, valid for `ttl_secs`.
@@ -153,7 +201,7 @@ impl TokenService {
     ) -> Registered {
         let now = Utc::now().timestamp();
         Registered {
-            iss: self.inner.issuer.clone(),
+            iss: self.issuer.to_string(),
             aud: audience.as_str().to_owned(),
             sub: sub.into(),
             iat: now,
@@ -164,9 +212,10 @@ impl TokenService {
 
     /// Signs `claims` with the active key.
     pub fn sign<C: Serialize>(&self, claims: &C) -> anyhow::Result<String> {
+        let keys = self.current();
         let mut header = Header::new(Algorithm::EdDSA);
-        header.kid = Some(self.inner.signing_kid.clone());
-        Ok(encode(&header, claims, &self.inner.encoding)?)
+        header.kid = Some(keys.signing_kid.clone());
+        Ok(encode(&header, claims, &keys.encoding)?)
     }
 
     /// Verifies a token of `audience` and returns its claims.
@@ -179,16 +228,17 @@ impl TokenService {
         if header.alg != Algorithm::EdDSA {
             return Err(TokenRejection::Invalid);
         }
+        let keys = self.current();
         let key = header
             .kid
             .as_deref()
-            .and_then(|kid| self.inner.verifying.get(kid))
+            .and_then(|kid| keys.verifying.get(kid))
             .ok_or(TokenRejection::Invalid)?;
         let mut validation = Validation::new(Algorithm::EdDSA);
         validation.leeway = LEEWAY_SECS;
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         validation.set_audience(&[audience.as_str()]);
-        validation.set_issuer(&[&self.inner.issuer]);
+        validation.set_issuer(&[&*self.issuer]);
         decode::<C>(token, key, &validation)
             .map(|data| data.claims)
             .map_err(|err| match err.kind() {
@@ -201,7 +251,7 @@ impl TokenService {
     pub fn jwks(&self) -> serde_json::Value {
         use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
         let keys: Vec<_> = self
-            .inner
+            .current()
             .published
             .iter()
             .map(|(kid, public)| {
@@ -299,7 +349,7 @@ mod tests {
     #[test]
     fn alg_none_and_tokens_without_required_claims_are_refused() {
         let s = service();
-        let kid = s.inner.signing_kid.clone();
+        let kid = s.current().signing_kid.clone();
         let header =
             URL_SAFE_NO_PAD.encode(format!(r#"{{"alg":"none","typ":"JWT","kid":"{kid}"}}"#));
         let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&backend_claims(&s, 60)).unwrap());

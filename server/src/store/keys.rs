@@ -54,4 +54,11 @@ pub trait KeyStore {
     ) -> StoreResult<SigningKey>;
     /// Every key of `purpose`, newest first (retired ones still verify until removed).
     async fn keys(&self, purpose: KeyPurpose) -> StoreResult<Vec<SigningKey>>;
+    /// Retires the active key of `purpose` and makes `next` the active one, in one
+    /// transaction; returns the id of the key retired, if there was one.
+    async fn rotate_key(
+        &self,
+        purpose: KeyPurpose,
+        next: SigningKey,
+    ) -> StoreResult<Option<String>>;
 }

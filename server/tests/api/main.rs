@@ -33,6 +33,7 @@ mod demo;
 mod frame;
 mod helpers;
 mod identity_exchange;
+mod key_rotation;
 mod onboarding;
 mod partner_fixtures;
 mod smtp_server;

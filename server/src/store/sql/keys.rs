@@ -1,7 +1,7 @@
 //! `KeyStore`: signing keys.
 
-use super::SqlStore;
-use crate::store::{KeyPurpose, KeyStore, SigningKey, StoreResult};
+use super::{SqlStore, ThisBackend};
+use crate::store::{backend::Backend, KeyPurpose, KeyStore, SigningKey, StoreResult};
 
 #[async_trait::async_trait]
 impl KeyStore for SqlStore {
@@ -34,6 +34,38 @@ impl KeyStore for SqlStore {
         .bind(true)
         .fetch_one(&self.pool)
         .await?)
+    }
+
+    async fn rotate_key(
+        &self,
+        purpose: KeyPurpose,
+        next: SigningKey,
+    ) -> StoreResult<Option<String>> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let retired: Option<String> = sqlx::query_scalar(
+            "UPDATE signing_key SET active = $2 WHERE purpose = $1 AND active = $3
+             RETURNING signing_key_id",
+        )
+        .bind(purpose.as_str())
+        .bind(false)
+        .bind(true)
+        .fetch_optional(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO signing_key (signing_key_id, purpose, algorithm, secret, public_key, active, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(&next.signing_key_id)
+        .bind(purpose.as_str())
+        .bind(&next.algorithm)
+        .bind(&next.secret)
+        .bind(&next.public_key)
+        .bind(true)
+        .bind(next.created_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(retired)
     }
 
     async fn keys(&self, purpose: KeyPurpose) -> StoreResult<Vec<SigningKey>> {
