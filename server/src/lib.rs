@@ -21,6 +21,7 @@ pub mod error;
 pub mod events;
 pub mod frame;
 pub mod frame_session;
+pub mod fuzzing;
 pub mod http;
 pub mod keys;
 pub mod mail;

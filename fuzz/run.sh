@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target for SECONDS each (default 60) and fails on the first crash; the
+# crashing input is left in fuzz/artifacts/<target>/. Needs cargo-fuzz (`.ci/install-tools`
+# installs it) and builds with RUSTC_BOOTSTRAP=1, since libFuzzer's flags are nightly-only.
+# See docs/development.md, "Fuzzing".
+set -euo pipefail
+cd "$(dirname "$0")"
+SECONDS_EACH="${1:-60}"
+export RUSTC_BOOTSTRAP=1
+cargo fuzz build -s none -O
+for target in cursor visit_date accept_language request_body; do
+  echo "fuzz: $target for ${SECONDS_EACH}s"
+  mkdir -p "corpus/$target"
+  cargo fuzz run -s none -O "$target" "corpus/$target" -- \
+    -max_total_time="$SECONDS_EACH" -max_len=4096 -print_final_stats=1 2>&1 \
+    | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written)' || true
+  test "${PIPESTATUS[0]}" -eq 0
+done
