@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target for SECONDS each (default 60) and fails on the first crash; the
-# crashing input is left in fuzz/artifacts/<target>/. Needs cargo-fuzz (`.ci/install-tools`
-# installs it) and builds with RUSTC_BOOTSTRAP=1, since libFuzzer's flags are nightly-only.
+# crashing input is left in fuzz/artifacts/<target>/. Installs cargo-fuzz when missing, and
+# builds with RUSTC_BOOTSTRAP=1, since libFuzzer's flags are nightly-only.
 # See docs/development.md, "Fuzzing".
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH="${1:-60}"
 export RUSTC_BOOTSTRAP=1
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  env -u CARGO_TARGET_DIR cargo install cargo-fuzz --version 0.13.2 --locked
+fi
 cargo fuzz build -s none -O
 for target in cursor visit_date accept_language request_body; do
   echo "fuzz: $target for ${SECONDS_EACH}s"
