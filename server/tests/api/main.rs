@@ -29,6 +29,7 @@ mod conventions;
 mod credentials;
 mod db_reads;
 mod demo;
+mod edge_limits;
 mod frame;
 mod helpers;
 mod identity_exchange;
