@@ -93,6 +93,11 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]
     pub auth_rate_per_minute: u32,
 
+    /// Allow webhook and JWKS URLs that point to loopback, private, link-local or other
+    /// non-public addresses (`1` for local development and tests; off in production).
+    #[arg(long, env = "BOXOFFICE_ALLOW_PRIVATE_OUTBOUND", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub allow_private_outbound: bool,
+
     /// How often the background workers (webhook delivery, expiry sweeper) look for work, in ms.
     #[arg(long, env = "BOXOFFICE_WORKER_INTERVAL_MS", default_value_t = 1000)]
     pub worker_interval_ms: u64,
@@ -140,6 +145,13 @@ impl Config {
         self.public_url.as_str().trim_end_matches('/').to_owned()
     }
 
+    /// Where outbound requests to configured URLs may go (`crate::outbound`).
+    pub fn outbound(&self) -> crate::outbound::OutboundPolicy {
+        crate::outbound::OutboundPolicy {
+            allow_private: self.allow_private_outbound,
+        }
+    }
+
     /// A configuration with every default, as the tests and tools start from.
     pub fn defaults() -> Self {
         Self::parse_from(["server"])
@@ -165,6 +177,14 @@ mod tests {
         for secret in ["admin-secret-value", "db-password", "demo-secret-value"] {
             assert!(!debug.contains(secret), "{secret} leaked: {debug}");
         }
+    }
+
+    #[test]
+    fn private_outbound_is_off_by_default() {
+        assert!(!Config::parse_from(["server"]).allow_private_outbound);
+        assert!(
+            Config::parse_from(["server", "--allow-private-outbound", "1"]).allow_private_outbound
+        );
     }
 
     #[test]

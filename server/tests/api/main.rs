@@ -34,6 +34,7 @@ mod frame;
 mod helpers;
 mod identity_exchange;
 mod onboarding;
+mod outbound_urls;
 mod partner_fixtures;
 mod smtp_server;
 mod store_events;
