@@ -89,9 +89,37 @@ pub struct Config {
     )]
     pub mail_from: String,
 
-    /// Requests per minute one client address may make to each token and exchange endpoint.
+    /// Requests per minute one client address may make to each token and exchange endpoint
+    /// (the token endpoints count per client address and client id).
     #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]
     pub auth_rate_per_minute: u32,
+
+    /// Express checkouts per hour one client address may start without a bearer (guests):
+    /// each holds places for the payment window, so one caller cannot hold a day's capacity.
+    #[arg(long, env = "BOXOFFICE_GUEST_EXPRESS_PER_HOUR", default_value_t = 20)]
+    pub guest_express_per_hour: u32,
+
+    /// Load balancers and proxies whose `X-Forwarded-For` / `Forwarded` headers are believed,
+    /// as comma-separated CIDRs or addresses (`10.0.0.0/8,192.0.2.7`). Only when the peer is
+    /// one of them is the client address taken from those headers: the right-most address
+    /// that is not itself a trusted proxy. Empty: the TCP peer is the client.
+    #[arg(long, env = "BOXOFFICE_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
+    /// The header trusted proxies write the client address into: `x-forwarded-for` or
+    /// `forwarded` (RFC 7239). Only this one is read: a client can send the other unchecked.
+    #[arg(
+        long,
+        env = "BOXOFFICE_FORWARDED_HEADER",
+        value_enum,
+        default_value = "x-forwarded-for"
+    )]
+    pub forwarded_header: ForwardedHeader,
+
+    /// Allow webhook and JWKS URLs that point to loopback, private, link-local or other
+    /// non-public addresses (`1` for local development and tests; off in production).
+    #[arg(long, env = "BOXOFFICE_ALLOW_PRIVATE_OUTBOUND", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub allow_private_outbound: bool,
 
     /// How often the background workers (webhook delivery, expiry sweeper) look for work, in ms.
     #[arg(long, env = "BOXOFFICE_WORKER_INTERVAL_MS", default_value_t = 1000)]
@@ -140,10 +168,35 @@ impl Config {
         self.public_url.as_str().trim_end_matches('/').to_owned()
     }
 
+    /// Where outbound requests to configured URLs may go (`crate::outbound`).
+    pub fn outbound(&self) -> crate::outbound::OutboundPolicy {
+        crate::outbound::OutboundPolicy {
+            allow_private: self.allow_private_outbound,
+        }
+    }
+
     /// A configuration with every default, as the tests and tools start from.
     pub fn defaults() -> Self {
         Self::parse_from(["server"])
     }
+}
+
+/// The header trusted proxies write the client address into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2`.
+    XForwardedFor,
+    /// `Forwarded: for=client, for=proxy1` (RFC 7239).
+    Forwarded,
+}
+
+/// A CIDR (`10.0.0.0/8`) or a single address (`192.0.2.7`, taken as `/32` or `/128`).
+fn parse_net(value: &str) -> Result<ipnet::IpNet, String> {
+    let value = value.trim();
+    value
+        .parse::<ipnet::IpNet>()
+        .or_else(|_| value.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("`{value}` is not a CIDR or an IP address"))
 }
 
 #[cfg(test)]
@@ -165,6 +218,27 @@ mod tests {
         for secret in ["admin-secret-value", "db-password", "demo-secret-value"] {
             assert!(!debug.contains(secret), "{secret} leaked: {debug}");
         }
+    }
+
+    #[test]
+    fn trusted_proxies_take_cidrs_and_addresses_and_private_outbound_is_off_by_default() {
+        let config = Config::parse_from([
+            "server",
+            "--trusted-proxies",
+            "10.0.0.0/8, 192.0.2.7,2001:db8::/32",
+        ]);
+        let nets: Vec<String> = config
+            .trusted_proxies
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(nets, ["10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32"]);
+        assert!(Config::try_parse_from(["server", "--trusted-proxies", "nonsense"]).is_err());
+        assert!(!Config::parse_from(["server"]).allow_private_outbound);
+        assert!(Config::parse_from(["server"]).trusted_proxies.is_empty());
+        assert!(
+            Config::parse_from(["server", "--allow-private-outbound", "1"]).allow_private_outbound
+        );
     }
 
     #[test]

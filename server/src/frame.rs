@@ -9,12 +9,18 @@
 use std::{path::Path, sync::Arc};
 
 use app::frame::session::FrameBackend;
-use axum::{middleware, Router};
+use axum::{
+    extract::{Request, State},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+    Router,
+};
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::{
+    error::{Error, ProblemType},
     frame_session::{security_headers, server_fn_input_errors, ServerFrameBackend},
     state::AppState,
 };
@@ -54,7 +60,11 @@ pub fn router(state: &AppState) -> Router<AppState> {
             state.clone(),
             security_headers,
         ))
-        .layer(middleware::from_fn(server_fn_input_errors));
+        .layer(middleware::from_fn(server_fn_input_errors))
+        .layer(middleware::from_fn_with_state(
+            state.config.body_limit_bytes,
+            body_limit,
+        ));
     // The build writes brotli and gzip twins of every file (`.ci/precompress`); they are sent
     // as they are, so the WASM is compressed once at the highest level, not on every request.
     let pkg_files = ServeDir::new(pkg_dir)
@@ -68,4 +78,34 @@ pub fn router(state: &AppState) -> Router<AppState> {
         router = router.route_service(&format!("/{file}"), served);
     }
     router
+}
+
+/// Holds a frame request's body to `BOXOFFICE_BODY_LIMIT`, answering 413 `payload-too-large`
+/// beyond it, as every other route does. Server functions stop reading at axum's
+/// `DefaultBodyLimit` too, but report it as a deserialization error (a 400 naming `body`), so
+/// the limit is applied here first, to declared and streamed bodies alike.
+async fn body_limit(State(limit): State<usize>, request: Request, next: Next) -> Response {
+    let too_large = || {
+        Error::new(
+            ProblemType::PayloadTooLarge,
+            format!("The request body is larger than {limit} bytes."),
+        )
+        .into_response()
+    };
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_large();
+    }
+    let (parts, body) = request.into_parts();
+    match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                .await
+        }
+        Err(_) => too_large(),
+    }
 }

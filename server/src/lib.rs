@@ -26,6 +26,7 @@ pub mod http;
 pub mod keys;
 pub mod mail;
 pub mod onboarding;
+pub mod outbound;
 pub mod providers;
 pub mod router;
 pub mod sandbox;
@@ -70,13 +71,14 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         Arc::new(providers::sandbox::SandboxPayments::new(config.base_url()));
     let leptos = leptos_options(&config);
     let catalog = Arc::new(catalog::Catalog::new(&config));
+    let identity = Arc::new(auth::identity::IdentityVerifier::new(config.outbound()));
     Ok(AppState {
         config: Arc::new(config),
         store,
         catalog,
         cursors,
         tokens,
-        identity: Arc::default(),
+        identity,
         mailer,
         payments,
         fulfillment: Arc::default(),

@@ -12,7 +12,10 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::{
     admin, api, auth, bench_baseline, demo_shop, frame,
-    http::{correlation, fallback, locale, openapi, ops},
+    http::{
+        correlation, fallback, locale, openapi, ops,
+        rate_limit::{self, TrustedProxies},
+    },
     sandbox,
     state::AppState,
 };
@@ -37,10 +40,19 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .layer(Extension(document))
         .with_state(state.clone());
 
+    let proxies = TrustedProxies {
+        nets: state.config.trusted_proxies.clone().into(),
+        header: state.config.forwarded_header,
+    };
     // Outermost first: the correlation id must exist before anything logs or fails, and the
-    // problem rewriter must see every response, panics included.
+    // problem rewriter must see every response, panics included. The client address (behind
+    // trusted proxies, from their header) is resolved once, for every rate limit.
     let layers = ServiceBuilder::new()
         .layer(middleware::from_fn(correlation::middleware))
+        .layer(middleware::from_fn_with_state(
+            proxies,
+            rate_limit::client_address_middleware,
+        ))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::extract::Request| {
             let id = request
                 .extensions()

@@ -120,6 +120,9 @@ export async function trustPartnerIssuer(partner: Partner): Promise<void> {
       issuer: partner.issuer,
       jwks_url_template: `${partner.origin}/jwks?apiKey={apiKey}`,
       audience: null,
+      // An issuer trusts only the apiKeys it lists, in the campaigns tied to it.
+      api_keys: [KID],
+      campaign_ids: [DEMO_CAMPAIGN],
     }),
   });
   if (response.status !== 201 && response.status !== 409) {

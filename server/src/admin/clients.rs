@@ -15,6 +15,7 @@ use crate::{
         extract::{ApiJson, ApiPath, ApiQuery},
         openapi::{Problem400, Problem404},
     },
+    outbound::{self, OutboundPolicy, OutboundRefusal},
     secrets,
     state::AppState,
     store::{ClientSecrets, PartnerClient, PartnerClientInput},
@@ -94,7 +95,7 @@ fn no_store<T>(data: Data<T>) -> NoStore<T> {
     ([(header::CACHE_CONTROL, "no-store")], data)
 }
 
-fn normalize_and_validate(input: &mut PartnerClientInput) -> Result<()> {
+fn normalize_and_validate(input: &mut PartnerClientInput, policy: OutboundPolicy) -> Result<()> {
     input.normalize();
     let mut checks = Checks::default();
     checks.text("name", &input.name, 1, 200);
@@ -111,6 +112,13 @@ fn normalize_and_validate(input: &mut PartnerClientInput) -> Result<()> {
     checks.origins("return_origins", &input.return_origins, MAX_ORIGINS);
     if let Some(url) = &input.webhook_url {
         checks.http_url("webhook_url", url);
+        if let Err(OutboundRefusal::NonPublic) = outbound::check_url(url, policy) {
+            checks.fail(
+                "webhook_url",
+                "non_public_address",
+                "webhook_url must not point to a loopback, private, link-local or otherwise non-public address",
+            );
+        }
     }
     checks.finish()
 }
@@ -126,7 +134,7 @@ async fn create_client(
     State(state): State<AppState>,
     ApiJson(mut input): ApiJson<PartnerClientInput>,
 ) -> Result<NoStore<CreatedPartnerClient>> {
-    normalize_and_validate(&mut input)?;
+    normalize_and_validate(&mut input, state.config.outbound())?;
     let client_id = input
         .client_id
         .clone()
@@ -178,7 +186,7 @@ async fn update_client(
     ApiPath(partner_client_id): ApiPath<Uuid>,
     ApiJson(mut input): ApiJson<PartnerClientInput>,
 ) -> Result<Data<PartnerClient>> {
-    normalize_and_validate(&mut input)?;
+    normalize_and_validate(&mut input, state.config.outbound())?;
     if let Some(client_id) = &input.client_id {
         let current = state
             .store

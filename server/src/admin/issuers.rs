@@ -7,6 +7,7 @@ use super::{
     Admin,
 };
 use crate::{
+    auth::identity::{is_valid_api_key, MAX_API_KEY_LEN},
     error::Result,
     http::{
         cursor::{paginate, PageParams},
@@ -14,6 +15,7 @@ use crate::{
         extract::{ApiJson, ApiPath, ApiQuery},
         openapi::{Problem400, Problem404},
     },
+    outbound::{self, OutboundPolicy, OutboundRefusal},
     state::AppState,
     store::{IdentityIssuer, IdentityIssuerInput},
     validate::Checks,
@@ -25,14 +27,68 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_issuer, update_issuer, delete_issuer))
 }
 
-fn normalize_and_validate(input: &mut IdentityIssuerInput) -> Result<()> {
+/// At most this many apiKeys and campaigns per issuer.
+const MAX_API_KEYS: usize = 100;
+const MAX_CAMPAIGNS: usize = 100;
+
+fn normalize_and_validate(input: &mut IdentityIssuerInput, policy: OutboundPolicy) -> Result<()> {
     input.normalize();
     let mut checks = Checks::default();
     checks.text("issuer", &input.issuer, 1, 500);
     checks.url_template("jwks_url_template", &input.jwks_url_template, &["apiKey"]);
+    // The template filled with a sample key: a placeholder in the host is checked again,
+    // filled, when the keys are fetched.
+    let sample = input.jwks_url_template.replace("{apiKey}", "sample-key");
+    if let Err(OutboundRefusal::NonPublic) = outbound::check_url(&sample, policy) {
+        checks.fail(
+            "jwks_url_template",
+            "non_public_address",
+            "jwks_url_template must not point to a loopback, private, link-local or otherwise non-public address",
+        );
+    }
     if let Some(audience) = &input.audience {
         checks.text("audience", audience, 1, 500);
     }
+    if !input.jwks_url_template.contains("{apiKey}") {
+        checks.check(
+            input.api_keys.is_none(),
+            "api_keys",
+            "not_allowed",
+            "api_keys is allowed only when jwks_url_template uses {apiKey}",
+        );
+    } else {
+        match &input.api_keys {
+            Some(keys) if !keys.is_empty() => {
+                checks.check(
+                    keys.len() <= MAX_API_KEYS,
+                    "api_keys",
+                    "too_many",
+                    format!("api_keys may hold at most {MAX_API_KEYS} keys"),
+                );
+                for (i, key) in keys.iter().enumerate() {
+                    checks.check(
+                        is_valid_api_key(key),
+                        &format!("api_keys[{i}]"),
+                        "api_key",
+                        format!(
+                            "an apiKey is 1 to {MAX_API_KEY_LEN} letters, digits, '.', '_', '~' or '-'"
+                        ),
+                    );
+                }
+            }
+            _ => checks.fail(
+                "api_keys",
+                "required",
+                "api_keys must list the apiKeys to trust when jwks_url_template uses {apiKey}",
+            ),
+        }
+    }
+    checks.check(
+        input.campaign_ids.len() <= MAX_CAMPAIGNS,
+        "campaign_ids",
+        "too_many",
+        format!("campaign_ids may hold at most {MAX_CAMPAIGNS} campaigns"),
+    );
     checks.finish()
 }
 
@@ -47,7 +103,7 @@ async fn create_issuer(
     State(state): State<AppState>,
     ApiJson(mut input): ApiJson<IdentityIssuerInput>,
 ) -> Result<Data<IdentityIssuer>> {
-    normalize_and_validate(&mut input)?;
+    normalize_and_validate(&mut input, state.config.outbound())?;
     let issuer = state
         .store
         .create_identity_issuer(Uuid::new_v4(), &input)
@@ -83,7 +139,7 @@ async fn update_issuer(
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
     ApiJson(mut input): ApiJson<IdentityIssuerInput>,
 ) -> Result<Data<IdentityIssuer>> {
-    normalize_and_validate(&mut input)?;
+    normalize_and_validate(&mut input, state.config.outbound())?;
     found(
         state
             .store

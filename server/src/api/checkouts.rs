@@ -4,12 +4,16 @@
 use app::wire::{
     Checkout, CheckoutRequest, ConfirmRequest, Envelope, ExpressCheckoutRequest, PlacedOrder,
 };
+use std::num::NonZeroU32;
+
 use axum::{
     extract::State,
     http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode},
+    middleware::{self, Next},
     response::{IntoResponse, Response},
 };
 use chrono::Utc;
+use governor::Quota;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -33,18 +37,41 @@ use crate::{
         extract::{ApiJson, ApiPath},
         locale::RequestLocale,
         openapi::{
-            Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502,
+            Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem429,
+            Problem502,
         },
+        rate_limit::{self, RateLimit},
     },
     state::AppState,
 };
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    let per_hour = NonZeroU32::new(state.config.guest_express_per_hour.max(1)).expect("non-zero");
+    let guests: RateLimit = RateLimit::new(Quota::per_hour(per_hour));
     OpenApiRouter::new()
-        .routes(routes!(create_checkout))
         .routes(routes!(express_checkout))
+        .layer(middleware::from_fn_with_state(guests, limit_guests))
+        .routes(routes!(create_checkout))
         .routes(routes!(get_checkout, release_checkout))
         .routes(routes!(confirm_checkout))
+}
+
+/// Guests (no `Authorization` header) may start `BOXOFFICE_GUEST_EXPRESS_PER_HOUR` express
+/// checkouts per client address: each holds places for the payment window, so one caller
+/// must not be able to hold a day's capacity. A session's checkouts are not limited here.
+async fn limit_guests(
+    State(limit): State<RateLimit>,
+    request: axum::extract::Request,
+    next: Next,
+) -> Response {
+    if !request.headers().contains_key(header::AUTHORIZATION) {
+        if let Some(address) = rate_limit::client_address(&request) {
+            if let Err(refused) = limit.check(&address) {
+                return refused.into_response();
+            }
+        }
+    }
+    next.run(request).await
 }
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
@@ -150,7 +177,7 @@ async fn release_checkout(
     request_body = ExpressCheckoutRequest,
     responses((status = 200, body = inline(Envelope<PlacedOrder>)),
               (status = 208, body = inline(Envelope<PlacedOrder>), description = "Replay of the original success; treat as 200"),
-              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502))]
+              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem429, Problem502))]
 async fn express_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,

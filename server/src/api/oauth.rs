@@ -1,11 +1,24 @@
 //! `POST /oauth/token` (client credentials) and `POST /v1/oauth/token` (the session code
 //! exchange in bare RFC 6749 form).
+//!
+//! Both are rate limited per client address and client id together, so partners behind one
+//! address (a shared egress, or a balancer whose address is not trusted) do not share one
+//! bucket, while guessing one client's secret from one address stays limited.
 
-use axum::{extract::State, http::HeaderMap, middleware, response::Response};
+use std::{net::IpAddr, num::NonZeroU32};
+
+use axum::{
+    body::Body,
+    extract::{Request, State},
+    http::HeaderMap,
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+};
+use governor::Quota;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::token_request::{bare_token, client_credentials, TokenForm};
+use super::token_request::{bare_token, basic_credentials, client_credentials, TokenForm};
 use crate::{
     credentials::{client_auth, sessions, IssuedToken},
     error::{Error, ProblemType, Result},
@@ -16,15 +29,76 @@ use crate::{
     state::AppState,
 };
 
+/// Token request bodies are a few hundred bytes; a larger one is no token request.
+const MAX_TOKEN_BODY: usize = 16 * 1024;
+/// Client ids are at most 64 characters; a longer claimed one is keyed by its first 64.
+const MAX_KEYED_CLIENT_ID: usize = 64;
+
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    let limit = RateLimit::per_minute(state.config.auth_rate_per_minute);
+    let per_minute = NonZeroU32::new(state.config.auth_rate_per_minute.max(1)).expect("non-zero");
+    let limit: RateLimit<ClientKey> = RateLimit::new(Quota::per_minute(per_minute));
     OpenApiRouter::new()
         .routes(routes!(client_credentials_token))
         .routes(routes!(code_exchange_token))
-        .layer(middleware::from_fn_with_state(
-            limit,
-            rate_limit::middleware,
-        ))
+        .layer(middleware::from_fn_with_state(limit, limit_per_client))
+}
+
+/// What a token request is counted under: its client address and the client id it names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ClientKey {
+    address: IpAddr,
+    client_id: String,
+}
+
+/// Counts a token request under its address and claimed client id (Basic, form or JSON; the
+/// empty id when none), before the body is parsed for real.
+async fn limit_per_client(
+    State(limit): State<RateLimit<ClientKey>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(address) = rate_limit::client_address(&request) else {
+        return next.run(request).await;
+    };
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_TOKEN_BODY).await else {
+        return Error::new(
+            ProblemType::PayloadTooLarge,
+            format!("A token request body has at most {MAX_TOKEN_BODY} bytes."),
+        )
+        .with_oauth("invalid_request")
+        .into_response();
+    };
+    let client_id = claimed_client_id(&parts.headers, &bytes);
+    if let Err(refused) = limit.check(&ClientKey { address, client_id }) {
+        return refused.into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// The client id a token request names, unverified: from Basic, a form body or a JSON body.
+fn claimed_client_id(headers: &HeaderMap, body: &[u8]) -> String {
+    let from_basic = || basic_credentials(headers).ok().flatten().map(|(id, _)| id);
+    let from_form = || {
+        form_urlencoded::parse(body)
+            .find(|(name, _)| name == "client_id")
+            .map(|(_, id)| id.into_owned())
+    };
+    let from_json = || {
+        serde_json::from_slice::<serde_json::Value>(body)
+            .ok()?
+            .get("client_id")?
+            .as_str()
+            .map(str::to_owned)
+    };
+    from_basic()
+        .or_else(from_form)
+        .or_else(from_json)
+        .unwrap_or_default()
+        .chars()
+        .take(MAX_KEYED_CLIENT_ID)
+        .collect()
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

@@ -1,6 +1,8 @@
 //! The identity bearer exchange: a retail partner's identity token becomes a public bearer for
-//! a session in the campaign the frame runs in. Tokens from issuers not on the allow-list are
-//! refused before any call to a provider, and no user is created until the token verifies.
+//! a session in the campaign the frame runs in. Tokens from issuers not on the allow-list, and
+//! for a campaign the issuer is not tied to, are refused before any call to a provider; a
+//! token's apiKey must be one the issuer lists (`auth::identity`); no user is created until
+//! the token verifies.
 
 use chrono::Utc;
 use serde::Deserialize;
@@ -51,10 +53,14 @@ pub async fn exchange(
         .identity_issuer_by_issuer(&issuer_name)
         .await?
         .ok_or_else(|| rejected("its issuer is not allowed"))?;
+    if !issuer.campaign_ids.contains(&campaign.campaign_id) {
+        return Err(rejected("its issuer is not allowed in this campaign"));
+    }
     let trusted = TrustedIssuer {
         issuer: issuer.issuer.clone(),
         jwks_url_template: issuer.jwks_url_template.clone(),
         audience: issuer.audience.clone(),
+        api_keys: issuer.api_keys.clone(),
     };
     let identity = state
         .identity

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use axum::{
     extract::{MatchedPath, Request, State},
-    http::{header, StatusCode},
+    http::{header, Method, StatusCode},
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -64,17 +64,36 @@ async fn metrics(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-/// Counts requests and records their latency by method, route template and status.
+/// The `route` label of a request no route matched.
+pub const UNMATCHED_ROUTE: &str = "unmatched";
+
+/// The `method` label: one of the standard methods, or `other`. Clients choose the method, so
+/// taking it as sent would let anyone create label values (and memory) without end.
+pub fn method_label(method: &Method) -> &'static str {
+    const STANDARD: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
+    ];
+    STANDARD
+        .into_iter()
+        .find(|standard| *standard == method.as_str())
+        .unwrap_or("other")
+}
+
+/// Counts requests and records their latency by method, route template and status. Every
+/// label has a bounded set of values: the method by [`method_label`], the route by its
+/// template (axum's `MatchedPath`, never the raw path) or [`UNMATCHED_ROUTE`], the status by
+/// its code.
 pub async fn record_metrics(request: Request, next: Next) -> Response {
     let route = request
         .extensions()
         .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let method = request.method().to_string();
+        .map_or(UNMATCHED_ROUTE, |p| p.as_str())
+        .to_owned();
+    let method = method_label(request.method());
     let started = Instant::now();
     let response = next.run(request).await;
     let labels = [
-        ("method", method),
+        ("method", method.to_owned()),
         ("route", route),
         ("status", response.status().as_u16().to_string()),
     ];
@@ -82,4 +101,21 @@ pub async fn record_metrics(request: Request, next: Next) -> Response {
     metrics::histogram!("http_request_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invented_methods_share_one_label() {
+        assert_eq!(method_label(&Method::GET), "GET");
+        assert_eq!(method_label(&Method::DELETE), "DELETE");
+        let invented = Method::from_bytes("X".repeat(2000).as_bytes()).unwrap();
+        assert_eq!(method_label(&invented), "other");
+        assert_eq!(
+            method_label(&Method::from_bytes(b"PROPFIND").unwrap()),
+            "other"
+        );
+    }
 }

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::StoreResult;
 
 /// An identity provider whose tokens the identity bearer exchange accepts (the allow-list).
-#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct IdentityIssuer {
     pub identity_issuer_id: Uuid,
     /// The exact `iss` claim of the provider's tokens.
@@ -16,8 +16,42 @@ pub struct IdentityIssuer {
     pub jwks_url_template: String,
     /// When set, tokens must carry this `aud`.
     pub audience: Option<String>,
+    /// The `apiKey` claims whose keys are trusted. Required when `jwks_url_template` uses
+    /// `{apiKey}`: a token with another apiKey is refused before any key is fetched.
+    #[schema(example = json!(["3_retail-site-key"]))]
+    pub api_keys: Option<Vec<String>>,
+    /// The campaigns whose sessions this issuer's tokens may open, in id order; the exchange
+    /// refuses any other campaign.
+    pub campaign_ids: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// An issuer's row, without its campaigns.
+#[derive(sqlx::FromRow)]
+pub(crate) struct IdentityIssuerRow {
+    pub identity_issuer_id: Uuid,
+    pub issuer: String,
+    pub jwks_url_template: String,
+    pub audience: Option<String>,
+    pub api_keys: Option<sqlx::types::Json<Vec<String>>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl IdentityIssuerRow {
+    pub(crate) fn with_campaigns(self, campaign_ids: Vec<Uuid>) -> IdentityIssuer {
+        IdentityIssuer {
+            identity_issuer_id: self.identity_issuer_id,
+            issuer: self.issuer,
+            jwks_url_template: self.jwks_url_template,
+            audience: self.audience,
+            api_keys: self.api_keys.map(|keys| keys.0),
+            campaign_ids,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
 }
 
 /// The writable fields of an identity issuer (create and full update).
@@ -28,6 +62,11 @@ pub struct IdentityIssuerInput {
     pub jwks_url_template: String,
     #[serde(default)]
     pub audience: Option<String>,
+    /// Required when `jwks_url_template` uses `{apiKey}`; absent or null otherwise.
+    #[serde(default)]
+    pub api_keys: Option<Vec<String>>,
+    #[serde(default)]
+    pub campaign_ids: Vec<Uuid>,
 }
 
 impl IdentityIssuerInput {
@@ -42,12 +81,22 @@ impl IdentityIssuerInput {
         if self.audience.as_deref() == Some("") {
             self.audience = None;
         }
+        if let Some(keys) = &mut self.api_keys {
+            for key in keys.iter_mut() {
+                *key = key.trim().to_owned();
+            }
+            let mut seen = std::collections::HashSet::new();
+            keys.retain(|key| seen.insert(key.clone()));
+        }
+        let mut seen = std::collections::HashSet::new();
+        self.campaign_ids.retain(|id| seen.insert(*id));
     }
 }
 
 #[async_trait::async_trait]
 pub trait IssuerStore {
-    /// Creates an issuer; a taken `issuer` is a conflict.
+    /// Creates an issuer; a taken `issuer` is a conflict, an unknown campaign a missing
+    /// `campaign_ids[i]`.
     async fn create_identity_issuer(
         &self,
         identity_issuer_id: Uuid,
@@ -57,7 +106,7 @@ pub trait IssuerStore {
         &self,
         identity_issuer_id: Uuid,
     ) -> StoreResult<Option<IdentityIssuer>>;
-    /// The allow-listed issuer a token's `iss` claim names.
+    /// The allow-listed issuer a token's `iss` claim names, with its campaigns.
     async fn identity_issuer_by_issuer(&self, issuer: &str) -> StoreResult<Option<IdentityIssuer>>;
     async fn update_identity_issuer(
         &self,

@@ -7,22 +7,26 @@ use crate::helpers::{error_code, error_fields, spawn_app};
 const TEMPLATE: &str = "https://id.retailer.example/{apiKey}/.well-known/jwks.json";
 
 fn issuer(iss: &str) -> Value {
-    json!({ "issuer": iss, "jwks_url_template": TEMPLATE })
+    json!({ "issuer": iss, "jwks_url_template": TEMPLATE, "api_keys": ["site-1"] })
 }
 
 #[tokio::test]
 async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() {
     let app = spawn_app().await;
+    let campaign = app.create_campaign("Retail").await;
     let created = app
         .admin_post(
             "/admin/v1/identity-issuers",
             &json!({ "issuer": " https://id.retailer.example ", "jwks_url_template": TEMPLATE,
-                     "audience": "boxoffice" }),
+                     "audience": "boxoffice", "api_keys": [" site-1 ", "site-2", "site-1"],
+                     "campaign_ids": [campaign] }),
         )
         .await
         .assert_status(201)["data"]
         .clone();
     assert_eq!(created["issuer"], "https://id.retailer.example");
+    assert_eq!(created["api_keys"], json!(["site-1", "site-2"]));
+    assert_eq!(created["campaign_ids"], json!([campaign]));
     assert_eq!(created["jwks_url_template"], TEMPLATE);
     assert_eq!(created["audience"], "boxoffice");
     let id = created["identity_issuer_id"].as_str().unwrap();
@@ -46,10 +50,16 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
             &path,
             &json!({ "issuer": "https://id2.retailer.example",
                      "jwks_url_template": "https://id2.retailer.example/jwks?key={apiKey}",
-                     "audience": " " }),
+                     "audience": " ", "api_keys": ["site-3"] }),
         )
         .await
         .assert_status(200);
+    assert_eq!(updated["data"]["api_keys"], json!(["site-3"]));
+    assert_eq!(
+        updated["data"]["campaign_ids"],
+        json!([]),
+        "the campaigns are replaced"
+    );
     assert_eq!(updated["data"]["issuer"], "https://id2.retailer.example");
     assert_eq!(updated["data"]["audience"], Value::Null, "blank means none");
     let store = &app.state.store;
@@ -142,4 +152,49 @@ async fn issuer_routes_are_in_the_openapi_document() {
         ),
     ])
     .await;
+}
+
+#[tokio::test]
+async fn an_issuer_lists_its_api_keys_and_existing_campaigns() {
+    let app = spawn_app().await;
+    let post = |body: Value| {
+        let app = &app;
+        async move { app.admin_post("/admin/v1/identity-issuers", &body).await }
+    };
+    // A template that depends on the apiKey needs the list of apiKeys to trust.
+    for api_keys in [json!(null), json!([])] {
+        let problem = post(
+            json!({ "issuer": "https://id.example", "jwks_url_template": TEMPLATE,
+                                    "api_keys": api_keys }),
+        )
+        .await
+        .assert_invalid(&["api_keys"]);
+        assert_eq!(error_code(&problem, "api_keys"), "required");
+    }
+    // apiKeys are bounded in length and charset, as the claim is.
+    let long = "k".repeat(129);
+    post(
+        json!({ "issuer": "https://id.example", "jwks_url_template": TEMPLATE,
+                 "api_keys": ["ok", long, "a/b"] }),
+    )
+    .await
+    .assert_invalid(&["api_keys[1]", "api_keys[2]"]);
+    // A fixed JWKS URL takes no apiKeys: the claim plays no part.
+    let problem = post(json!({ "issuer": "https://id.example",
+                               "jwks_url_template": "https://id.example/jwks", "api_keys": ["k"] }))
+    .await
+    .assert_invalid(&["api_keys"]);
+    assert_eq!(error_code(&problem, "api_keys"), "not_allowed");
+    post(json!({ "issuer": "https://id.example", "jwks_url_template": "https://id.example/jwks" }))
+        .await
+        .assert_status(201);
+    // Campaigns must exist.
+    let campaign = app.create_campaign("Retail").await;
+    let unknown = uuid::Uuid::new_v4();
+    post(
+        json!({ "issuer": "https://id2.example", "jwks_url_template": TEMPLATE,
+                 "api_keys": ["k"], "campaign_ids": [campaign, unknown] }),
+    )
+    .await
+    .assert_invalid(&["campaign_ids[1]"]);
 }

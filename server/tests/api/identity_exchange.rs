@@ -87,11 +87,14 @@ async fn exchange(app: &TestApp, campaign: Option<&str>, body: Value) -> TestRes
     app.send(request).await
 }
 
-fn trusted(jwks_url_template: String) -> server::store::IdentityIssuerInput {
+/// The issuer, trusted for the apiKey `retail-key` in `campaign`.
+fn trusted(jwks_url_template: String, campaign: &str) -> server::store::IdentityIssuerInput {
     server::store::IdentityIssuerInput {
         issuer: ISSUER.to_owned(),
         jwks_url_template,
         audience: None,
+        api_keys: Some(vec!["retail-key".to_owned()]),
+        campaign_ids: vec![campaign.parse().unwrap()],
     }
 }
 
@@ -101,7 +104,10 @@ async fn setup(keys: Value) -> (TestApp, String, JwksServer) {
     let server = jwks_server(keys).await;
     app.state
         .store
-        .create_identity_issuer(uuid::Uuid::new_v4(), &trusted(server.url_template.clone()))
+        .create_identity_issuer(
+            uuid::Uuid::new_v4(),
+            &trusted(server.url_template.clone(), &campaign),
+        )
         .await
         .unwrap();
     (app, campaign, server)
@@ -231,7 +237,10 @@ async fn an_unreachable_provider_is_a_bad_gateway() {
         .store
         .create_identity_issuer(
             uuid::Uuid::new_v4(),
-            &trusted(format!("http://{address}/keys?apiKey={{apiKey}}")),
+            &trusted(
+                format!("http://{address}/keys?apiKey={{apiKey}}"),
+                &campaign,
+            ),
         )
         .await
         .unwrap();
@@ -267,4 +276,93 @@ async fn the_campaign_header_and_the_body_are_checked() {
     exchange(&app, Some(&campaign), json!({}))
         .await
         .assert_problem(400, "request-validation-failed");
+}
+
+#[tokio::test]
+async fn an_issuer_opens_sessions_only_in_the_campaigns_tied_to_it() {
+    let (app, _tied, server) = setup(json!({ "keys": [rsa_jwk("k1")] })).await;
+    let other = app.create_campaign("Another retailer's").await;
+    let token = rs256_token("k1", identity_claims(json!({})));
+    exchange(&app, Some(&other), json!({ "identity_token": token }))
+        .await
+        .assert_problem(401, "identity-token-rejected");
+    assert_eq!(
+        server.hits.load(Ordering::SeqCst),
+        0,
+        "refused before any fetch"
+    );
+}
+
+#[tokio::test]
+async fn an_api_key_the_issuer_does_not_list_is_refused_before_any_fetch() {
+    let (app, campaign, server) = setup(json!({ "keys": [rsa_jwk("k1")] })).await;
+    // Another tenant of the same provider signs with its own keys under its own apiKey: its
+    // accountuid must not become one of our retailer's customers.
+    let long = "k".repeat(2000);
+    for api_key in [
+        json!("attacker-tenant"),
+        json!(long),
+        json!(null),
+        json!(42),
+    ] {
+        let token = rs256_token("k1", identity_claims(json!({ "apiKey": api_key })));
+        exchange(&app, Some(&campaign), json!({ "identity_token": token }))
+            .await
+            .assert_problem(401, "identity-token-rejected");
+    }
+    assert_eq!(server.hits.load(Ordering::SeqCst), 0);
+    let (keys, fetches) = app.state.identity.cached_entries();
+    assert_eq!(
+        (keys, fetches),
+        (0, 0),
+        "nothing is remembered for refused apiKeys"
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_key_set_is_not_read() {
+    let app = spawn_app().await;
+    let campaign = app.create_campaign("Retail").await;
+    // A valid key set padded past 64 KB.
+    let padded = json!({ "keys": [rsa_jwk("k1")], "padding": "x".repeat(70 * 1024) });
+    let server = jwks_server(padded).await;
+    app.state
+        .store
+        .create_identity_issuer(
+            uuid::Uuid::new_v4(),
+            &trusted(server.url_template.clone(), &campaign),
+        )
+        .await
+        .unwrap();
+    exchange(
+        &app,
+        Some(&campaign),
+        json!({ "identity_token": rs256_token("k1", identity_claims(json!({}))) }),
+    )
+    .await
+    .assert_problem(502, "identity-provider-unavailable");
+}
+
+#[tokio::test]
+async fn a_local_jwks_url_is_not_fetched_unless_private_outbound_is_allowed() {
+    let app = crate::helpers::spawn_app_with(|c| c.allow_private_outbound = false).await;
+    let campaign = app.create_campaign("Retail").await;
+    let server = jwks_server(json!({ "keys": [rsa_jwk("k1")] })).await;
+    // Saved before the policy was in force (or by a name that later resolved locally).
+    app.state
+        .store
+        .create_identity_issuer(
+            uuid::Uuid::new_v4(),
+            &trusted(server.url_template.clone(), &campaign),
+        )
+        .await
+        .unwrap();
+    exchange(
+        &app,
+        Some(&campaign),
+        json!({ "identity_token": rs256_token("k1", identity_claims(json!({}))) }),
+    )
+    .await
+    .assert_problem(502, "identity-provider-unavailable");
+    assert_eq!(server.hits.load(Ordering::SeqCst), 0);
 }

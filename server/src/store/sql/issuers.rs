@@ -1,10 +1,79 @@
-//! `IssuerStore`: identity issuers allowed to exchange their tokens.
+//! `IssuerStore`: identity issuers allowed to exchange their tokens, and the campaigns each
+//! may open sessions in.
 
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::SqlStore;
-use crate::store::{IdentityIssuer, IdentityIssuerInput, IssuerStore, StoreError, StoreResult};
+use super::references::require_row;
+use super::{Db, SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, issuers::IdentityIssuerRow, IdentityIssuer, IdentityIssuerInput, IssuerStore,
+    StoreError, StoreResult,
+};
+
+const CONFLICT: &str = "An identity issuer with this issuer";
+
+/// The campaigns of an issuer, in id order.
+async fn issuer_campaigns(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    identity_issuer_id: Uuid,
+) -> StoreResult<Vec<Uuid>> {
+    Ok(sqlx::query_scalar(
+        "SELECT campaign_id FROM identity_issuer_campaign WHERE identity_issuer_id = $1
+         ORDER BY campaign_id",
+    )
+    .bind(identity_issuer_id)
+    .fetch_all(&mut *conn)
+    .await?)
+}
+
+/// The issuer `filter` (with its one parameter `key`) selects, with its campaigns.
+async fn issuer_where<K>(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    filter: &str,
+    key: K,
+) -> StoreResult<Option<IdentityIssuer>>
+where
+    K: for<'q> sqlx::Encode<'q, Db> + sqlx::Type<Db> + Send + 'static,
+{
+    let row: Option<IdentityIssuerRow> =
+        sqlx::query_as(&format!("SELECT * FROM identity_issuer WHERE {filter}"))
+            .bind(key)
+            .fetch_optional(&mut *conn)
+            .await?;
+    match row {
+        Some(row) => {
+            let campaigns = issuer_campaigns(conn, row.identity_issuer_id).await?;
+            Ok(Some(row.with_campaigns(campaigns)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Replaces an issuer's campaigns with `campaign_ids`, each checked to exist.
+async fn replace_issuer_campaigns(
+    conn: &mut <Db as sqlx::Database>::Connection,
+    identity_issuer_id: Uuid,
+    campaign_ids: &[Uuid],
+) -> StoreResult<()> {
+    sqlx::query("DELETE FROM identity_issuer_campaign WHERE identity_issuer_id = $1")
+        .bind(identity_issuer_id)
+        .execute(&mut *conn)
+        .await?;
+    for (i, campaign_id) in campaign_ids.iter().enumerate() {
+        let field = format!("campaign_ids[{i}]");
+        require_row(conn, "campaign", *campaign_id, &field).await?;
+        sqlx::query(
+            "INSERT INTO identity_issuer_campaign (identity_issuer_id, campaign_id) VALUES ($1, $2)",
+        )
+        .bind(identity_issuer_id)
+        .bind(campaign_id)
+        .execute(&mut *conn)
+        .await
+        .map_err(|e| StoreError::classify(e, &field))?;
+    }
+    Ok(())
+}
 
 #[async_trait::async_trait]
 impl IssuerStore for SqlStore {
@@ -13,41 +82,40 @@ impl IssuerStore for SqlStore {
         identity_issuer_id: Uuid,
         input: &IdentityIssuerInput,
     ) -> StoreResult<IdentityIssuer> {
-        sqlx::query_as(
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        sqlx::query(
             "INSERT INTO identity_issuer (identity_issuer_id, issuer, jwks_url_template, audience,
-                 created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $5)
-             RETURNING *",
+                 api_keys, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $6)",
         )
         .bind(identity_issuer_id)
         .bind(&input.issuer)
         .bind(&input.jwks_url_template)
         .bind(&input.audience)
+        .bind(input.api_keys.as_ref().map(sqlx::types::Json))
         .bind(Utc::now())
-        .fetch_one(&self.writer)
+        .execute(&mut *tx)
         .await
-        .map_err(|e| StoreError::classify(e, "An identity issuer with this issuer"))
+        .map_err(|e| StoreError::classify(e, CONFLICT))?;
+        replace_issuer_campaigns(&mut tx, identity_issuer_id, &input.campaign_ids).await?;
+        let issuer = issuer_where(&mut tx, "identity_issuer_id = $1", identity_issuer_id)
+            .await?
+            .expect("the issuer was just inserted");
+        tx.commit().await?;
+        Ok(issuer)
     }
 
     async fn identity_issuer(
         &self,
         identity_issuer_id: Uuid,
     ) -> StoreResult<Option<IdentityIssuer>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM identity_issuer WHERE identity_issuer_id = $1")
-                .bind(identity_issuer_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        let mut conn = self.pool.acquire().await?;
+        issuer_where(&mut conn, "identity_issuer_id = $1", identity_issuer_id).await
     }
 
     async fn identity_issuer_by_issuer(&self, issuer: &str) -> StoreResult<Option<IdentityIssuer>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM identity_issuer WHERE issuer = $1")
-                .bind(issuer)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        let mut conn = self.pool.acquire().await?;
+        issuer_where(&mut conn, "issuer = $1", issuer.to_owned()).await
     }
 
     async fn update_identity_issuer(
@@ -55,20 +123,28 @@ impl IssuerStore for SqlStore {
         identity_issuer_id: Uuid,
         input: &IdentityIssuerInput,
     ) -> StoreResult<Option<IdentityIssuer>> {
-        sqlx::query_as(
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let updated = sqlx::query(
             "UPDATE identity_issuer SET issuer = $2, jwks_url_template = $3, audience = $4,
-                 updated_at = $5
-             WHERE identity_issuer_id = $1
-             RETURNING *",
+                 api_keys = $5, updated_at = $6
+             WHERE identity_issuer_id = $1",
         )
         .bind(identity_issuer_id)
         .bind(&input.issuer)
         .bind(&input.jwks_url_template)
         .bind(&input.audience)
+        .bind(input.api_keys.as_ref().map(sqlx::types::Json))
         .bind(Utc::now())
-        .fetch_optional(&self.writer)
+        .execute(&mut *tx)
         .await
-        .map_err(|e| StoreError::classify(e, "An identity issuer with this issuer"))
+        .map_err(|e| StoreError::classify(e, CONFLICT))?;
+        if updated.rows_affected() == 0 {
+            return Ok(None);
+        }
+        replace_issuer_campaigns(&mut tx, identity_issuer_id, &input.campaign_ids).await?;
+        let issuer = issuer_where(&mut tx, "identity_issuer_id = $1", identity_issuer_id).await?;
+        tx.commit().await?;
+        Ok(issuer)
     }
 
     async fn delete_identity_issuer(&self, identity_issuer_id: Uuid) -> StoreResult<bool> {
@@ -85,13 +161,20 @@ impl IssuerStore for SqlStore {
         after: Option<Uuid>,
         limit: u32,
     ) -> StoreResult<Vec<IdentityIssuer>> {
-        Ok(sqlx::query_as(
+        let mut conn = self.pool.acquire().await?;
+        let rows: Vec<IdentityIssuerRow> = sqlx::query_as(
             "SELECT * FROM identity_issuer WHERE ($1 IS NULL OR identity_issuer_id > $1)
              ORDER BY identity_issuer_id LIMIT $2",
         )
         .bind(after)
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?)
+        .fetch_all(&mut *conn)
+        .await?;
+        let mut issuers = Vec::with_capacity(rows.len());
+        for row in rows {
+            let campaigns = issuer_campaigns(&mut conn, row.identity_issuer_id).await?;
+            issuers.push(row.with_campaigns(campaigns));
+        }
+        Ok(issuers)
     }
 }
