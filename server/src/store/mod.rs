@@ -55,7 +55,7 @@ pub use clients::{
 };
 pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
-pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
+pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};

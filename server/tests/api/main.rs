@@ -29,6 +29,7 @@ mod conventions;
 mod credentials;
 mod db_reads;
 mod demo;
+mod events_feed;
 mod frame;
 mod helpers;
 mod identity_exchange;

@@ -6,7 +6,7 @@ use chrono::{Duration, Utc};
 use serde_json::json;
 use server::{
     events::{EventType, NewEvent},
-    store::{CampaignInput, ClientSecrets, PartnerClientInput, Store},
+    store::{CampaignInput, ClientSecrets, FeedPosition, PartnerClientInput, Store},
 };
 use uuid::Uuid;
 
@@ -65,7 +65,7 @@ async fn events_reach_the_partners_that_should_hear_of_them_in_order_or_not_at_a
     tx.write_events().await.unwrap();
     drop(tx);
     assert!(store
-        .events_for_client("hooked-a", None, 10)
+        .events_for_client("hooked-a", FeedPosition::START, 10)
         .await
         .unwrap()
         .is_empty());
@@ -99,13 +99,14 @@ async fn events_reach_the_partners_that_should_hear_of_them_in_order_or_not_at_a
         .await
         .unwrap();
     tx.commit().await.unwrap();
+    crate::db_reads::wait_until_events_settle(&app).await;
 
     for (reader, expected) in [
         ("hooked-a", vec![first, second, third, own]),
         ("quiet", vec![first, second, third]),
     ] {
         let seen: Vec<Uuid> = store
-            .events_for_client(reader, None, 10)
+            .events_for_client(reader, FeedPosition::START, 10)
             .await
             .unwrap()
             .into_iter()

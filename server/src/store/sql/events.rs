@@ -7,7 +7,7 @@ use super::{Batch, SqlStore, ThisBackend};
 use crate::events::NewEvent;
 use crate::store::{
     backend::Backend, batch::values, DeliveryOutcome, DueDelivery, EventRecord, EventStore,
-    StoreResult,
+    FeedPosition, StoreResult,
 };
 
 /// Adds `events` to the caller's batch for the outbox, in order, with a pending webhook
@@ -66,22 +66,29 @@ impl EventStore for SqlStore {
     async fn events_for_client(
         &self,
         client_id: &str,
-        after_seq: Option<i64>,
+        after: FeedPosition,
         limit: u32,
     ) -> StoreResult<Vec<EventRecord>> {
         let mut conn = self.pool.acquire().await?;
-        let events: Vec<EventRecord> = sqlx::query_as(
-            "SELECT e.event_seq, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
+        // The position and the settled condition are one ordering: (tx_id, event_seq). An event
+        // that commits after this read has a later position than any the read returns
+        // (`Backend::FEED_SETTLED`), so the caller's next read, from the last position it got,
+        // still finds it.
+        let events: Vec<EventRecord> = sqlx::query_as(&format!(
+            "SELECT e.event_seq, e.tx_id, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
              FROM event e JOIN partner_client pc ON pc.client_id = $1
-             WHERE ($2 IS NULL OR e.event_seq > $2)
+             WHERE (e.tx_id > $2 OR (e.tx_id = $2 AND e.event_seq > $3))
                AND (e.partner_client_id = pc.partner_client_id
                     OR (e.partner_client_id IS NULL AND EXISTS (
                         SELECT 1 FROM partner_client_campaign pcc
                         WHERE pcc.partner_client_id = pc.partner_client_id AND pcc.campaign_id = e.campaign_id)))
-             ORDER BY e.event_seq LIMIT $3",
-        )
+               AND {settled}
+             ORDER BY e.tx_id, e.event_seq LIMIT $4",
+            settled = ThisBackend::FEED_SETTLED,
+        ))
         .bind(client_id)
-        .bind(after_seq)
+        .bind(after.tx)
+        .bind(after.seq)
         .bind(i64::from(limit))
         .fetch_all(&mut *conn)
         .await?;
