@@ -15,7 +15,9 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::{
-    frame_session::{security_headers, server_fn_input_errors, ServerFrameBackend},
+    frame_session::{
+        payment_page_key, security_headers, server_fn_input_errors, ServerFrameBackend,
+    },
     state::AppState,
 };
 
@@ -53,6 +55,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             security_headers,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            payment_page_key,
         ))
         .layer(middleware::from_fn(server_fn_input_errors));
     // The build writes brotli and gzip twins of every file (`.ci/precompress`); they are sent

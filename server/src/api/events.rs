@@ -23,7 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list_events))
 }
 
-/// Events of the partner's own sessions and of guests in its campaigns, as CloudEvents, oldest
+/// Events of the checkouts the partner's sessions or requests created, as CloudEvents, oldest
 /// first. The feed has no end: every page, the last and an empty one too, carries a
 /// `next_token` to resume exactly after its last event, and no event that commits later is
 /// ever placed before a token already handed out (docs/api-checkout.md, "Events").

@@ -90,8 +90,8 @@ pub enum DeliveryOutcome {
 
 #[async_trait::async_trait]
 pub trait EventStore {
-    /// Events the partner `client_id` may see, in feed order, after `after`: those its own
-    /// sessions caused, and guests' events in campaigns it may use. Only settled events are
+    /// Events the partner `client_id` may see, in feed order, after `after`: those of the
+    /// checkouts its sessions or requests created. Only settled events are
     /// handed out (every event that commits later sorts after them), so a poller that walks
     /// on from the last position it read never skips one.
     async fn events_for_client(

@@ -47,8 +47,8 @@ pub use checkout_tx::{
     VoucherTx, WalletTx,
 };
 pub use checkouts::{
-    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutVoucherRecord, CustomerFields,
-    NewCheckout, NewCheckoutLine,
+    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutVoucherRecord, ClientOrigins,
+    CustomerFields, NewCheckout, NewCheckoutLine,
 };
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,

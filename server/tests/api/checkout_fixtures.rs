@@ -250,7 +250,7 @@ pub async fn spawn_scripted() -> (TestApp, Scripts) {
             state.fulfillment = Arc::new(providers);
             state.payments = Arc::new(ScriptedPayments {
                 script: p,
-                sandbox: SandboxPayments::new(state.config.base_url()),
+                sandbox: SandboxPayments::new(state.config.base_url(), state.sandbox_pay.clone()),
             });
         },
     )

@@ -11,10 +11,11 @@ use crate::store::{
 };
 
 /// Adds `events` to the caller's batch for the outbox, in order, with a pending webhook
-/// delivery for each partner that should hear of each, so the events commit or roll back with
-/// the change they report. Two statements whatever the count: the events, and their
-/// deliveries, whose recipients the database picks as it inserts them (nothing is read first,
-/// so writing events costs no round trip of its own).
+/// delivery for the partner that should hear of each (when it registered a webhook), so the
+/// events commit or roll back with the change they report. Two statements whatever the count:
+/// the events, and their deliveries, whose recipients the database picks as it inserts them
+/// (nothing is read first, so writing events costs no round trip of its own). The events'
+/// `tx_id` is their column's default: the writing transaction on Postgres (migration 0004).
 pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
     if events.is_empty() {
         return;
@@ -36,27 +37,22 @@ pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
             .bind(event.partner_client_id)
             .bind(sqlx::types::Json(event.data.clone()));
     }
-    // A partner's own event goes to that partner; a guest's to every partner of the campaign.
-    let now_at = events.len() * 3 + 1;
+    // An event goes to the partner the checkout is attributed to, and to nobody else; a
+    // checkout attributed to nobody (docs/security.md) has no recipient.
+    let now_at = events.len() * 2 + 1;
     batch.statement(&format!(
         "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
              next_attempt_at, created_at, updated_at)
          SELECT {new_id}, e.column1, pc.partner_client_id, 'PENDING', 0, ${now_at}, ${now_at}, ${now_at}
          FROM (VALUES {events}) AS e
          JOIN partner_client pc
-           ON pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
-          AND (pc.partner_client_id = e.column2
-               OR (e.column2 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
-                                                 WHERE pcc.partner_client_id = pc.partner_client_id
-                                                   AND pcc.campaign_id = e.column3)))",
+           ON pc.partner_client_id = e.column2
+          AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL",
         new_id = ThisBackend::NEW_UUID,
-        events = values(events.len(), 3),
+        events = values(events.len(), 2),
     ));
     for (event_id, event) in events {
-        batch
-            .bind(*event_id)
-            .bind(event.partner_client_id)
-            .bind(event.campaign_id);
+        batch.bind(*event_id).bind(event.partner_client_id);
     }
     batch.bind(now);
 }
@@ -76,12 +72,9 @@ impl EventStore for SqlStore {
         // still finds it.
         let events: Vec<EventRecord> = sqlx::query_as(&format!(
             "SELECT e.event_seq, e.tx_id, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
-             FROM event e JOIN partner_client pc ON pc.client_id = $1
-             WHERE (e.tx_id > $2 OR (e.tx_id = $2 AND e.event_seq > $3))
-               AND (e.partner_client_id = pc.partner_client_id
-                    OR (e.partner_client_id IS NULL AND EXISTS (
-                        SELECT 1 FROM partner_client_campaign pcc
-                        WHERE pcc.partner_client_id = pc.partner_client_id AND pcc.campaign_id = e.campaign_id)))
+             FROM event e JOIN partner_client pc ON pc.partner_client_id = e.partner_client_id
+             WHERE pc.client_id = $1
+               AND (e.tx_id > $2 OR (e.tx_id = $2 AND e.event_seq > $3))
                AND {settled}
              ORDER BY e.tx_id, e.event_seq LIMIT $4",
             settled = ThisBackend::FEED_SETTLED,
