@@ -64,6 +64,9 @@ impl EventRecord {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct DueDelivery {
     pub webhook_delivery_id: Uuid,
+    /// The claim this delivery was handed out under; only its holder records the outcome.
+    pub claim_id: Uuid,
+    pub partner_client_id: Uuid,
     pub attempts: i32,
     pub webhook_url: String,
     pub webhook_secret: String,
@@ -91,26 +94,37 @@ pub enum DeliveryOutcome {
 #[async_trait::async_trait]
 pub trait EventStore {
     /// Events the partner `client_id` may see, in feed order, after `after`: those of the
-    /// checkouts its sessions or requests created. Only settled events are
-    /// handed out (every event that commits later sorts after them), so a poller that walks
-    /// on from the last position it read never skips one.
+    /// checkouts its sessions or requests created. Only settled events are handed out (every
+    /// event that commits later sorts after them), so a poller that walks on from the last
+    /// position it read never skips one.
     async fn events_for_client(
         &self,
         client_id: &str,
         after: FeedPosition,
         limit: u32,
     ) -> StoreResult<Vec<EventRecord>>;
-    /// Locks up to `limit` due deliveries until `lock_until`, so concurrent workers (on any
-    /// node) do not send the same delivery at once.
+    /// Partners with deliveries due and unclaimed at `now`, those waiting longest first.
+    async fn partners_with_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Uuid>>;
+    /// Claims up to `limit` due deliveries (of `partner_client_id`, or of anyone) until
+    /// `lock_until` under a new claim: no other claim gets them until then, on any node.
     async fn claim_due_deliveries(
         &self,
+        partner_client_id: Option<Uuid>,
         now: DateTime<Utc>,
         lock_until: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<DueDelivery>>;
+    /// Gives back a claimed delivery that was not sent, due at once for the next claim.
+    async fn release_delivery(&self, webhook_delivery_id: Uuid, claim_id: Uuid) -> StoreResult<()>;
+    /// Records an attempt's outcome; ignored when the claim is no longer the delivery's.
     async fn record_delivery(
         &self,
         webhook_delivery_id: Uuid,
+        claim_id: Uuid,
         outcome: &DeliveryOutcome,
     ) -> StoreResult<()>;
 }

@@ -42,3 +42,5 @@ mod store_events;
 mod store_places;
 mod store_story;
 mod token_attacks;
+mod webhook_claims;
+mod webhook_delivery;

@@ -120,7 +120,7 @@ async fn events_reach_the_partner_of_their_checkout_in_order_or_not_at_all() {
     }
     let now = Utc::now() + Duration::seconds(1);
     let mut due: Vec<(Uuid, String)> = store
-        .claim_due_deliveries(now, now + Duration::minutes(1), 100)
+        .claim_due_deliveries(None, now, now + Duration::minutes(1), 100)
         .await
         .unwrap()
         .into_iter()

@@ -35,6 +35,8 @@ impl Backend for Postgres {
     const FEED_SETTLED: &'static str =
         "e.tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint";
 
+    const SKIP_LOCKED: &'static str = "FOR UPDATE SKIP LOCKED";
+
     /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
     /// does not wait for its WAL to reach the disk. A claim only has to be seen by the
     /// concurrent requests with its key; the transaction that completes it is flushed before

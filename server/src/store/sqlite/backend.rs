@@ -35,6 +35,10 @@ impl Backend for Sqlite {
     /// sees a prefix of them, so every event it sees is settled.
     const FEED_SETTLED: &'static str = "true";
 
+    /// One writer: a claim's select and update run under the write lock `BEGIN IMMEDIATE`
+    /// takes, so no two claims overlap and there is nothing to skip.
+    const SKIP_LOCKED: &'static str = "";
+
     /// Takes SQLite's write lock at once, so a read-then-write never fails to upgrade.
     async fn begin_write(pool: &sqlx::Pool<Db>) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         pool.begin_with("BEGIN IMMEDIATE").await
