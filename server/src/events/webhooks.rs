@@ -71,7 +71,8 @@ pub fn http_client() -> reqwest::Client {
 }
 
 /// Runs until `shutdown` resolves, looking every `interval` for partners with due deliveries
-/// and starting a task for each that has none running; then waits for the running ones.
+/// and starting a task for each that has none running; then gives the running ones a send's
+/// timeout to finish.
 pub async fn run(
     store: Arc<dyn Store>,
     source: String,
@@ -131,7 +132,15 @@ pub async fn run(
             _ = shutdown.changed() => break,
         }
     }
-    while tasks.join_next().await.is_some() {}
+    // Sends in flight may finish (one send's timeout); what is cut short is sent again once
+    // its lease ends, as at least once allows.
+    let drained = async { while tasks.join_next().await.is_some() {} };
+    if tokio::time::timeout(SEND_TIMEOUT + Duration::from_secs(2), drained)
+        .await
+        .is_err()
+    {
+        tasks.abort_all();
+    }
 }
 
 /// Sends every delivery due now, each partner's beside the others'; returns how many were
