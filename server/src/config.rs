@@ -51,6 +51,11 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_DEMO", default_value = "1", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub demo: bool,
 
+    /// The built-in sandbox payment provider (`0` switches it off: its page `/pay` answers 404
+    /// and checkouts fail with `checkout-order-failed`, as with any provider that fails).
+    #[arg(long, env = "BOXOFFICE_SANDBOX_PAYMENTS", default_value = "1", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub sandbox_payments: bool,
+
     /// Client secret of the demo partner client `demo-partner`.
     #[arg(
         long,

@@ -21,7 +21,9 @@ use tower_http::services::{ServeDir, ServeFile};
 
 use crate::{
     error::{Error, ProblemType},
-    frame_session::{security_headers, server_fn_input_errors, ServerFrameBackend},
+    frame_session::{
+        payment_page_key, security_headers, server_fn_input_errors, ServerFrameBackend,
+    },
     state::AppState,
 };
 
@@ -59,6 +61,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             security_headers,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            payment_page_key,
         ))
         .layer(middleware::from_fn(server_fn_input_errors))
         .layer(middleware::from_fn_with_state(

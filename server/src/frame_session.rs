@@ -49,10 +49,11 @@ impl FrameBackend for ServerFrameBackend {
     fn payment_page(
         &self,
         payment_id: uuid::Uuid,
+        key: String,
     ) -> BoxFuture<Result<Option<PaymentPage>, String>> {
         let state = self.0.clone();
         Box::pin(async move {
-            crate::sandbox::pay::payment_page(&state, payment_id)
+            crate::sandbox::pay::payment_page(&state, payment_id, &key)
                 .await
                 .map_err(|err| {
                     tracing::error!(error = ?err, "reading a sandbox payment failed");
@@ -126,6 +127,28 @@ pub async fn server_fn_input_errors(request: Request, next: Next) -> Response {
         return Error::invalid_field("body", "invalid", detail).into_response();
     }
     Response::from_parts(parts, axum::body::Body::from(bytes))
+}
+
+/// The sandbox payment page (`GET /pay/{payment_id}?key=…`) is rendered only for its key: a
+/// missing or wrong key, an unknown id and a switched-off sandbox answer `404 not-found`
+/// before anything is rendered (`sandbox::pay`).
+pub async fn payment_page_key(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if let Some(rest) = request.uri().path().strip_prefix("/pay/") {
+        let key = form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
+            .find(|(name, _)| *name == "key")
+            .map(|(_, value)| value.into_owned());
+        let opens = rest.parse::<uuid::Uuid>().is_ok_and(|payment_id| {
+            crate::sandbox::pay::key_matches(&state, payment_id, key.as_deref())
+        });
+        if !opens {
+            return crate::sandbox::pay::unknown().into_response();
+        }
+    }
+    next.run(request).await
 }
 
 /// Headers of every frame page: never cached or referred, and framed only by the origins the

@@ -8,12 +8,29 @@ use crate::{
     auth::tokens::{generate_ed25519, Audience, Ed25519Key, TokenRejection, TokenService},
     config::Config,
     http::cursor::CursorSigner,
+    providers::sandbox::PaymentPageKey,
     state::AppState,
     store::{KeyPurpose, SigningKey, Store},
 };
 
 /// The cursor signer over the database's active cursor secret.
 pub async fn cursor_signer(store: &dyn Store) -> anyhow::Result<CursorSigner> {
+    Ok(CursorSigner::new(cursor_secret(store).await?))
+}
+
+/// The key of the sandbox payment page's URLs, derived from the shared cursor secret (an HMAC
+/// of it under its own label, so neither key tells anything of the other), so every node
+/// makes and checks the same URLs.
+pub async fn payment_page_key(store: &dyn Store) -> anyhow::Result<PaymentPageKey> {
+    use hmac::{Hmac, Mac};
+    let secret = cursor_secret(store).await?;
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&secret).expect("HMAC takes any key length");
+    mac.update(b"boxoffice sandbox payment page key v1");
+    Ok(PaymentPageKey::new(mac.finalize().into_bytes().to_vec()))
+}
+
+/// The database's active cursor secret, made on first start.
+async fn cursor_secret(store: &dyn Store) -> anyhow::Result<Vec<u8>> {
     let mut secret = vec![0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut secret);
     let candidate = SigningKey {
@@ -28,7 +45,7 @@ pub async fn cursor_signer(store: &dyn Store) -> anyhow::Result<CursorSigner> {
         .ensure_active_key(KeyPurpose::Cursor, candidate)
         .await
         .context("loading the cursor secret")?;
-    Ok(CursorSigner::new(key.secret))
+    Ok(key.secret)
 }
 
 /// The bearer token service: the configured key file, else the database's active Ed25519 key

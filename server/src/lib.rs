@@ -67,8 +67,14 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
     let mailer = mail::Mailer::new(store.clone(), &config)?;
-    let payments: Arc<dyn providers::PaymentProvider> =
-        Arc::new(providers::sandbox::SandboxPayments::new(config.base_url()));
+    let sandbox_pay = if config.sandbox_payments {
+        Some(keys::payment_page_key(store.as_ref()).await?)
+    } else {
+        None
+    };
+    let payments: Arc<dyn providers::PaymentProvider> = Arc::new(
+        providers::sandbox::SandboxPayments::new(config.base_url(), sandbox_pay.clone()),
+    );
     let leptos = leptos_options(&config);
     let catalog = Arc::new(catalog::Catalog::new(&config));
     let identity = Arc::new(auth::identity::IdentityVerifier::new(config.outbound()));
@@ -81,6 +87,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         identity,
         mailer,
         payments,
+        sandbox_pay,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,
@@ -99,6 +106,7 @@ pub async fn serve(
         state.config.base_url(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         workers_stopped,
+        state.config.outbound(),
     ));
     let sweeper = tokio::spawn(checkout::lifecycle::run_sweeper(
         state.clone(),

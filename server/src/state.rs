@@ -12,7 +12,7 @@ use crate::{
     config::Config,
     http::cursor::CursorSigner,
     mail::Mailer,
-    providers::{FulfillmentProviders, PaymentProvider},
+    providers::{sandbox::PaymentPageKey, FulfillmentProviders, PaymentProvider},
     store::Store,
 };
 
@@ -27,6 +27,8 @@ pub struct AppState {
     pub identity: Arc<IdentityVerifier>,
     pub mailer: Mailer,
     pub payments: Arc<dyn PaymentProvider>,
+    /// The key of the sandbox payment page's URLs; `None` when the sandbox provider is off.
+    pub sandbox_pay: Option<PaymentPageKey>,
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,

@@ -49,10 +49,12 @@ pub trait FrameBackend: Send + Sync {
     fn exchange_code(&self, code: String) -> BoxFuture<Result<FrameExchange, String>>;
     /// The registered frame origins of a partner client, `None` for an unknown client.
     fn client_origins(&self, client_id: String) -> BoxFuture<Result<Option<Vec<String>>, String>>;
-    /// The sandbox payment page's view of a payment, `None` when it does not exist.
+    /// The sandbox payment page's view of a payment, `None` when it does not exist or `key`
+    /// (from the page's URL) is not its key.
     fn payment_page(
         &self,
         payment_id: Uuid,
+        key: String,
     ) -> BoxFuture<Result<Option<crate::frame::screens::pay::PaymentPage>, String>>;
 }
 

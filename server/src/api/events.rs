@@ -10,22 +10,23 @@ use crate::{
     error::Result,
     events::CloudEvent,
     http::{
-        cursor::{paginate, PageParams},
+        cursor::{PageParams, Scope},
         envelope::Page,
         extract::ApiQuery,
         openapi::{Problem400, Problem401},
     },
     state::AppState,
-    store::EventRecord,
+    store::{EventRecord, FeedPosition},
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list_events))
 }
 
-/// Events of the partner's own sessions and of guests in its campaigns, as CloudEvents,
-/// oldest first. Keep the last `next_token` only for the traversal: a new poll starts over
-/// or walks on from the last page's token.
+/// Events of the checkouts the partner's sessions or requests created, as CloudEvents, oldest
+/// first. The feed has no end: every page, the last and an empty one too, carries a
+/// `next_token` to resume exactly after its last event, and no event that commits later is
+/// ever placed before a token already handed out (docs/api-checkout.md, "Events").
 #[utoipa::path(get, path = "/v2/events", tag = "events", security(("backend_bearer" = [])),
     params(PageParams),
     responses((status = 200, body = inline(Envelope<Vec<CloudEvent>>)),
@@ -36,19 +37,25 @@ async fn list_events(
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Page<CloudEvent>> {
     let client_id = client.client_id;
-    let page = paginate(
-        &state.cursors,
-        &params,
-        "v2/events",
-        &format!("client_id={client_id}"),
-        |e: &EventRecord| e.event_seq,
-        |after, limit| state.store.events_for_client(&client_id, after, limit),
-    )
-    .await?;
+    let limit = params.limit()?;
+    let filters = format!("client_id={client_id}");
+    let scope = Scope {
+        endpoint: "v2/events",
+        filters: &filters,
+        limit,
+    };
+    let after: FeedPosition = match params.next_token.as_deref() {
+        Some(token) => state.cursors.decode(&scope, token)?,
+        None => FeedPosition::START,
+    };
+    let events = state
+        .store
+        .events_for_client(&client_id, after, limit)
+        .await?;
+    let resume_at = events.last().map_or(after, EventRecord::position);
     let source = state.config.base_url();
     Ok(Page {
-        items: page
-            .items
+        items: events
             .into_iter()
             .map(|e| {
                 CloudEvent::new(
@@ -61,7 +68,7 @@ async fn list_events(
                 )
             })
             .collect(),
-        limit: page.limit,
-        next_token: page.next_token,
+        limit,
+        next_token: Some(state.cursors.encode(&scope, &resume_at)),
     })
 }

@@ -180,6 +180,7 @@ async fn express_baseline(
         ));
     };
     let fields = CustomerFields {
+        partner_client_id: None,
         email: "ada@example.com".to_owned(),
         first_name: "Ada".to_owned(),
         last_name: "Lovelace".to_owned(),

@@ -25,15 +25,15 @@ use std::{
 use uuid::Uuid;
 
 use super::ttl_cache::TtlCache;
-use crate::store::{Campaign, Merchant, Product, Store, StoreResult};
+use crate::store::{Campaign, ClientOrigins, Merchant, Product, Store, StoreResult};
 
 pub struct Definitions {
     generation: AtomicU64,
     campaigns: TtlCache<Uuid, Campaign>,
     products: TtlCache<Uuid, Product>,
     merchants: TtlCache<Uuid, Merchant>,
-    /// (campaign, partner client or none for guests) → origins.
-    return_origins: TtlCache<(Uuid, Option<Uuid>), Arc<[String]>>,
+    /// (campaign, partner client or none for guests) → origins per client.
+    return_origins: TtlCache<(Uuid, Option<Uuid>), Arc<[ClientOrigins]>>,
 }
 
 impl Definitions {
@@ -72,7 +72,7 @@ impl Definitions {
         store: &dyn Store,
         campaign_id: Uuid,
         partner_client_id: Option<Uuid>,
-    ) -> StoreResult<Arc<[String]>> {
+    ) -> StoreResult<Arc<[ClientOrigins]>> {
         let load = || async {
             let origins = store.return_origins(campaign_id, partner_client_id).await?;
             Ok(Some(Arc::from(origins)))

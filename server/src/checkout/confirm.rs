@@ -45,7 +45,8 @@ pub async fn confirm(
             checkout_id,
             campaign_id: checkout.campaign_id,
             customer_id: checkout.customer_id,
-            partner_client_id: checkout.partner_client_id,
+            // A guest's checkout is attributed here, by its return URL (`customer::validate`).
+            partner_client_id: fields.partner_client_id,
             total: checkout.total,
             currency: checkout.currency.clone(),
         },

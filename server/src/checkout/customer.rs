@@ -1,6 +1,13 @@
 //! The customer fields of a confirmation: required text, the e-mail address and shipping
 //! country (422 `checkout-billing-detail-rejected` when unusable), and the return URL, whose
 //! origin the partner must have registered.
+//!
+//! The return URL also attributes the checkout: its events (which carry the `payment_id`) go
+//! to that partner alone. A session's checkout is its partner's. A guest's (or an identity
+//! session's, which has no partner) is the partner client's whose registered return origins
+//! match the return URL, when exactly one client of the campaign does; when several do, the
+//! request cannot tell which partner made it and the checkout is attributed to nobody: it is
+//! sold, and nobody is told of it (docs/security.md, "Events and webhooks").
 
 use app::wire::{origin_matches, ConfirmRequest, FieldError};
 use url::Url;
@@ -15,7 +22,8 @@ use crate::{
 
 const MAX_NEWSLETTERS: usize = 20;
 
-/// 400 for missing or malformed fields, then 422 for details a provider would reject.
+/// 400 for missing or malformed fields, then 422 for details a provider would reject; the
+/// fields name the partner the checkout is attributed to.
 pub async fn validate(
     state: &AppState,
     campaign_id: Uuid,
@@ -99,10 +107,13 @@ pub async fn validate(
         .return_origins(state.store.as_ref(), campaign_id, partner_client_id)
         .await?;
     let origin = return_url.origin().ascii_serialization();
-    if !origins
-        .iter()
-        .any(|pattern| origin_matches(pattern, &origin))
-    {
+    let mut matching = origins.iter().filter(|client| {
+        client
+            .origins
+            .iter()
+            .any(|pattern| origin_matches(pattern, &origin))
+    });
+    let Some(first) = matching.next() else {
         return Err(Error::invalid_field(
             "return_url",
             "origin-not-allowed",
@@ -111,9 +122,15 @@ pub async fn validate(
                 return_url.origin().ascii_serialization()
             ),
         ));
-    }
+    };
+    let attributed = match (partner_client_id, matching.next()) {
+        (Some(partner), _) => Some(partner),
+        (None, None) => Some(first.partner_client_id),
+        (None, Some(_)) => None,
+    };
 
     Ok(CustomerFields {
+        partner_client_id: attributed,
         email: request.email.trim().to_owned(),
         first_name: request.first_name.trim().to_owned(),
         last_name: request.last_name.trim().to_owned(),

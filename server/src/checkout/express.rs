@@ -62,6 +62,11 @@ pub async fn express(
         &customer_request,
     )
     .await?;
+    // The checkout is the partner's the fields attribute it to (a guest's by its return URL).
+    let buyer = Buyer {
+        partner_client_id: fields.partner_client_id,
+        ..buyer
+    };
     let reservation = Reservation {
         confirmed: Some(&fields),
         checkout_id: Uuid::new_v4(),

@@ -1,73 +1,204 @@
 //! The webhook delivery worker: sends due deliveries signed per Standard Webhooks, at least
-//! once, with exponential back-off for 24 hours. Deliveries are claimed with a lock in the
-//! database, so every node may run a worker.
+//! once, with exponential back-off (with jitter) for 24 hours. Every node may run a worker:
+//! deliveries are claimed in the database under a lease, and only the claim's holder sends
+//! them and records the outcome.
+//!
+//! Each partner is served by its own task, a few sends at a time, so a slow or unreachable
+//! partner delays only its own deliveries. A claim's lease outlasts the work done under it:
+//! no send starts once less than a send's timeout (and a margin for recording it) is left,
+//! and what is left unsent is given back for the next claim.
 
-use std::time::Duration;
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use uuid::Uuid;
 
 use super::{signature, CloudEvent};
+use crate::outbound::OutboundPolicy;
 use crate::store::{DeliveryOutcome, DueDelivery, Store};
 
 /// How long a claimed delivery is ours before another worker may take it over.
-const CLAIM_LOCK: Duration = Duration::from_secs(60);
+const LEASE: Duration = Duration::from_secs(120);
+/// The longest one send may take, connection, response and the capped body read included.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// No send starts once less than this is left of its lease: the send's timeout and time to
+/// record its outcome.
+const LEASE_RESERVE: Duration = Duration::from_secs(40);
+/// Deliveries of one partner claimed at once, and sent at once.
+const PARTNER_BATCH: u32 = 8;
+const PARTNER_CONCURRENCY: usize = 4;
+/// Partners served at once by one node (so at most 64 sends at once).
+const MAX_PARTNERS: usize = 16;
+/// Of a partner's answer, at most this much is read (only of a failure, for its error text).
+const RESPONSE_BODY_CAP: usize = 512;
+/// Stored of that: the start of the text.
+const RESPONSE_TEXT_CAP: usize = 200;
 const GIVE_UP_AFTER: chrono::Duration = chrono::Duration::hours(24);
-const BATCH: u32 = 32;
 
-/// When to try again after `attempts` failed attempts (5 s, 10 s, 20 s, … capped at one hour),
-/// or `None` once the event is more than a day old.
+/// When to try again after `attempts` failed attempts, or `None` once the event is more than a
+/// day old: 5 s, 10 s, 20 s, … capped at one hour, each lengthened by a random part of up to a
+/// quarter, so that deliveries that failed together (a partner's outage) do not all come back
+/// at the same instant.
 pub fn retry_at(
     attempts: i32,
     occurred_at: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
-    let delay_secs = 5i64.saturating_mul(1i64 << attempts.clamp(0, 20)).min(3600);
-    let next = now + chrono::Duration::seconds(delay_secs);
+    let next = now + back_off(attempts, rand::random::<f64>());
     (next - occurred_at <= GIVE_UP_AFTER).then_some(next)
 }
 
-/// Runs until `shutdown` resolves, polling every `interval`.
+/// The delay after `attempts` failed attempts for a `jitter` in `[0, 1)`.
+fn back_off(attempts: i32, jitter: f64) -> chrono::Duration {
+    let base_ms = 5_000i64
+        .saturating_mul(1i64 << attempts.clamp(0, 20))
+        .min(3_600_000);
+    let extra_ms = (base_ms as f64 * 0.25 * jitter.clamp(0.0, 1.0)) as i64;
+    chrono::Duration::milliseconds(base_ms + extra_ms)
+}
+
+/// The HTTP client of the deliveries: bounded in time, never following a redirect, and under
+/// the public-only policy connecting to no name that resolves to a non-public address (a
+/// literal address was refused when the URL was saved; docs/security.md, "Outbound requests").
+pub fn http_client(policy: OutboundPolicy) -> reqwest::Client {
+    crate::outbound::client(policy, SEND_TIMEOUT)
+}
+
+/// Runs until `shutdown` resolves, looking every `interval` for partners with due deliveries
+/// and starting a task for each that has none running; then gives the running ones a send's
+/// timeout to finish.
 pub async fn run(
-    store: std::sync::Arc<dyn Store>,
+    store: Arc<dyn Store>,
     source: String,
     interval: Duration,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
+    policy: OutboundPolicy,
 ) {
-    let http = reqwest::Client::builder()
-        .timeout(SEND_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("HTTP client builds");
+    let http = http_client(policy);
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut serving: HashMap<tokio::task::Id, Uuid> = HashMap::new();
+    let mut busy: HashSet<Uuid> = HashSet::new();
     loop {
-        if let Err(err) = deliver_due(store.as_ref(), &http, &source).await {
-            tracing::warn!(error = %err, "webhook delivery round failed");
+        while let Some(done) = tasks.try_join_next_with_id() {
+            let id = match done {
+                Ok((id, ())) => id,
+                Err(err) => {
+                    tracing::warn!(error = %err, "a webhook delivery task failed");
+                    err.id()
+                }
+            };
+            if let Some(partner) = serving.remove(&id) {
+                busy.remove(&partner);
+            }
+        }
+        let room = MAX_PARTNERS.saturating_sub(busy.len());
+        if room > 0 {
+            // Ask for more than there is room for: some may be partners being served already.
+            match store
+                .partners_with_due_deliveries(Utc::now(), MAX_PARTNERS as u32 * 2)
+                .await
+            {
+                Ok(partners) => {
+                    let idle: Vec<Uuid> = partners
+                        .into_iter()
+                        .filter(|p| !busy.contains(p))
+                        .take(room)
+                        .collect();
+                    for partner in idle {
+                        let (store, http, source) = (store.clone(), http.clone(), source.clone());
+                        let handle = tasks.spawn(async move {
+                            if let Err(err) =
+                                deliver_partner(store.as_ref(), &http, &source, partner).await
+                            {
+                                tracing::warn!(error = %err, %partner, "webhook delivery round failed");
+                            }
+                        });
+                        serving.insert(handle.id(), partner);
+                        busy.insert(partner);
+                    }
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "looking for due webhook deliveries failed")
+                }
+            }
         }
         tokio::select! {
             _ = tokio::time::sleep(interval) => {}
-            _ = shutdown.changed() => return,
+            _ = shutdown.changed() => break,
         }
+    }
+    // Sends in flight may finish (one send's timeout); what is cut short is sent again once
+    // its lease ends, as at least once allows.
+    let drained = async { while tasks.join_next().await.is_some() {} };
+    if tokio::time::timeout(SEND_TIMEOUT + Duration::from_secs(2), drained)
+        .await
+        .is_err()
+    {
+        tasks.abort_all();
     }
 }
 
-/// Sends every delivery that is due now; returns how many were attempted.
+/// Sends every delivery due now, each partner's beside the others'; returns how many were
+/// claimed. (The worker does this continuously, per partner, in [`run`].)
 pub async fn deliver_due(
     store: &dyn Store,
     http: &reqwest::Client,
     source: &str,
 ) -> anyhow::Result<usize> {
+    let partners = store
+        .partners_with_due_deliveries(Utc::now(), MAX_PARTNERS as u32)
+        .await?;
+    let rounds = partners
+        .into_iter()
+        .map(|partner| deliver_partner(store, http, source, partner));
+    let mut count = 0;
+    for round in futures::future::join_all(rounds).await {
+        count += round?;
+    }
+    Ok(count)
+}
+
+/// Claims up to a batch of `partner`'s due deliveries and sends them, a few at a time; returns
+/// how many were claimed.
+pub async fn deliver_partner(
+    store: &dyn Store,
+    http: &reqwest::Client,
+    source: &str,
+    partner: Uuid,
+) -> anyhow::Result<usize> {
+    let claimed_at = Instant::now();
     let now = Utc::now();
-    let lock_until = now + chrono::Duration::from_std(CLAIM_LOCK)?;
-    let due = store.claim_due_deliveries(now, lock_until, BATCH).await?;
+    let lease_end = now + chrono::Duration::from_std(LEASE)?;
+    let due = store
+        .claim_due_deliveries(Some(partner), now, lease_end, PARTNER_BATCH)
+        .await?;
     let count = due.len();
-    for delivery in due {
-        let outcome = send(http, source, &delivery).await;
-        if let DeliveryOutcome::Failed { error, .. } = &outcome {
-            tracing::info!(delivery = %delivery.webhook_delivery_id, %error, "webhook delivery failed");
-        }
-        store
-            .record_delivery(delivery.webhook_delivery_id, &outcome)
-            .await?;
+    let last_start = claimed_at + (LEASE - LEASE_RESERVE);
+    let results: Vec<_> = futures::stream::iter(due)
+        .map(|delivery| async move {
+            if Instant::now() >= last_start {
+                return store
+                    .release_delivery(delivery.webhook_delivery_id, delivery.claim_id)
+                    .await;
+            }
+            let outcome = send(http, source, &delivery).await;
+            if let DeliveryOutcome::Failed { error, .. } = &outcome {
+                tracing::info!(delivery = %delivery.webhook_delivery_id, %error, "webhook delivery failed");
+            }
+            store
+                .record_delivery(delivery.webhook_delivery_id, delivery.claim_id, &outcome)
+                .await
+        })
+        .buffer_unordered(PARTNER_CONCURRENCY)
+        .collect()
+        .await;
+    for result in results {
+        result?;
     }
     Ok(count)
 }
@@ -103,15 +234,68 @@ async fn send(http: &reqwest::Client, source: &str, d: &DueDelivery) -> Delivery
         .send()
         .await;
     match response {
+        // A success's body is never read.
         Ok(r) if r.status().is_success() => DeliveryOutcome::Delivered {
             status: r.status().as_u16(),
         },
-        Ok(r) => failed(
-            Some(r.status().as_u16()),
-            format!("answered {}", r.status()),
-        ),
-        Err(err) => failed(None, err.to_string()),
+        Ok(r) => {
+            let status = r.status();
+            let text = response_text(r).await;
+            let error = if text.is_empty() {
+                format!("answered {status}")
+            } else {
+                format!("answered {status}: {text}")
+            };
+            failed(Some(status.as_u16()), without_url(&error, &d.webhook_url))
+        }
+        Err(err) => failed(None, error_text(err, &d.webhook_url)),
     }
+}
+
+/// The start of a failed answer's body, for its error text: at most [`RESPONSE_BODY_CAP`]
+/// bytes are read, whatever the partner sends.
+async fn response_text(mut response: reqwest::Response) -> String {
+    let mut bytes = Vec::new();
+    while bytes.len() < RESPONSE_BODY_CAP {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = RESPONSE_BODY_CAP - bytes.len();
+                bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    String::from_utf8_lossy(&bytes)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(RESPONSE_TEXT_CAP)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// The error and its causes, without the URL: a webhook URL may carry the partner's secrets
+/// (a token in its path or query), and error texts are stored and logged.
+fn error_text(err: reqwest::Error, url: &str) -> String {
+    let err = err.without_url();
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    without_url(&text, url)
+}
+
+/// `text` with every occurrence of `url` (and of its form without a trailing slash) removed.
+fn without_url(text: &str, url: &str) -> String {
+    let trimmed = url.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return text.to_owned();
+    }
+    text.replace(url, "<webhook URL>")
+        .replace(trimmed, "<webhook URL>")
 }
 
 #[cfg(test)]
@@ -121,16 +305,33 @@ mod tests {
     #[test]
     fn back_off_doubles_caps_at_an_hour_and_stops_after_a_day() {
         let t0 = Utc::now();
-        assert_eq!(retry_at(0, t0, t0), Some(t0 + chrono::Duration::seconds(5)));
-        assert_eq!(
-            retry_at(3, t0, t0),
-            Some(t0 + chrono::Duration::seconds(40))
-        );
-        assert_eq!(
-            retry_at(15, t0, t0),
-            Some(t0 + chrono::Duration::seconds(3600))
-        );
+        let s = chrono::Duration::seconds;
+        assert_eq!(back_off(0, 0.0), s(5));
+        assert_eq!(back_off(3, 0.0), s(40));
+        assert_eq!(back_off(15, 0.0), s(3600));
         let late = t0 + chrono::Duration::hours(23) + chrono::Duration::minutes(30);
         assert_eq!(retry_at(15, t0, late), None);
+    }
+
+    #[test]
+    fn back_off_has_jitter_of_up_to_a_quarter() {
+        let s = chrono::Duration::seconds;
+        assert_eq!(back_off(3, 0.5), s(45));
+        assert_eq!(back_off(3, 1.0), s(50));
+        let t0 = Utc::now();
+        let delays: HashSet<i64> = (0..200)
+            .map(|_| retry_at(3, t0, t0).unwrap() - t0)
+            .inspect(|d| assert!(*d >= s(40) && *d <= s(50), "{d} within 40 s to 50 s"))
+            .map(|d| d.num_milliseconds())
+            .collect();
+        assert!(delays.len() > 100, "the delays differ: {delays:?}");
+    }
+
+    #[test]
+    fn error_texts_never_carry_the_webhook_url() {
+        let url = "https://hooks.example/in/s3cr3t-token?key=abc";
+        let text = without_url(&format!("error sending request for url ({url})"), url);
+        assert!(!text.contains("s3cr3t"), "{text}");
+        assert_eq!(text, "error sending request for url (<webhook URL>)");
     }
 }

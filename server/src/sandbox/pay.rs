@@ -1,8 +1,14 @@
-//! The sandbox payment page. `GET /pay/{payment_id}` is a page of the app (styled and
+//! The sandbox payment page. `GET /pay/{payment_id}?key=…` is a page of the app (styled and
 //! localized like the frame; `app::frame::screens::pay`), which reads the payment through
 //! [`payment_page`]. Its Pay, Decline and Cancel buttons post here: the choice settles the
 //! payment and sends the customer to the partner's return URL with `payment_id` added and the
 //! partner's own parameters kept.
+//!
+//! Both answer only with the payment's key (`providers::sandbox::PaymentPageKey`, checked in
+//! constant time): a missing or wrong key, an unknown payment and a switched-off sandbox are
+//! the same `404 not-found` (the GET's is checked before the page renders,
+//! `frame_session::payment_page_key`), so the id alone, which partners see in events and
+//! return URLs, shows and settles nothing.
 
 use app::frame::screens::pay::PaymentPage;
 use axum::{
@@ -19,8 +25,11 @@ use uuid::Uuid;
 use super::page::page;
 use crate::{
     checkout::lifecycle::{settle_payment, PaymentOutcome},
-    error::Result,
-    http::extract::ApiPath,
+    error::{Error, ProblemType, Result},
+    http::{
+        extract::{ApiPath, ApiQuery},
+        openapi::Problem404,
+    },
     state::AppState,
 };
 
@@ -28,17 +37,38 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(complete_payment))
 }
 
-fn unknown() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        page("Unknown payment", "<h1>Unknown payment</h1>"),
-    )
-        .into_response()
+/// The one answer to a payment that is unknown, or asked for without its key, or while the
+/// sandbox is off.
+pub fn unknown() -> Error {
+    Error::new(ProblemType::NotFound, "No such payment page.")
+}
+
+/// Whether `key` opens `payment_id`'s page (never while the sandbox is off).
+pub fn key_matches(state: &AppState, payment_id: Uuid, key: Option<&str>) -> bool {
+    match (&state.sandbox_pay, key) {
+        (Some(page_key), Some(key)) => page_key.verify(payment_id, key),
+        _ => false,
+    }
+}
+
+/// The page's query: the payment's key.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageKey {
+    /// The payment's key, from its `payment_url`.
+    pub key: Option<String>,
 }
 
 /// What the sandbox's payment page shows of `payment_id`; `None` when there is no such
-/// payment.
-pub async fn payment_page(state: &AppState, payment_id: Uuid) -> Result<Option<PaymentPage>> {
+/// payment or `key` is not its key.
+pub async fn payment_page(
+    state: &AppState,
+    payment_id: Uuid,
+    key: &str,
+) -> Result<Option<PaymentPage>> {
+    if !key_matches(state, payment_id, Some(key)) {
+        return Ok(None);
+    }
     let Some(payment) = state.store.payment(payment_id).await? else {
         return Ok(None);
     };
@@ -51,6 +81,7 @@ pub async fn payment_page(state: &AppState, payment_id: Uuid) -> Result<Option<P
         amount: app::wire::Money::new(payment.amount, payment.currency),
         status: payment.status,
         back_url: return_to(&payment.return_url, payment_id),
+        action: format!("/pay/{payment_id}?key={key}"),
     }))
 }
 
@@ -62,16 +93,20 @@ struct PayForm {
 
 /// Settles the payment as the customer chose and redirects to the partner's return URL.
 #[utoipa::path(post, path = "/pay/{payment_id}", tag = "sandbox",
-    params(("payment_id" = Uuid, Path)),
+    params(("payment_id" = Uuid, Path), PageKey),
     request_body(content = PayForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 303, description = "To the return URL with payment_id"),
               (status = 400, content_type = "text/html", body = String),
-              (status = 404, content_type = "text/html", body = String)))]
+              Problem404))]
 async fn complete_payment(
     State(state): State<AppState>,
     ApiPath(payment_id): ApiPath<Uuid>,
+    ApiQuery(query): ApiQuery<PageKey>,
     Form(form): Form<PayForm>,
 ) -> Result<Response> {
+    if !key_matches(&state, payment_id, query.key.as_deref()) {
+        return Err(unknown());
+    }
     let outcome = match form.action.as_str() {
         "pay" => PaymentOutcome::Paid,
         "decline" => PaymentOutcome::Declined,
@@ -85,7 +120,7 @@ async fn complete_payment(
         }
     };
     let Some(payment) = state.store.payment(payment_id).await? else {
-        return Ok(unknown());
+        return Err(unknown());
     };
     // A second submit (or a payment that ran out meanwhile) changes nothing; the customer is
     // still sent back, and the partner reads the outcome from the checkout.

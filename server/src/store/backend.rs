@@ -25,6 +25,13 @@ pub(crate) trait Backend {
     const NEW_UUID: &'static str;
     /// The source clause of an idempotency key's claim row (`claim_insert`).
     const CLAIM_SOURCE: &'static str;
+    /// An SQL condition on the outbox row `e` that holds only when every event that can still
+    /// commit will sort after `e` in the feed's order (`e.tx_id`, `e.event_seq`), so a poller
+    /// that has read up to `e` can never miss one (`sql/events.rs`, `events_for_client`).
+    const FEED_SETTLED: &'static str;
+    /// The locking clause that ends the select of rows to claim: rows another transaction is
+    /// claiming are passed over instead of waited for.
+    const SKIP_LOCKED: &'static str;
 
     /// The insert of an idempotency key's claim row whose values are `values` (the key's
     /// campaign and key, the request's hash, the customer, then the lock's end, now, the

@@ -131,12 +131,22 @@ pub struct NewCheckoutLine {
 /// The customer's fields of a confirmation.
 #[derive(Debug, Clone)]
 pub struct CustomerFields {
+    /// The partner the checkout is attributed to: its events go to this partner alone
+    /// (`checkout::customer::validate`; docs/security.md).
+    pub partner_client_id: Option<Uuid>,
     pub email: String,
     pub first_name: String,
     pub last_name: String,
     pub return_url: String,
     pub shipping_address: Option<serde_json::Value>,
     pub newsletters: Vec<String>,
+}
+
+/// The return-URL origins a partner client registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientOrigins {
+    pub partner_client_id: Uuid,
+    pub origins: Vec<String>,
 }
 
 #[async_trait::async_trait]
@@ -160,11 +170,12 @@ pub trait CheckoutStore {
     async fn lapsed_payments(&self, now: DateTime<Utc>, limit: u32) -> StoreResult<Vec<Uuid>>;
     /// PAID orders whose fulfilment is not confirmed yet, oldest first.
     async fn unfulfilled_orders(&self, limit: u32) -> StoreResult<Vec<Uuid>>;
-    /// Origins a return URL may have in the campaign: those of the session's partner client,
-    /// or for guests and identity sessions those of every client allowed the campaign.
+    /// Origins a return URL may have in the campaign, per partner client: those of the
+    /// session's partner client, or for guests and identity sessions those of every client
+    /// allowed the campaign.
     async fn return_origins(
         &self,
         campaign_id: Uuid,
         partner_client_id: Option<Uuid>,
-    ) -> StoreResult<Vec<String>>;
+    ) -> StoreResult<Vec<ClientOrigins>>;
 }

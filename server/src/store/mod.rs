@@ -47,15 +47,15 @@ pub use checkout_tx::{
     VoucherTx, WalletTx,
 };
 pub use checkouts::{
-    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutVoucherRecord, CustomerFields,
-    NewCheckout, NewCheckoutLine,
+    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutVoucherRecord, ClientOrigins,
+    CustomerFields, NewCheckout, NewCheckoutLine,
 };
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
 };
 pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
-pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore};
+pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};

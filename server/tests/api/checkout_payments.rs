@@ -109,7 +109,7 @@ async fn no_write_transaction_is_open_while_the_payment_is_created() {
                     .unwrap()
                     .expose_secret()
                     .to_owned(),
-                sandbox: SandboxPayments::new(state.config.base_url()),
+                sandbox: SandboxPayments::new(state.config.base_url(), state.sandbox_pay.clone()),
                 seen: watched,
             });
         },

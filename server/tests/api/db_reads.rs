@@ -55,3 +55,30 @@ pub async fn mails_to(app: &TestApp, recipient: &str, limit: i64) -> Vec<Mail> {
         .await
         .expect("read the outbox"))
 }
+
+/// Waits until the polling feed can show every event written so far. On Postgres the feed
+/// holds an event back while a transaction older than its own is in flight anywhere on the
+/// database server (`Backend::FEED_SETTLED`), and tests run beside each other on one server;
+/// on SQLite every committed event is shown at once.
+pub async fn wait_until_events_settle(app: &TestApp) {
+    if app.backend() != "postgres" {
+        return;
+    }
+    let sql = "SELECT COUNT(*) FROM event
+               WHERE tx_id >= pg_snapshot_xmin(pg_current_snapshot())::text::bigint";
+    let url = database_url(app);
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .expect("connect to the test database");
+    for _ in 0..400 {
+        let unsettled: i64 = sqlx::query_scalar(sql)
+            .fetch_one(&mut conn)
+            .await
+            .expect("read the outbox");
+        if unsettled == 0 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("events stayed held back for 10 s: a transaction on the test server stays open");
+}

@@ -1,10 +1,11 @@
-//! The sandbox payment provider's page (`/pay/{payment_id}`): the order and its amount with
-//! Pay, Decline and Cancel. The choice is a plain form post, handled by the server, which
+//! The sandbox payment provider's page (`/pay/{payment_id}?key=…`): the order and its amount
+//! with Pay, Decline and Cancel. The choice is a plain form post, handled by the server, which
 //! settles the payment and sends the customer to the partner's return URL; it works before
-//! the WASM has loaded, too.
+//! the WASM has loaded, too. The page's `key` (part of the payment URL) goes with every read
+//! and post: without it the server shows and settles nothing.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -24,13 +25,18 @@ pub struct PaymentPage {
     pub status: String,
     /// The partner's return URL with `payment_id`, for a payment that is no longer open.
     pub back_url: String,
+    /// Where the choice is posted: the page's own path with its key.
+    pub action: String,
 }
 
-/// The sandbox's view of a payment.
+/// The sandbox's view of a payment, for the payment's `key`.
 #[server(prefix = "/frame/api", endpoint = "payment")]
-pub async fn read_payment(payment_id: Uuid) -> Result<Option<PaymentPage>, ServerFnError> {
+pub async fn read_payment(
+    payment_id: Uuid,
+    key: String,
+) -> Result<Option<PaymentPage>, ServerFnError> {
     crate::frame::session::backend()?
-        .payment_page(payment_id)
+        .payment_page(payment_id, key)
         .await
         .map_err(ServerFnError::new)
 }
@@ -50,11 +56,15 @@ fn settled_text(locale: Locale, status: &str) -> String {
 pub fn PayScreen() -> impl IntoView {
     let i18n = use_i18n();
     let params = use_params_map();
-    let payment_id =
-        move || params.with(|p| p.get("payment_id").and_then(|id| id.parse::<Uuid>().ok()));
-    let page = Resource::new(payment_id, |id| async move {
-        match id {
-            Some(id) => read_payment(id).await,
+    let query = use_query_map();
+    let payment = move || {
+        let id = params.with(|p| p.get("payment_id").and_then(|id| id.parse::<Uuid>().ok()));
+        let key = query.with(|q| q.get("key"));
+        id.zip(key)
+    };
+    let page = Resource::new(payment, |payment| async move {
+        match payment {
+            Some((id, key)) => read_payment(id, key).await,
             None => Ok(None),
         }
     });
@@ -81,7 +91,7 @@ fn PaymentForm(payment: PaymentPage) -> impl IntoView {
     let status = payment.status.clone();
     let choices = if payment.status == "OPEN" {
         view! {
-            <form method="post" action=format!("/pay/{}", payment.payment_id) class="pay-choices">
+            <form method="post" action=payment.action.clone() class="pay-choices">
                 <button type="submit" name="action" value="pay" class="button primary">{t!(i18n, pay.pay)}</button>
                 <button type="submit" name="action" value="decline" class="button secondary">{t!(i18n, pay.decline)}</button>
                 <button type="submit" name="action" value="cancel" class="button secondary">{t!(i18n, pay.cancel)}</button>

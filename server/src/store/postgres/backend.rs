@@ -27,6 +27,16 @@ impl Backend for Postgres {
     /// A new random (version 4) UUID, in SQL.
     const NEW_UUID: &'static str = "gen_random_uuid()";
 
+    /// Transactions commit in another order than they take sequence numbers (and than they
+    /// began), so the feed hands out only events written by a transaction older than every
+    /// one still in flight: `tx_id` is the writer's transaction id (migration 0004), and any
+    /// transaction that commits later has an id at least the snapshot's `xmin`. The snapshot
+    /// is the statement's own, the one its rows are read in.
+    const FEED_SETTLED: &'static str =
+        "e.tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint";
+
+    const SKIP_LOCKED: &'static str = "FOR UPDATE SKIP LOCKED";
+
     /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
     /// does not wait for its WAL to reach the disk. A claim only has to be seen by the
     /// concurrent requests with its key; the transaction that completes it is flushed before

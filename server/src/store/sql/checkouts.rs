@@ -7,7 +7,7 @@ use super::checkout_tx::SqlCheckoutTx;
 use super::{push_ids, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx,
-    CheckoutVoucherRecord, OrderRecord, PaymentRecord, StoreResult, Timeslot,
+    CheckoutVoucherRecord, ClientOrigins, OrderRecord, PaymentRecord, StoreResult, Timeslot,
 };
 
 #[async_trait::async_trait]
@@ -133,9 +133,9 @@ impl CheckoutStore for SqlStore {
         &self,
         campaign_id: Uuid,
         partner_client_id: Option<Uuid>,
-    ) -> StoreResult<Vec<String>> {
-        let lists: Vec<sqlx::types::Json<Vec<String>>> = sqlx::query_scalar(
-            "SELECT pc.return_origins FROM partner_client pc
+    ) -> StoreResult<Vec<ClientOrigins>> {
+        let lists: Vec<(Uuid, sqlx::types::Json<Vec<String>>)> = sqlx::query_as(
+            "SELECT pc.partner_client_id, pc.return_origins FROM partner_client pc
              WHERE ($2 IS NOT NULL AND pc.partner_client_id = $2)
                 OR ($2 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
                                            WHERE pcc.partner_client_id = pc.partner_client_id
@@ -145,6 +145,12 @@ impl CheckoutStore for SqlStore {
         .bind(partner_client_id)
         .fetch_all(&self.pool)
         .await?;
-        Ok(lists.into_iter().flat_map(|l| l.0).collect())
+        Ok(lists
+            .into_iter()
+            .map(|(partner_client_id, origins)| ClientOrigins {
+                partner_client_id,
+                origins: origins.0,
+            })
+            .collect())
     }
 }

@@ -7,14 +7,15 @@ use super::{Batch, SqlStore, ThisBackend};
 use crate::events::NewEvent;
 use crate::store::{
     backend::Backend, batch::values, DeliveryOutcome, DueDelivery, EventRecord, EventStore,
-    StoreResult,
+    FeedPosition, StoreResult,
 };
 
 /// Adds `events` to the caller's batch for the outbox, in order, with a pending webhook
-/// delivery for each partner that should hear of each, so the events commit or roll back with
-/// the change they report. Two statements whatever the count: the events, and their
-/// deliveries, whose recipients the database picks as it inserts them (nothing is read first,
-/// so writing events costs no round trip of its own).
+/// delivery for the partner that should hear of each (when it registered a webhook), so the
+/// events commit or roll back with the change they report. Two statements whatever the count:
+/// the events, and their deliveries, whose recipients the database picks as it inserts them
+/// (nothing is read first, so writing events costs no round trip of its own). The events'
+/// `tx_id` is their column's default: the writing transaction on Postgres (migration 0004).
 pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
     if events.is_empty() {
         return;
@@ -36,27 +37,22 @@ pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
             .bind(event.partner_client_id)
             .bind(sqlx::types::Json(event.data.clone()));
     }
-    // A partner's own event goes to that partner; a guest's to every partner of the campaign.
-    let now_at = events.len() * 3 + 1;
+    // An event goes to the partner the checkout is attributed to, and to nobody else; a
+    // checkout attributed to nobody (docs/security.md) has no recipient.
+    let now_at = events.len() * 2 + 1;
     batch.statement(&format!(
         "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
              next_attempt_at, created_at, updated_at)
          SELECT {new_id}, e.column1, pc.partner_client_id, 'PENDING', 0, ${now_at}, ${now_at}, ${now_at}
          FROM (VALUES {events}) AS e
          JOIN partner_client pc
-           ON pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
-          AND (pc.partner_client_id = e.column2
-               OR (e.column2 IS NULL AND EXISTS (SELECT 1 FROM partner_client_campaign pcc
-                                                 WHERE pcc.partner_client_id = pc.partner_client_id
-                                                   AND pcc.campaign_id = e.column3)))",
+           ON pc.partner_client_id = e.column2
+          AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL",
         new_id = ThisBackend::NEW_UUID,
-        events = values(events.len(), 3),
+        events = values(events.len(), 2),
     ));
     for (event_id, event) in events {
-        batch
-            .bind(*event_id)
-            .bind(event.partner_client_id)
-            .bind(event.campaign_id);
+        batch.bind(*event_id).bind(event.partner_client_id);
     }
     batch.bind(now);
 }
@@ -66,22 +62,26 @@ impl EventStore for SqlStore {
     async fn events_for_client(
         &self,
         client_id: &str,
-        after_seq: Option<i64>,
+        after: FeedPosition,
         limit: u32,
     ) -> StoreResult<Vec<EventRecord>> {
         let mut conn = self.pool.acquire().await?;
-        let events: Vec<EventRecord> = sqlx::query_as(
-            "SELECT e.event_seq, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
-             FROM event e JOIN partner_client pc ON pc.client_id = $1
-             WHERE ($2 IS NULL OR e.event_seq > $2)
-               AND (e.partner_client_id = pc.partner_client_id
-                    OR (e.partner_client_id IS NULL AND EXISTS (
-                        SELECT 1 FROM partner_client_campaign pcc
-                        WHERE pcc.partner_client_id = pc.partner_client_id AND pcc.campaign_id = e.campaign_id)))
-             ORDER BY e.event_seq LIMIT $3",
-        )
+        // The position and the settled condition are one ordering: (tx_id, event_seq). An event
+        // that commits after this read has a later position than any the read returns
+        // (`Backend::FEED_SETTLED`), so the caller's next read, from the last position it got,
+        // still finds it.
+        let events: Vec<EventRecord> = sqlx::query_as(&format!(
+            "SELECT e.event_seq, e.tx_id, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
+             FROM event e JOIN partner_client pc ON pc.partner_client_id = e.partner_client_id
+             WHERE pc.client_id = $1
+               AND (e.tx_id > $2 OR (e.tx_id = $2 AND e.event_seq > $3))
+               AND {settled}
+             ORDER BY e.tx_id, e.event_seq LIMIT $4",
+            settled = ThisBackend::FEED_SETTLED,
+        ))
         .bind(client_id)
-        .bind(after_seq)
+        .bind(after.tx)
+        .bind(after.seq)
         .bind(i64::from(limit))
         .fetch_all(&mut *conn)
         .await?;
@@ -92,65 +92,97 @@ impl EventStore for SqlStore {
         Ok(events)
     }
 
+    async fn partners_with_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Uuid>> {
+        Ok(sqlx::query_scalar(
+            "SELECT d.partner_client_id FROM webhook_delivery d
+             JOIN partner_client pc ON pc.partner_client_id = d.partner_client_id
+             WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
+               AND (d.locked_until IS NULL OR d.locked_until <= $1)
+               AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
+             GROUP BY d.partner_client_id ORDER BY MIN(d.next_attempt_at) LIMIT $2",
+        )
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     async fn claim_due_deliveries(
         &self,
+        partner_client_id: Option<Uuid>,
         now: DateTime<Utc>,
         lock_until: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<DueDelivery>> {
+        let claim_id = Uuid::new_v4();
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        let due: Vec<Uuid> = sqlx::query_scalar(
-            "SELECT webhook_delivery_id FROM webhook_delivery
-             WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-             ORDER BY next_attempt_at LIMIT $2",
-        )
+        // One statement is the claim: the rows are picked and locked together (Postgres skips
+        // rows a concurrent claim holds; SQLite's write lock serialises claims), and the
+        // update's own condition refuses a row whose lock another claim took meanwhile.
+        let claimed: Vec<Uuid> = sqlx::query_scalar(&format!(
+            "UPDATE webhook_delivery SET locked_until = $3, claim_id = $4
+             WHERE webhook_delivery_id IN (
+                 SELECT d.webhook_delivery_id FROM webhook_delivery d
+                 WHERE d.status = 'PENDING' AND d.next_attempt_at <= $2
+                   AND (d.locked_until IS NULL OR d.locked_until <= $2)
+                   AND ($1 IS NULL OR d.partner_client_id = $1)
+                   AND EXISTS (SELECT 1 FROM partner_client pc
+                               WHERE pc.partner_client_id = d.partner_client_id
+                                 AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL)
+                 ORDER BY d.next_attempt_at LIMIT $5 {skip_locked})
+               AND status = 'PENDING' AND (locked_until IS NULL OR locked_until <= $2)
+             RETURNING webhook_delivery_id",
+            skip_locked = ThisBackend::SKIP_LOCKED,
+        ))
+        .bind(partner_client_id)
         .bind(now)
+        .bind(lock_until)
+        .bind(claim_id)
         .bind(i64::from(limit))
         .fetch_all(&mut *tx)
         .await?;
-        let mut claimed = Vec::with_capacity(due.len());
-        for id in due {
-            // The conditional update is the claim: another node that read the same row loses it.
-            let won = sqlx::query(
-                "UPDATE webhook_delivery SET locked_until = $2
-                 WHERE webhook_delivery_id = $1 AND (locked_until IS NULL OR locked_until <= $3)",
-            )
-            .bind(id)
-            .bind(lock_until)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
-                == 1;
-            if won {
-                claimed.push(id);
-            }
+        if claimed.is_empty() {
+            tx.commit().await?;
+            return Ok(Vec::new());
         }
-        let mut deliveries = Vec::with_capacity(claimed.len());
-        for id in claimed {
-            let delivery: DueDelivery = sqlx::query_as(
-                "SELECT d.webhook_delivery_id, d.attempts, pc.webhook_url, pc.webhook_secret,
-                        e.event_id, e.event_type, e.subject, e.occurred_at, e.data
-                 FROM webhook_delivery d
-                 JOIN partner_client pc ON pc.partner_client_id = d.partner_client_id
-                 JOIN event e ON e.event_id = d.event_id
-                 WHERE d.webhook_delivery_id = $1",
-            )
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await?;
-            deliveries.push(delivery);
-        }
+        let deliveries: Vec<DueDelivery> = sqlx::query_as(
+            "SELECT d.webhook_delivery_id, d.claim_id, d.partner_client_id, d.attempts, pc.webhook_url,
+                    pc.webhook_secret, e.event_id, e.event_type, e.subject, e.occurred_at, e.data
+             FROM webhook_delivery d
+             JOIN partner_client pc ON pc.partner_client_id = d.partner_client_id
+             JOIN event e ON e.event_id = d.event_id
+             WHERE d.claim_id = $1
+             ORDER BY d.next_attempt_at",
+        )
+        .bind(claim_id)
+        .fetch_all(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(deliveries)
+    }
+
+    async fn release_delivery(&self, webhook_delivery_id: Uuid, claim_id: Uuid) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE webhook_delivery SET locked_until = NULL, claim_id = NULL
+             WHERE webhook_delivery_id = $1 AND claim_id = $2",
+        )
+        .bind(webhook_delivery_id)
+        .bind(claim_id)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
     }
 
     async fn record_delivery(
         &self,
         webhook_delivery_id: Uuid,
+        claim_id: Uuid,
         outcome: &DeliveryOutcome,
     ) -> StoreResult<()> {
-        use DeliveryOutcome;
         let now = Utc::now();
         let (status, code, error, next) = match outcome {
             DeliveryOutcome::Delivered { status } => {
@@ -173,8 +205,8 @@ impl EventStore for SqlStore {
         };
         sqlx::query(
             "UPDATE webhook_delivery SET status = $2, attempts = attempts + 1, last_status_code = $3,
-                 last_error = $4, next_attempt_at = $5, locked_until = NULL, updated_at = $6
-             WHERE webhook_delivery_id = $1",
+                 last_error = $4, next_attempt_at = $5, locked_until = NULL, claim_id = NULL, updated_at = $6
+             WHERE webhook_delivery_id = $1 AND claim_id = $7",
         )
         .bind(webhook_delivery_id)
         .bind(status)
@@ -182,6 +214,7 @@ impl EventStore for SqlStore {
         .bind(error)
         .bind(next)
         .bind(now)
+        .bind(claim_id)
         .execute(&self.writer)
         .await?;
         Ok(())

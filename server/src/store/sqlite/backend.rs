@@ -31,6 +31,14 @@ impl Backend for Sqlite {
     /// off here; `WHERE true` is the clause its parser needs before an upsert's `ON CONFLICT`.
     const CLAIM_SOURCE: &'static str = "WHERE true";
 
+    /// One writer: transactions commit in the order they take sequence numbers, and a read
+    /// sees a prefix of them, so every event it sees is settled.
+    const FEED_SETTLED: &'static str = "true";
+
+    /// One writer: a claim's select and update run under the write lock `BEGIN IMMEDIATE`
+    /// takes, so no two claims overlap and there is nothing to skip.
+    const SKIP_LOCKED: &'static str = "";
+
     /// Takes SQLite's write lock at once, so a read-then-write never fails to upgrade.
     async fn begin_write(pool: &sqlx::Pool<Db>) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         pool.begin_with("BEGIN IMMEDIATE").await

@@ -120,7 +120,8 @@ impl CheckoutRowTx for SqlCheckoutTx {
         self.flush().await?;
         let moved = sqlx::query(
             "UPDATE checkout SET status = 'CONFIRMED', email = $3, first_name = $4, last_name = $5,
-                 return_url = $6, shipping_address = $7, updated_at = $2
+                 return_url = $6, shipping_address = $7, updated_at = $2,
+                 partner_client_id = COALESCE(partner_client_id, $8)
              WHERE checkout_id = $1 AND status = 'RESERVED' AND expires_at > $2",
         )
         .bind(checkout_id)
@@ -130,6 +131,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
         .bind(&f.last_name)
         .bind(&f.return_url)
         .bind(f.shipping_address.as_ref().map(sqlx::types::Json))
+        .bind(f.partner_client_id)
         .execute(&mut *self.tx)
         .await?
         .rows_affected();

@@ -1,0 +1,32 @@
+//! The sandbox payment provider can be switched off (`BOXOFFICE_SANDBOX_PAYMENTS=0`): its page
+//! answers 404 and checkouts fail with the payment provider's problem.
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::{
+    checkout_fixtures::{express, express_body, key, shop},
+    helpers::spawn_app_with,
+};
+
+#[tokio::test]
+async fn with_the_sandbox_switched_off_its_page_is_404_and_checkouts_fail_at_the_provider() {
+    let app = spawn_app_with(|c| c.sandbox_payments = false).await;
+    let shop = shop(&app, None).await;
+    express(
+        &app,
+        &shop.partner.campaign,
+        None,
+        &key(),
+        &express_body(&shop.product, 1),
+    )
+    .await
+    .assert_problem(502, "checkout-order-failed");
+    let path = format!("/pay/{}?key={}", Uuid::new_v4(), "0".repeat(32));
+    app.get(&path).await.assert_problem(404, "not-found");
+    let posted: Value = app
+        .post_form(&path, &[("action", "pay")])
+        .await
+        .assert_problem(404, "not-found");
+    assert_eq!(posted["status"], 404);
+}
