@@ -78,21 +78,22 @@ pub async fn express(
     };
 
     // Plan, reading only, and open the payment at the provider for the planned total,
-    // outside any transaction.
+    // outside any transaction. A failure of either before the claim is answered as the
+    // claim-first order would: a retry of an earlier success is replayed.
     let days = key.days(state.store.as_ref());
-    let (plan, prepared) = match plan_express(state, &reservation, has_address, &days).await {
+    let ready = async {
+        let (plan, prepared) = plan_express(state, &reservation, has_address, &days).await?;
+        let total = prepared.expected_total(&plan, &reservation);
+        let payment = open_payment(state, total, &plan.merchant.currency).await?;
+        Ok::<_, crate::error::Error>((plan, prepared, payment))
+    };
+    let (plan, prepared, payment) = match ready.await {
         Ok(ready) => ready,
         Err(refusal) => {
             let replay = key.refused_before_claim(state, refusal, &days, now).await?;
             return Ok(Express::Replayed(replay));
         }
     };
-    let payment = open_payment(
-        state,
-        prepared.expected_total(&plan, &reservation),
-        &plan.merchant.currency,
-    )
-    .await?;
 
     // Claim the key; the transaction begins on the connection that claimed it.
     let tx = match key.claim_and_begin(state, now).await? {

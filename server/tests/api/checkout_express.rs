@@ -393,6 +393,10 @@ async fn provider_failures_give_capacity_back_and_a_retry_with_the_key_succeeds(
     assert_eq!(reserved(&app, &shop.group, visit_day()).await, 3);
     let seen = crate::checkout_fixtures::events(&app, &shop).await;
     assert_eq!(seen.len(), 2, "no event of a failed attempt: {seen:?}");
+    // A retry of that success while the payment provider is down is still its replay.
+    scripts.payments(Script::Fail);
+    let replay = express(&app, &campaign, None, &k, &body).await;
+    assert_eq!(replay.status, 208, "{}", replay.text);
 }
 
 #[tokio::test]
