@@ -3,7 +3,7 @@
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::references::require_row;
+use super::references::replace_campaign_links;
 use super::{Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, clients::fold_client_rows, clients::PartnerClientRow, ClientSecrets,
@@ -31,31 +31,6 @@ where
     .fetch_all(&mut *conn)
     .await?;
     Ok(fold_client_rows(rows).pop())
-}
-
-/// Replaces a client's campaigns with `campaign_ids`, each checked to exist.
-async fn replace_client_campaigns(
-    conn: &mut <Db as sqlx::Database>::Connection,
-    partner_client_id: Uuid,
-    campaign_ids: &[Uuid],
-) -> StoreResult<()> {
-    sqlx::query("DELETE FROM partner_client_campaign WHERE partner_client_id = $1")
-        .bind(partner_client_id)
-        .execute(&mut *conn)
-        .await?;
-    for (i, campaign_id) in campaign_ids.iter().enumerate() {
-        let field = format!("campaign_ids[{i}]");
-        require_row(conn, "campaign", *campaign_id, &field).await?;
-        sqlx::query(
-            "INSERT INTO partner_client_campaign (partner_client_id, campaign_id) VALUES ($1, $2)",
-        )
-        .bind(partner_client_id)
-        .bind(campaign_id)
-        .execute(&mut *conn)
-        .await
-        .map_err(|e| StoreError::classify(e, &field))?;
-    }
-    Ok(())
 }
 
 #[async_trait::async_trait]
@@ -86,7 +61,14 @@ impl ClientStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A partner client with this client_id"))?;
-        replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
+        replace_campaign_links(
+            &mut tx,
+            "partner_client_campaign",
+            "partner_client_id",
+            partner_client_id,
+            &input.campaign_ids,
+        )
+        .await?;
         let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
             .await?
             .expect("the client was just inserted");
@@ -127,7 +109,14 @@ impl ClientStore for SqlStore {
         .bind(now)
         .fetch_one(&mut *tx)
         .await?;
-        replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
+        replace_campaign_links(
+            &mut tx,
+            "partner_client_campaign",
+            "partner_client_id",
+            partner_client_id,
+            &input.campaign_ids,
+        )
+        .await?;
         let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
             .await?
             .expect("the client was just written");
@@ -172,7 +161,14 @@ impl ClientStore for SqlStore {
         if updated.rows_affected() == 0 {
             return Ok(None);
         }
-        replace_client_campaigns(&mut tx, partner_client_id, &input.campaign_ids).await?;
+        replace_campaign_links(
+            &mut tx,
+            "partner_client_campaign",
+            "partner_client_id",
+            partner_client_id,
+            &input.campaign_ids,
+        )
+        .await?;
         let client =
             partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id).await?;
         tx.commit().await?;

@@ -4,7 +4,7 @@
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::references::require_row;
+use super::references::replace_campaign_links;
 use super::{Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, issuers::IdentityIssuerRow, IdentityIssuer, IdentityIssuerInput, IssuerStore,
@@ -50,31 +50,6 @@ where
     }
 }
 
-/// Replaces an issuer's campaigns with `campaign_ids`, each checked to exist.
-async fn replace_issuer_campaigns(
-    conn: &mut <Db as sqlx::Database>::Connection,
-    identity_issuer_id: Uuid,
-    campaign_ids: &[Uuid],
-) -> StoreResult<()> {
-    sqlx::query("DELETE FROM identity_issuer_campaign WHERE identity_issuer_id = $1")
-        .bind(identity_issuer_id)
-        .execute(&mut *conn)
-        .await?;
-    for (i, campaign_id) in campaign_ids.iter().enumerate() {
-        let field = format!("campaign_ids[{i}]");
-        require_row(conn, "campaign", *campaign_id, &field).await?;
-        sqlx::query(
-            "INSERT INTO identity_issuer_campaign (identity_issuer_id, campaign_id) VALUES ($1, $2)",
-        )
-        .bind(identity_issuer_id)
-        .bind(campaign_id)
-        .execute(&mut *conn)
-        .await
-        .map_err(|e| StoreError::classify(e, &field))?;
-    }
-    Ok(())
-}
-
 #[async_trait::async_trait]
 impl IssuerStore for SqlStore {
     async fn create_identity_issuer(
@@ -97,7 +72,14 @@ impl IssuerStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, CONFLICT))?;
-        replace_issuer_campaigns(&mut tx, identity_issuer_id, &input.campaign_ids).await?;
+        replace_campaign_links(
+            &mut tx,
+            "identity_issuer_campaign",
+            "identity_issuer_id",
+            identity_issuer_id,
+            &input.campaign_ids,
+        )
+        .await?;
         let issuer = issuer_where(&mut tx, "identity_issuer_id = $1", identity_issuer_id)
             .await?
             .expect("the issuer was just inserted");
@@ -141,7 +123,14 @@ impl IssuerStore for SqlStore {
         if updated.rows_affected() == 0 {
             return Ok(None);
         }
-        replace_issuer_campaigns(&mut tx, identity_issuer_id, &input.campaign_ids).await?;
+        replace_campaign_links(
+            &mut tx,
+            "identity_issuer_campaign",
+            "identity_issuer_id",
+            identity_issuer_id,
+            &input.campaign_ids,
+        )
+        .await?;
         let issuer = issuer_where(&mut tx, "identity_issuer_id = $1", identity_issuer_id).await?;
         tx.commit().await?;
         Ok(issuer)
