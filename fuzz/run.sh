@@ -10,11 +10,13 @@ export RUSTC_BOOTSTRAP=1
 if ! cargo fuzz --version >/dev/null 2>&1; then
   env -u CARGO_TARGET_DIR cargo install cargo-fuzz --version 0.13.2 --locked
 fi
-cargo fuzz build -s none -O
+# FUZZ_TARGET_DIR keeps the instrumented build elsewhere (CI keeps it beside its build cache).
+TARGET_DIR=(--target-dir "${FUZZ_TARGET_DIR:-target}")
+cargo fuzz build -s none -O "${TARGET_DIR[@]}"
 for target in cursor visit_date accept_language request_body; do
   echo "fuzz: $target for ${SECONDS_EACH}s"
   mkdir -p "corpus/$target"
-  cargo fuzz run -s none -O "$target" "corpus/$target" -- \
+  cargo fuzz run -s none -O "${TARGET_DIR[@]}" "$target" "corpus/$target" -- \
     -max_total_time="$SECONDS_EACH" -max_len=4096 -print_final_stats=1 2>&1 \
     | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written)' || true
   test "${PIPESTATUS[0]}" -eq 0
