@@ -22,7 +22,7 @@ use crate::{
 
 /// Every route of the service with its middleware, and the OpenAPI document describing them.
 pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
-    let (api, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+    let (api, mut doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(ops::router())
         .merge(openapi::router())
         .merge(admin::router())
@@ -32,6 +32,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(demo_shop::router())
         .merge(bench_baseline::router(&state))
         .split_for_parts();
+    openapi::mark_operator_operations(&mut doc);
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
 
     let app = api

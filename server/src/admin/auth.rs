@@ -8,9 +8,10 @@ use crate::{
     state::AppState,
 };
 
-/// Proof that the request carries the operator token. With no token configured the operator
-/// API does not exist, so it answers 404 as for any unknown route.
-pub struct Admin;
+/// Proof that the request carries the operator token, with the state the operator's handler
+/// works on. With no token configured the operator API does not exist, so it answers 404 as
+/// for any unknown route.
+pub struct Admin(pub AppState);
 
 impl FromRequestParts<AppState> for Admin {
     type Rejection = Error;
@@ -29,7 +30,7 @@ impl FromRequestParts<AppState> for Admin {
             )
         })?;
         if bool::from(given.as_bytes().ct_eq(expected.expose_secret().as_bytes())) {
-            Ok(Admin)
+            Ok(Admin(state.clone()))
         } else {
             Err(Error::new(
                 ProblemType::TokenInvalid,

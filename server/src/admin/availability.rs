@@ -1,4 +1,3 @@
-use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -46,13 +45,12 @@ struct GroupListParams {
 }
 
 /// Creates an availability group: capacity shared by products of one merchant.
-#[utoipa::path(post, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/availability-groups",
     request_body = AvailabilityGroupInput,
     responses((status = 201, body = inline(app::wire::Envelope<AvailabilityGroup>)),
               Problem400))]
 async fn create_group(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(input): ApiJson<AvailabilityGroupInput>,
 ) -> Result<Data<AvailabilityGroup>> {
     validate(&input)?;
@@ -65,13 +63,12 @@ async fn create_group(
 }
 
 /// Reads an availability group.
-#[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}",
     params(("availability_group_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
               Problem404))]
 async fn get_group(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(group_id): ApiPath<Uuid>,
 ) -> Result<Data<AvailabilityGroup>> {
     found(
@@ -82,13 +79,12 @@ async fn get_group(
 
 /// Replaces an availability group's writable fields. Moving it to another merchant is a
 /// conflict while products use it.
-#[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}",
     params(("availability_group_id" = Uuid, Path)), request_body = AvailabilityGroupInput,
     responses((status = 200, body = inline(app::wire::Envelope<AvailabilityGroup>)),
               Problem400, Problem404, Problem409))]
 async fn update_group(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(group_id): ApiPath<Uuid>,
     ApiJson(input): ApiJson<AvailabilityGroupInput>,
 ) -> Result<Data<AvailabilityGroup>> {
@@ -102,13 +98,12 @@ async fn update_group(
 }
 
 /// Lists availability groups in id order, paged by cursor; optionally of one merchant.
-#[utoipa::path(get, path = "/admin/v1/availability-groups", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/availability-groups",
     params(GroupListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<AvailabilityGroup>>)),
               Problem400))]
 async fn list_groups(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(params): ApiQuery<GroupListParams>,
 ) -> Result<Page<AvailabilityGroup>> {
     let filters = id_filter("merchant_id", params.merchant_id);

@@ -1,6 +1,5 @@
 //! Per-day prices of a product and per-day capacity of its availability group.
 
-use axum::extract::State;
 use chrono::{Days, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -60,13 +59,12 @@ struct CalendarWritten {
 /// `from..=until` (at most 366 days), in one transaction. The capacity is the group's, so it
 /// applies to every product sharing the group. A capacity below what is already reserved on
 /// any day fails the whole request with 409 and changes nothing.
-#[utoipa::path(put, path = "/admin/v1/products/{product_id}/calendar", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/products/{product_id}/calendar",
     params(("product_id" = Uuid, Path)), request_body = CalendarInput,
     responses((status = 200, body = inline(app::wire::Envelope<CalendarWritten>)),
               Problem400, Problem404, Problem409))]
 async fn write_calendar(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(product_id): ApiPath<Uuid>,
     ApiJson(input): ApiJson<CalendarInput>,
 ) -> Result<Data<CalendarWritten>> {
@@ -99,13 +97,12 @@ struct CalendarQuery {
 }
 
 /// Lists a product's priced days with its group's capacity and reservations, in date order.
-#[utoipa::path(get, path = "/admin/v1/products/{product_id}/calendar", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/products/{product_id}/calendar",
     params(("product_id" = Uuid, Path), CalendarQuery),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<CalendarDay>>)),
               Problem400, Problem404))]
 async fn read_calendar(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(product_id): ApiPath<Uuid>,
     ApiQuery(query): ApiQuery<CalendarQuery>,
 ) -> Result<Data<Vec<CalendarDay>>> {

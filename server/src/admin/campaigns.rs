@@ -14,7 +14,6 @@ use crate::{
     store::{Campaign, CampaignInput},
     validate::Checks,
 };
-use axum::extract::State;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -30,13 +29,12 @@ fn validate(input: &CampaignInput) -> Result<()> {
 }
 
 /// Creates a campaign.
-#[utoipa::path(post, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/campaigns",
     request_body = CampaignInput,
     responses((status = 201, body = inline(app::wire::Envelope<Campaign>)),
               Problem400))]
 async fn create_campaign(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(input): ApiJson<CampaignInput>,
 ) -> Result<Data<Campaign>> {
     validate(&input)?;
@@ -45,26 +43,24 @@ async fn create_campaign(
 }
 
 /// Reads a campaign.
-#[utoipa::path(get, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/campaigns/{campaign_id}",
     params(("campaign_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
               Problem404))]
 async fn get_campaign(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(campaign_id): ApiPath<Uuid>,
 ) -> Result<Data<Campaign>> {
     found(state.store.campaign(campaign_id).await?, "The campaign")
 }
 
 /// Replaces a campaign's writable fields.
-#[utoipa::path(put, path = "/admin/v1/campaigns/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/campaigns/{campaign_id}",
     params(("campaign_id" = Uuid, Path)), request_body = CampaignInput,
     responses((status = 200, body = inline(app::wire::Envelope<Campaign>)),
               Problem404))]
 async fn update_campaign(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(campaign_id): ApiPath<Uuid>,
     ApiJson(input): ApiJson<CampaignInput>,
 ) -> Result<Data<Campaign>> {
@@ -75,13 +71,12 @@ async fn update_campaign(
 }
 
 /// Lists campaigns in id order, paged by cursor.
-#[utoipa::path(get, path = "/admin/v1/campaigns", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/campaigns",
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Campaign>>)),
               Problem400))]
 async fn list_campaigns(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Page<Campaign>> {
     paginate(

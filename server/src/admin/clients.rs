@@ -1,7 +1,4 @@
-use axum::{
-    extract::State,
-    http::{header, StatusCode},
-};
+use axum::http::{header, StatusCode};
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -124,14 +121,13 @@ fn normalize_and_validate(input: &mut PartnerClientInput, policy: OutboundPolicy
 }
 
 /// Creates a partner client. The response is the only place its secret is ever shown.
-#[utoipa::path(post, path = "/admin/v1/clients", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/clients",
     request_body = PartnerClientInput,
     responses((status = 201, body = inline(app::wire::Envelope<CreatedPartnerClient>), headers(("cache-control" = String, description = "no-store"))),
               Problem400,
               (status = 409, description = "The client_id is taken", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_client(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(mut input): ApiJson<PartnerClientInput>,
 ) -> Result<NoStore<CreatedPartnerClient>> {
     normalize_and_validate(&mut input, state.config.outbound())?;
@@ -159,13 +155,12 @@ async fn create_client(
 }
 
 /// Reads a partner client (never its secrets).
-#[utoipa::path(get, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/clients/{partner_client_id}",
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<PartnerClient>)),
               Problem404))]
 async fn get_client(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<Data<PartnerClient>> {
     found(
@@ -176,13 +171,12 @@ async fn get_client(
 
 /// Replaces a partner client's writable fields and allowed campaigns. The client id and the
 /// secrets stay; `client_id` may be repeated but not changed.
-#[utoipa::path(put, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/clients/{partner_client_id}",
     params(("partner_client_id" = Uuid, Path)), request_body = PartnerClientInput,
     responses((status = 200, body = inline(app::wire::Envelope<PartnerClient>)),
               Problem400, Problem404))]
 async fn update_client(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(partner_client_id): ApiPath<Uuid>,
     ApiJson(mut input): ApiJson<PartnerClientInput>,
 ) -> Result<Data<PartnerClient>> {
@@ -210,14 +204,13 @@ async fn update_client(
 }
 
 /// Deletes a partner client that has no customers, sessions or checkouts yet.
-#[utoipa::path(delete, path = "/admin/v1/clients/{partner_client_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(delete, path = "/admin/v1/clients/{partner_client_id}",
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
               Problem404,
               (status = 409, description = "The client is in use", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_client(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
     if state.store.delete_partner_client(partner_client_id).await? {
@@ -229,13 +222,12 @@ async fn delete_client(
 }
 
 /// Lists partner clients in id order, paged by cursor.
-#[utoipa::path(get, path = "/admin/v1/clients", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/clients",
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<PartnerClient>>)),
               Problem400))]
 async fn list_clients(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Page<PartnerClient>> {
     paginate(
@@ -250,13 +242,12 @@ async fn list_clients(
 }
 
 /// Issues a new client secret; the old one stops working at once.
-#[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/secret", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/secret",
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<IssuedClientSecret>), headers(("cache-control" = String, description = "no-store"))),
               Problem404))]
 async fn rotate_client_secret(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<NoStore<IssuedClientSecret>> {
     let secret = secrets::new_client_secret();
@@ -273,13 +264,12 @@ async fn rotate_client_secret(
 }
 
 /// Issues a new webhook signing secret; deliveries are signed with it from now on.
-#[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/webhook-secret", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/clients/{partner_client_id}/webhook-secret",
     params(("partner_client_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<IssuedWebhookSecret>), headers(("cache-control" = String, description = "no-store"))),
               Problem404))]
 async fn rotate_webhook_secret(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<NoStore<IssuedWebhookSecret>> {
     let secret = secrets::new_webhook_secret();

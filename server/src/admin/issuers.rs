@@ -1,4 +1,4 @@
-use axum::{extract::State, http::StatusCode};
+use axum::http::StatusCode;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -93,14 +93,13 @@ fn normalize_and_validate(input: &mut IdentityIssuerInput, policy: OutboundPolic
 }
 
 /// Puts an identity provider on the allow-list of the identity bearer exchange.
-#[utoipa::path(post, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/identity-issuers",
     request_body = IdentityIssuerInput,
     responses((status = 201, body = inline(app::wire::Envelope<IdentityIssuer>)),
               Problem400,
               (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_issuer(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(mut input): ApiJson<IdentityIssuerInput>,
 ) -> Result<Data<IdentityIssuer>> {
     normalize_and_validate(&mut input, state.config.outbound())?;
@@ -112,13 +111,12 @@ async fn create_issuer(
 }
 
 /// Reads an identity issuer.
-#[utoipa::path(get, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/identity-issuers/{identity_issuer_id}",
     params(("identity_issuer_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
               Problem404))]
 async fn get_issuer(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
 ) -> Result<Data<IdentityIssuer>> {
     found(
@@ -128,14 +126,13 @@ async fn get_issuer(
 }
 
 /// Replaces an identity issuer's fields.
-#[utoipa::path(put, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/identity-issuers/{identity_issuer_id}",
     params(("identity_issuer_id" = Uuid, Path)), request_body = IdentityIssuerInput,
     responses((status = 200, body = inline(app::wire::Envelope<IdentityIssuer>)),
               Problem400, Problem404,
               (status = 409, description = "The issuer is already listed", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn update_issuer(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
     ApiJson(mut input): ApiJson<IdentityIssuerInput>,
 ) -> Result<Data<IdentityIssuer>> {
@@ -150,14 +147,13 @@ async fn update_issuer(
 }
 
 /// Takes an identity provider off the allow-list, unless customers came from it.
-#[utoipa::path(delete, path = "/admin/v1/identity-issuers/{identity_issuer_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(delete, path = "/admin/v1/identity-issuers/{identity_issuer_id}",
     params(("identity_issuer_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
               Problem404,
               (status = 409, description = "Customers came from this issuer", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_issuer(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(identity_issuer_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
     deleted(
@@ -170,13 +166,12 @@ async fn delete_issuer(
 }
 
 /// Lists identity issuers in id order, paged by cursor.
-#[utoipa::path(get, path = "/admin/v1/identity-issuers", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/identity-issuers",
     params(PageParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<IdentityIssuer>>)),
               Problem400))]
 async fn list_issuers(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Page<IdentityIssuer>> {
     paginate(

@@ -1,7 +1,6 @@
 //! `POST /admin/v1/keys/jwt/rotate`: a new key signs the bearers from now on; the key it
 //! replaces keeps verifying, so no session ends (docs/security.md, "Keys").
 
-use axum::extract::State;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -28,10 +27,10 @@ pub struct Rotated {
 
 /// Rotates the bearer signing key. Both keys are in `/.well-known/jwks.json` from now on;
 /// other nodes take the new key when they first see a bearer signed with it.
-#[utoipa::path(post, path = "/admin/v1/keys/jwt/rotate", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/keys/jwt/rotate",
     responses((status = 200, body = inline(app::wire::Envelope<Rotated>)),
               Problem409))]
-async fn rotate(_: Admin, State(state): State<AppState>) -> Result<Data<Rotated>> {
+async fn rotate(Admin(state): Admin) -> Result<Data<Rotated>> {
     if state.config.jwt_key_file.is_some() {
         return Err(Error::new(
             ProblemType::Conflict,

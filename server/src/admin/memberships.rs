@@ -1,4 +1,3 @@
-use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -34,13 +33,12 @@ pub struct MembershipListParams {
 }
 
 /// Gives a customer a membership discount in a campaign.
-#[utoipa::path(post, path = "/admin/v1/memberships", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/memberships",
     request_body = MembershipInput,
     responses((status = 201, body = inline(app::wire::Envelope<Membership>)),
               Problem400))]
 async fn create_membership(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(mut input): ApiJson<MembershipInput>,
 ) -> Result<Data<Membership>> {
     input.name = input.name.trim().to_owned();
@@ -56,13 +54,12 @@ async fn create_membership(
 }
 
 /// Lists memberships in id order, optionally of one customer, paged by cursor.
-#[utoipa::path(get, path = "/admin/v1/memberships", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/memberships",
     params(MembershipListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Membership>>)),
               Problem400))]
 async fn list_memberships(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(query): ApiQuery<MembershipListParams>,
 ) -> Result<Page<Membership>> {
     let filters = query

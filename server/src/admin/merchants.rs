@@ -1,4 +1,3 @@
-use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -79,13 +78,12 @@ struct MerchantListParams {
 }
 
 /// Creates a merchant with its translations.
-#[utoipa::path(post, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/merchants",
     request_body = MerchantInput,
     responses((status = 201, body = inline(app::wire::Envelope<Merchant>)),
               Problem400))]
 async fn create_merchant(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(input): ApiJson<MerchantInput>,
 ) -> Result<Data<Merchant>> {
     validate(&input)?;
@@ -95,26 +93,24 @@ async fn create_merchant(
 }
 
 /// Reads a merchant with all its translations.
-#[utoipa::path(get, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/merchants/{merchant_id}",
     params(("merchant_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
               Problem404))]
 async fn get_merchant(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(merchant_id): ApiPath<Uuid>,
 ) -> Result<Data<Merchant>> {
     found(state.store.merchant(merchant_id).await?, "The merchant")
 }
 
 /// Replaces a merchant's writable fields and its translations.
-#[utoipa::path(put, path = "/admin/v1/merchants/{merchant_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/merchants/{merchant_id}",
     params(("merchant_id" = Uuid, Path)), request_body = MerchantInput,
     responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
               Problem400, Problem404))]
 async fn update_merchant(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(merchant_id): ApiPath<Uuid>,
     ApiJson(input): ApiJson<MerchantInput>,
 ) -> Result<Data<Merchant>> {
@@ -125,13 +121,12 @@ async fn update_merchant(
 }
 
 /// Lists merchants in id order, paged by cursor; optionally those in one campaign.
-#[utoipa::path(get, path = "/admin/v1/merchants", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/merchants",
     params(MerchantListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Merchant>>)),
               Problem400))]
 async fn list_merchants(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(params): ApiQuery<MerchantListParams>,
 ) -> Result<Page<Merchant>> {
     let filters = id_filter("campaign_id", params.campaign_id);

@@ -1,4 +1,3 @@
-use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -120,13 +119,12 @@ struct ProductListParams {
 
 /// Creates a product, with its translations, campaign membership and (when no
 /// availability_group_id is given) a dedicated availability group.
-#[utoipa::path(post, path = "/admin/v1/products", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/products",
     request_body = ProductInput,
     responses((status = 201, body = inline(app::wire::Envelope<Product>)),
               Problem400))]
 async fn create_product(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(input): ApiJson<ProductInput>,
 ) -> Result<Data<Product>> {
     validate(&input)?;
@@ -136,26 +134,24 @@ async fn create_product(
 }
 
 /// Reads a product with its translations and campaign membership.
-#[utoipa::path(get, path = "/admin/v1/products/{product_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/products/{product_id}",
     params(("product_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Product>)),
               Problem404))]
 async fn get_product(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(product_id): ApiPath<Uuid>,
 ) -> Result<Data<Product>> {
     found(state.store.product(product_id).await?, "The product")
 }
 
 /// Replaces a product's writable fields, translations and campaign membership.
-#[utoipa::path(put, path = "/admin/v1/products/{product_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/products/{product_id}",
     params(("product_id" = Uuid, Path)), request_body = ProductInput,
     responses((status = 200, body = inline(app::wire::Envelope<Product>)),
               Problem400, Problem404))]
 async fn update_product(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(product_id): ApiPath<Uuid>,
     ApiJson(input): ApiJson<ProductInput>,
 ) -> Result<Data<Product>> {
@@ -166,13 +162,12 @@ async fn update_product(
 }
 
 /// Lists products in id order, paged by cursor; optionally of one merchant or campaign.
-#[utoipa::path(get, path = "/admin/v1/products", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/products",
     params(ProductListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Product>>)),
               Problem400))]
 async fn list_products(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(params): ApiQuery<ProductListParams>,
 ) -> Result<Page<Product>> {
     let filter = ProductFilter {

@@ -1,7 +1,6 @@
 //! Entry windows of an availability group, given as local times in the merchant's zone and
 //! stored as UTC instants.
 
-use axum::extract::State;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
@@ -185,13 +184,12 @@ async fn group_zone(state: &AppState, group_id: Uuid) -> Result<Tz> {
 /// whose time does not exist is skipped and listed in `skipped`; on a day when they go back, a
 /// repeated time takes its first occurrence. A capacity below what a slot already has reserved
 /// fails the whole request with 409 and changes nothing.
-#[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}/timeslots", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/availability-groups/{availability_group_id}/timeslots",
     params(("availability_group_id" = Uuid, Path)), request_body = TimeslotsInput,
     responses((status = 200, body = inline(app::wire::Envelope<TimeslotsWritten>)),
               Problem400, Problem404, Problem409))]
 async fn write_timeslots(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(group_id): ApiPath<Uuid>,
     ApiJson(input): ApiJson<TimeslotsInput>,
 ) -> Result<Data<TimeslotsWritten>> {
@@ -222,13 +220,12 @@ struct TimeslotQuery {
 
 /// Lists a group's timeslots on local dates `from..=until`, ordered by start, with times in
 /// the merchant's offset.
-#[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}/timeslots", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/availability-groups/{availability_group_id}/timeslots",
     params(("availability_group_id" = Uuid, Path), TimeslotQuery),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<TimeslotView>>)),
               Problem400, Problem404))]
 async fn read_timeslots(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(group_id): ApiPath<Uuid>,
     ApiQuery(query): ApiQuery<TimeslotQuery>,
 ) -> Result<Data<Vec<TimeslotView>>> {

@@ -1,4 +1,4 @@
-use axum::{extract::State, http::StatusCode};
+use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -66,14 +66,13 @@ fn normalize_and_validate(input: &mut VoucherInput) -> Result<()> {
 }
 
 /// Creates a voucher. The code is trimmed and upper-cased, and unique within its campaign.
-#[utoipa::path(post, path = "/admin/v1/vouchers", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(post, path = "/admin/v1/vouchers",
     request_body = VoucherInput,
     responses((status = 201, body = inline(app::wire::Envelope<Voucher>)),
               Problem400,
               (status = 409, description = "The code is taken in this campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn create_voucher(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(mut input): ApiJson<VoucherInput>,
 ) -> Result<Data<Voucher>> {
     normalize_and_validate(&mut input)?;
@@ -82,13 +81,12 @@ async fn create_voucher(
 }
 
 /// Reads a voucher.
-#[utoipa::path(get, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/vouchers/{voucher_id}",
     params(("voucher_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Voucher>)),
               Problem404))]
 async fn get_voucher(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(voucher_id): ApiPath<Uuid>,
 ) -> Result<Data<Voucher>> {
     found(state.store.voucher(voucher_id).await?, "The voucher")
@@ -96,14 +94,13 @@ async fn get_voucher(
 
 /// Replaces a voucher's writable fields; `redeemed` stays, and `max_redemptions` cannot go
 /// below it.
-#[utoipa::path(put, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/vouchers/{voucher_id}",
     params(("voucher_id" = Uuid, Path)), request_body = VoucherInput,
     responses((status = 200, body = inline(app::wire::Envelope<Voucher>)),
               Problem400, Problem404,
               (status = 409, description = "The code is taken in this campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn update_voucher(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(voucher_id): ApiPath<Uuid>,
     ApiJson(mut input): ApiJson<VoucherInput>,
 ) -> Result<Data<Voucher>> {
@@ -120,27 +117,25 @@ async fn update_voucher(
 }
 
 /// Deletes a voucher that no checkout has used.
-#[utoipa::path(delete, path = "/admin/v1/vouchers/{voucher_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(delete, path = "/admin/v1/vouchers/{voucher_id}",
     params(("voucher_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
               Problem404,
               (status = 409, description = "The voucher has been used", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn delete_voucher(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath(voucher_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
     deleted(state.store.delete_voucher(voucher_id).await?, "The voucher")
 }
 
 /// Lists vouchers in id order, optionally of one campaign, paged by cursor.
-#[utoipa::path(get, path = "/admin/v1/vouchers", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/vouchers",
     params(VoucherListParams),
     responses((status = 200, body = inline(app::wire::Envelope<Vec<Voucher>>)),
               Problem400))]
 async fn list_vouchers(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiQuery(query): ApiQuery<VoucherListParams>,
 ) -> Result<Page<Voucher>> {
     let filters = query

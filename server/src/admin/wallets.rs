@@ -1,4 +1,3 @@
-use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -20,15 +19,14 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Sets a customer's wallet balance in a campaign, creating the wallet when it has none.
-#[utoipa::path(put, path = "/admin/v1/wallets/{customer_id}/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(put, path = "/admin/v1/wallets/{customer_id}/{campaign_id}",
     params(("customer_id" = Uuid, Path), ("campaign_id" = Uuid, Path)), request_body = WalletInput,
     responses((status = 200, description = "Updated", body = inline(app::wire::Envelope<Wallet>)),
               (status = 201, description = "Created", body = inline(app::wire::Envelope<Wallet>)),
               Problem400,
               (status = 404, description = "No such customer or campaign", body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn put_wallet(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath((customer_id, campaign_id)): ApiPath<(Uuid, Uuid)>,
     ApiJson(input): ApiJson<WalletInput>,
 ) -> Result<Data<Wallet>> {
@@ -55,13 +53,12 @@ async fn put_wallet(
 }
 
 /// Reads a customer's wallet in a campaign.
-#[utoipa::path(get, path = "/admin/v1/wallets/{customer_id}/{campaign_id}", tag = "admin", security(("admin_token" = [])),
+#[utoipa::path(get, path = "/admin/v1/wallets/{customer_id}/{campaign_id}",
     params(("customer_id" = Uuid, Path), ("campaign_id" = Uuid, Path)),
     responses((status = 200, body = inline(app::wire::Envelope<Wallet>)),
               Problem404))]
 async fn get_wallet(
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiPath((customer_id, campaign_id)): ApiPath<(Uuid, Uuid)>,
 ) -> Result<Data<Wallet>> {
     found(

@@ -17,7 +17,7 @@ use crate::{
         campaign::SessionCampaign,
         envelope::Data,
         extract::{ApiJson, ApiPath, ApiQuery},
-        openapi::{Problem400, Problem401, Problem403, Problem404},
+        openapi::{Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader},
     },
     state::AppState,
     store::MAX_CALENDAR_DAYS,
@@ -51,7 +51,7 @@ struct CalendarParams {
 /// its discount when it has one. A product sold without a date has `[]`.
 #[utoipa::path(get, path = "/v2/products/{product_id}/calendar", tag = "catalog", security(("public_bearer" = [])),
     params(("product_id" = Uuid, Path), CalendarParams,
-        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+        SessionCampaignHeader),
     responses((status = 200, body = inline(Envelope<Vec<CalendarEntry>>)),
               Problem400, Problem401, Problem403, Problem404))]
 async fn calendar(
@@ -90,7 +90,7 @@ async fn calendar(
 /// has `[]`: the date alone suffices.
 #[utoipa::path(post, path = "/v2/fulfillment/timeslots", tag = "catalog", security(("public_bearer" = [])),
     request_body = TimeslotQuery,
-    params(("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    params(SessionCampaignHeader),
     responses((status = 200, body = inline(Envelope<Vec<TimeslotEntry>>)),
               Problem400, Problem401, Problem403, Problem404))]
 async fn timeslots(

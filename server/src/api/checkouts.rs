@@ -38,7 +38,7 @@ use crate::{
         locale::RequestLocale,
         openapi::{
             Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem429,
-            Problem502,
+            Problem502, SessionCampaignHeader,
         },
         rate_limit::{self, RateLimit},
     },
@@ -87,7 +87,7 @@ fn buyer(user: &PublicUser) -> Buyer {
 /// Reserves the basket for 15 minutes and returns the priced review: the authoritative
 /// totals and `requires_shipping_address`. Emits `checkouts.CheckoutStarted`.
 #[utoipa::path(post, path = "/v2/checkouts", tag = "checkout", security(("public_bearer" = [])),
-    params(("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    params(SessionCampaignHeader),
     request_body = CheckoutRequest,
     responses((status = 201, body = inline(Envelope<Checkout>)),
               Problem400, Problem401, Problem403, Problem404, Problem422, Problem502))]

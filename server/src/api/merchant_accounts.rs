@@ -65,8 +65,7 @@ impl FromRequestParts<AppState> for Stage {
               Problem400, Problem404))]
 async fn create_merchant_account(
     _: Stage,
-    _: Admin,
-    State(state): State<AppState>,
+    Admin(state): Admin,
     ApiJson(request): ApiJson<NewMerchantAccount>,
 ) -> Result<Data<ProvisionedMerchantAccount>> {
     Ok(Data::created(onboarding::provision(&state, request).await?))

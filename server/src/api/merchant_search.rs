@@ -20,7 +20,9 @@ use crate::{
         envelope,
         extract::ApiQuery,
         locale::RequestLocale,
-        openapi::{Problem400, Problem401, Problem403, Problem404},
+        openapi::{
+            LanguageHeader, Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader,
+        },
     },
     state::AppState,
     text::{fold, words},
@@ -259,8 +261,8 @@ async fn run(
 /// response without `meta.pagination`.
 #[utoipa::path(get, path = "/v2/merchants/search", tag = "catalog", security(("public_bearer" = [])),
     params(SearchParams,
-        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
-        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
+        SessionCampaignHeader,
+        LanguageHeader),
     responses((status = 200, body = inline(Envelope<Vec<MerchantMatch>>)),
               Problem400, Problem401, Problem403, Problem404))]
 async fn search_merchants(
@@ -285,8 +287,8 @@ async fn search_merchants(
 /// response without `meta.pagination`.
 #[utoipa::path(get, path = "/v2/merchants/broadsearch", tag = "catalog", security(("public_bearer" = [])),
     params(BroadSearchParams,
-        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
-        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
+        SessionCampaignHeader,
+        LanguageHeader),
     responses((status = 200, body = inline(Envelope<Vec<MerchantMatch>>)),
               Problem400, Problem401, Problem403, Problem404))]
 async fn broadsearch_merchants(

@@ -15,7 +15,9 @@ use crate::{
         envelope::{Data, Page},
         extract::{ApiPath, ApiQuery},
         locale::RequestLocale,
-        openapi::{Problem400, Problem401, Problem403, Problem404},
+        openapi::{
+            LanguageHeader, Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader,
+        },
     },
     state::AppState,
     store::Merchant,
@@ -43,8 +45,8 @@ struct MerchantListParams {
 /// cursor. The absence of `meta.pagination.next_token` is the only end signal.
 #[utoipa::path(get, path = "/v2/merchants", tag = "catalog", security(("public_bearer" = [])),
     params(MerchantListParams,
-        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
-        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
+        SessionCampaignHeader,
+        LanguageHeader),
     responses((status = 200, body = inline(Envelope<Vec<wire::Merchant>>)),
               Problem400, Problem401, Problem403, Problem404))]
 async fn list_merchants(
@@ -78,8 +80,8 @@ async fn list_merchants(
 /// in the campaign.
 #[utoipa::path(get, path = "/v2/merchants/{merchant_id}", tag = "catalog", security(("public_bearer" = [])),
     params(("merchant_id" = Uuid, Path),
-        ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's"),
-        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR")),
+        SessionCampaignHeader,
+        LanguageHeader),
     responses((status = 200, body = inline(Envelope<wire::Merchant>)),
               Problem400, Problem401, Problem403, Problem404))]
 async fn get_merchant(

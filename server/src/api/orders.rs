@@ -14,7 +14,7 @@ use crate::{
         cursor::{paginate, PageParams},
         envelope::{Data, Page},
         extract::{ApiPath, ApiQuery},
-        openapi::{Problem400, Problem401, Problem403, Problem404},
+        openapi::{Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader},
     },
     state::AppState,
     store::{LoyaltyEntryRecord, OrderRecord},
@@ -29,7 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The customer's orders in the campaign, newest first by `last_mutation_date`.
 #[utoipa::path(get, path = "/v2/me/fulfillment/orders", tag = "orders", security(("public_bearer" = [])),
-    params(PageParams, ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    params(PageParams, SessionCampaignHeader),
     responses((status = 200, body = inline(Envelope<Vec<Order>>)),
               Problem400, Problem401, Problem403))]
 async fn list_orders(
@@ -60,7 +60,7 @@ async fn list_orders(
 
 /// One of the customer's orders, with its tickets once paid.
 #[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}", tag = "orders", security(("public_bearer" = [])),
-    params(("order_id" = Uuid, Path), ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    params(("order_id" = Uuid, Path), SessionCampaignHeader),
     responses((status = 200, body = inline(Envelope<Order>)),
               Problem401, Problem404))]
 async fn get_order(
@@ -87,7 +87,7 @@ async fn get_order(
 
 /// The customer's loyalty ledger in the campaign, newest first.
 #[utoipa::path(get, path = "/v2/me/loyalty/ledger/entries", tag = "orders", security(("public_bearer" = [])),
-    params(PageParams, ("x-campaign-id" = Option<Uuid>, Header, description = "Campaign; defaults to the session's")),
+    params(PageParams, SessionCampaignHeader),
     responses((status = 200, body = inline(Envelope<Vec<LoyaltyEntry>>)),
               Problem400, Problem401))]
 async fn list_loyalty_entries(

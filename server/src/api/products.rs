@@ -14,7 +14,7 @@ use chrono::Utc;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use crate::http::openapi::{Problem400, Problem404};
+use crate::http::openapi::{LanguageHeader, Problem400, Problem404};
 use crate::{
     catalog::{
         product_cache::{ProductListBody, ProductListKey},
@@ -39,7 +39,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/v2/merchants/{merchant_id}/products", tag = "catalog",
     params(("merchant_id" = Uuid, Path),
         ("x-campaign-id" = Uuid, Header, description = "Campaign (required)"),
-        ("Accept-Language" = Option<String>, Header, description = "nl-NL (default), en-GB, de-DE or fr-FR"),
+        LanguageHeader,
         ("If-None-Match" = Option<String>, Header, description = "ETag of a copy the client holds")),
     responses((status = 200, body = inline(Envelope<Vec<wire::Product>>), headers(("ETag" = String, description = "Strong validator of this list"), ("Cache-Control" = String, description = "public, max-age=7200"), ("Vary" = String, description = "Accept-Language, x-campaign-id"), ("Content-Language" = String))),
               (status = 304, description = "The copy named by If-None-Match is current"),

@@ -9,7 +9,7 @@ use axum::{
     Extension,
 };
 use utoipa::{
-    openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+    openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme},
     Modify, OpenApi,
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -80,6 +80,51 @@ problem_responses! {
     Problem429 = 429,
     Problem502 = 502,
     Problem503 = 503,
+}
+
+/// The `x-campaign-id` header of a session's request, documented once for every operation
+/// that takes it.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)] // read by the `SessionCampaign` extractor; this type only documents it
+pub struct SessionCampaignHeader {
+    /// Campaign; defaults to the session's
+    #[param(rename = "x-campaign-id")]
+    campaign_id: Option<uuid::Uuid>,
+}
+
+/// The `Accept-Language` header of a localised read, documented once.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)] // read by the `RequestLocale` extractor; this type only documents it
+pub struct LanguageHeader {
+    /// nl-NL (default), en-GB, de-DE or fr-FR
+    #[param(rename = "Accept-Language")]
+    accept_language: Option<String>,
+}
+
+/// Tags every operation under `/admin/` `admin` and secures it with the operator token, so the
+/// operator handlers' annotations need not repeat it (their `Admin` extractor enforces it).
+pub fn mark_operator_operations(doc: &mut utoipa::openapi::OpenApi) {
+    for (path, item) in doc.paths.paths.iter_mut() {
+        if !path.starts_with("/admin/") {
+            continue;
+        }
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            operation.tags = Some(vec!["admin".to_owned()]);
+            operation.security = Some(vec![SecurityRequirement::new(
+                "admin_token",
+                Vec::<String>::new(),
+            )]);
+        }
+    }
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
