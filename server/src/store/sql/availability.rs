@@ -34,12 +34,11 @@ impl AvailabilityStore for SqlStore {
         &self,
         availability_group_id: Uuid,
     ) -> StoreResult<Option<AvailabilityGroup>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM availability_group WHERE availability_group_id = $1")
-                .bind(availability_group_id)
-                .fetch_optional(&self.pool)
-                .await?,
+        self.row_by_key(
+            "SELECT * FROM availability_group WHERE availability_group_id = $1",
+            availability_group_id,
         )
+        .await
     }
 
     async fn update_availability_group(

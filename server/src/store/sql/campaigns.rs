@@ -29,12 +29,8 @@ impl CampaignStore for SqlStore {
     }
 
     async fn campaign(&self, campaign_id: Uuid) -> StoreResult<Option<Campaign>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM campaign WHERE campaign_id = $1")
-                .bind(campaign_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        self.row_by_key("SELECT * FROM campaign WHERE campaign_id = $1", campaign_id)
+            .await
     }
 
     async fn update_campaign(

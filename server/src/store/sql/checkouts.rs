@@ -19,12 +19,8 @@ impl CheckoutStore for SqlStore {
     }
 
     async fn checkout(&self, checkout_id: Uuid) -> StoreResult<Option<CheckoutRecord>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM checkout WHERE checkout_id = $1")
-                .bind(checkout_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        self.row_by_key("SELECT * FROM checkout WHERE checkout_id = $1", checkout_id)
+            .await
     }
 
     async fn checkout_lines(&self, checkout_id: Uuid) -> StoreResult<Vec<CheckoutLineRecord>> {
@@ -69,12 +65,8 @@ impl CheckoutStore for SqlStore {
     }
 
     async fn payment(&self, payment_id: Uuid) -> StoreResult<Option<PaymentRecord>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM payment WHERE payment_id = $1")
-                .bind(payment_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        self.row_by_key("SELECT * FROM payment WHERE payment_id = $1", payment_id)
+            .await
     }
 
     async fn payment_of_order(&self, order_id: Uuid) -> StoreResult<Option<PaymentRecord>> {

@@ -3,11 +3,17 @@
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::references::replace_campaign_links;
+use super::references::CampaignLinks;
 use super::{Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, clients::fold_client_rows, clients::PartnerClientRow, ClientSecrets,
     ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets, StoreError, StoreResult,
+};
+
+/// The campaigns a client may sell in.
+const CAMPAIGNS: CampaignLinks = CampaignLinks {
+    table: "partner_client_campaign",
+    owner_column: "partner_client_id",
 };
 
 /// A client joined to its campaigns, one row per campaign (one with no campaign when it has
@@ -61,14 +67,9 @@ impl ClientStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A partner client with this client_id"))?;
-        replace_campaign_links(
-            &mut tx,
-            "partner_client_campaign",
-            "partner_client_id",
-            partner_client_id,
-            &input.campaign_ids,
-        )
-        .await?;
+        CAMPAIGNS
+            .replace(&mut tx, partner_client_id, &input.campaign_ids)
+            .await?;
         let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
             .await?
             .expect("the client was just inserted");
@@ -109,14 +110,9 @@ impl ClientStore for SqlStore {
         .bind(now)
         .fetch_one(&mut *tx)
         .await?;
-        replace_campaign_links(
-            &mut tx,
-            "partner_client_campaign",
-            "partner_client_id",
-            partner_client_id,
-            &input.campaign_ids,
-        )
-        .await?;
+        CAMPAIGNS
+            .replace(&mut tx, partner_client_id, &input.campaign_ids)
+            .await?;
         let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
             .await?
             .expect("the client was just written");
@@ -161,14 +157,9 @@ impl ClientStore for SqlStore {
         if updated.rows_affected() == 0 {
             return Ok(None);
         }
-        replace_campaign_links(
-            &mut tx,
-            "partner_client_campaign",
-            "partner_client_id",
-            partner_client_id,
-            &input.campaign_ids,
-        )
-        .await?;
+        CAMPAIGNS
+            .replace(&mut tx, partner_client_id, &input.campaign_ids)
+            .await?;
         let client =
             partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id).await?;
         tx.commit().await?;

@@ -68,11 +68,7 @@ impl CustomerStore for SqlStore {
     }
 
     async fn customer(&self, customer_id: Uuid) -> StoreResult<Option<Customer>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM customer WHERE customer_id = $1")
-                .bind(customer_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        self.row_by_key("SELECT * FROM customer WHERE customer_id = $1", customer_id)
+            .await
     }
 }

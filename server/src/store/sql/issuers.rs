@@ -4,11 +4,17 @@
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::references::replace_campaign_links;
+use super::references::CampaignLinks;
 use super::{Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, issuers::IdentityIssuerRow, IdentityIssuer, IdentityIssuerInput, IssuerStore,
     StoreError, StoreResult,
+};
+
+/// The campaigns an issuer's tokens may open sessions in.
+const CAMPAIGNS: CampaignLinks = CampaignLinks {
+    table: "identity_issuer_campaign",
+    owner_column: "identity_issuer_id",
 };
 
 const CONFLICT: &str = "An identity issuer with this issuer";
@@ -72,14 +78,9 @@ impl IssuerStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, CONFLICT))?;
-        replace_campaign_links(
-            &mut tx,
-            "identity_issuer_campaign",
-            "identity_issuer_id",
-            identity_issuer_id,
-            &input.campaign_ids,
-        )
-        .await?;
+        CAMPAIGNS
+            .replace(&mut tx, identity_issuer_id, &input.campaign_ids)
+            .await?;
         let issuer = issuer_where(&mut tx, "identity_issuer_id = $1", identity_issuer_id)
             .await?
             .expect("the issuer was just inserted");
@@ -123,14 +124,9 @@ impl IssuerStore for SqlStore {
         if updated.rows_affected() == 0 {
             return Ok(None);
         }
-        replace_campaign_links(
-            &mut tx,
-            "identity_issuer_campaign",
-            "identity_issuer_id",
-            identity_issuer_id,
-            &input.campaign_ids,
-        )
-        .await?;
+        CAMPAIGNS
+            .replace(&mut tx, identity_issuer_id, &input.campaign_ids)
+            .await?;
         let issuer = issuer_where(&mut tx, "identity_issuer_id = $1", identity_issuer_id).await?;
         tx.commit().await?;
         Ok(issuer)

@@ -72,24 +72,22 @@ impl MerchantAccountStore for SqlStore {
         &self,
         merchant_account_id: Uuid,
     ) -> StoreResult<Option<MerchantAccount>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM merchant_account WHERE merchant_account_id = $1")
-                .bind(merchant_account_id)
-                .fetch_optional(&self.pool)
-                .await?,
+        self.row_by_key(
+            "SELECT * FROM merchant_account WHERE merchant_account_id = $1",
+            merchant_account_id,
         )
+        .await
     }
 
     async fn merchant_account_by_provider_id(
         &self,
         provider_account_id: &str,
     ) -> StoreResult<Option<MerchantAccount>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM merchant_account WHERE provider_account_id = $1")
-                .bind(provider_account_id)
-                .fetch_optional(&self.pool)
-                .await?,
+        self.row_by_key(
+            "SELECT * FROM merchant_account WHERE provider_account_id = $1",
+            provider_account_id,
         )
+        .await
     }
 
     async fn set_merchant_account_status(

@@ -33,6 +33,24 @@ fn push_ids(query: &mut sqlx::QueryBuilder<'_, Db>, ids: impl IntoIterator<Item 
     }
 }
 
+impl SqlStore {
+    /// The record `select` reads by its key, bound to `$1`, if there is one.
+    async fn row_by_key<'k, R, K>(
+        &self,
+        select: &'k str,
+        key: K,
+    ) -> crate::store::StoreResult<Option<R>>
+    where
+        R: for<'r> sqlx::FromRow<'r, <Db as sqlx::Database>::Row> + Send + Unpin,
+        K: 'k + sqlx::Encode<'k, Db> + sqlx::Type<Db> + Send,
+    {
+        Ok(sqlx::query_as(select)
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+}
+
 mod availability;
 mod calendar;
 mod campaigns;

@@ -25,31 +25,42 @@ pub(super) async fn require_row(
     }
 }
 
-/// Replaces the campaigns linked to `owner` in `table` (whose owner column is `column`) with
-/// `campaign_ids`, each checked to exist and named by its index when it does not. `table` and
-/// `column` are this module's callers' constants, never input.
-pub(super) async fn replace_campaign_links(
-    conn: &mut <Db as sqlx::Database>::Connection,
-    table: &'static str,
-    column: &'static str,
-    owner: Uuid,
-    campaign_ids: &[Uuid],
-) -> StoreResult<()> {
-    sqlx::query(&format!("DELETE FROM {table} WHERE {column} = $1"))
-        .bind(owner)
-        .execute(&mut *conn)
-        .await?;
-    for (i, campaign_id) in campaign_ids.iter().enumerate() {
-        let field = format!("campaign_ids[{i}]");
-        require_row(conn, "campaign", *campaign_id, &field).await?;
-        sqlx::query(&format!(
-            "INSERT INTO {table} ({column}, campaign_id) VALUES ($1, $2)"
-        ))
-        .bind(owner)
-        .bind(campaign_id)
-        .execute(&mut *conn)
-        .await
-        .map_err(|e| StoreError::classify(e, &field))?;
+/// A table linking records of one kind to campaigns, `table (owner_column, campaign_id)`. Both
+/// names are its callers' constants, never input.
+pub(super) struct CampaignLinks {
+    pub table: &'static str,
+    pub owner_column: &'static str,
+}
+
+impl CampaignLinks {
+    /// Replaces the campaigns linked to `owner` with `campaign_ids`, each checked to exist and
+    /// named by its index when it does not.
+    pub async fn replace(
+        &self,
+        conn: &mut <Db as sqlx::Database>::Connection,
+        owner: Uuid,
+        campaign_ids: &[Uuid],
+    ) -> StoreResult<()> {
+        let Self {
+            table,
+            owner_column,
+        } = self;
+        sqlx::query(&format!("DELETE FROM {table} WHERE {owner_column} = $1"))
+            .bind(owner)
+            .execute(&mut *conn)
+            .await?;
+        for (i, campaign_id) in campaign_ids.iter().enumerate() {
+            let field = format!("campaign_ids[{i}]");
+            require_row(conn, "campaign", *campaign_id, &field).await?;
+            sqlx::query(&format!(
+                "INSERT INTO {table} ({owner_column}, campaign_id) VALUES ($1, $2)"
+            ))
+            .bind(owner)
+            .bind(campaign_id)
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| StoreError::classify(e, &field))?;
+        }
+        Ok(())
     }
-    Ok(())
 }

@@ -35,21 +35,19 @@ impl SessionStore for SqlStore {
     }
 
     async fn session_by_code(&self, code_hash: &[u8]) -> StoreResult<Option<Session>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM partner_session WHERE code_hash = $1")
-                .bind(code_hash)
-                .fetch_optional(&self.pool)
-                .await?,
+        self.row_by_key(
+            "SELECT * FROM partner_session WHERE code_hash = $1",
+            code_hash,
         )
+        .await
     }
 
     async fn session(&self, partner_session_id: Uuid) -> StoreResult<Option<Session>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM partner_session WHERE partner_session_id = $1")
-                .bind(partner_session_id)
-                .fetch_optional(&self.pool)
-                .await?,
+        self.row_by_key(
+            "SELECT * FROM partner_session WHERE partner_session_id = $1",
+            partner_session_id,
         )
+        .await
     }
 
     async fn redeem_session_code(

@@ -48,12 +48,8 @@ impl VoucherStore for SqlStore {
     }
 
     async fn voucher(&self, voucher_id: Uuid) -> StoreResult<Option<Voucher>> {
-        Ok(
-            sqlx::query_as("SELECT * FROM voucher WHERE voucher_id = $1")
-                .bind(voucher_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        self.row_by_key("SELECT * FROM voucher WHERE voucher_id = $1", voucher_id)
+            .await
     }
 
     async fn update_voucher(
