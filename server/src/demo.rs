@@ -178,34 +178,12 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "translations": [{ "locale": "en-GB", "title": "Child admission (4-17)" }]
     })).await?;
     // Discounted on weekdays.
-    calendar(
-        state,
-        museum,
-        adult.0,
-        |d| {
-            if is_weekend(d) {
-                ("22.50", "22.50")
-            } else {
-                ("17.50", "22.50")
-            }
-        },
-        Some(150),
-    )
-    .await?;
-    calendar(
-        state,
-        museum,
-        child.0,
-        |d| {
-            if is_weekend(d) {
-                ("11.00", "11.00")
-            } else {
-                ("8.50", "11.00")
-            }
-        },
-        Some(150),
-    )
-    .await?;
+    for (ticket, prices) in [
+        (adult.0, weekdays_for("17.50", "22.50")),
+        (child.0, weekdays_for("8.50", "11.00")),
+    ] {
+        calendar(state, museum, ticket, prices, Some(150)).await?;
+    }
     product(state, museum, &demo, json!({
         "title": "Museumgids (boek)", "product_type": "MERCHANDISE", "sku": "MUS-GUIDE", "physical_product": true,
         "no_date": true, "unit_price": "12.95", "list_price": "12.95",
@@ -276,8 +254,15 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn is_weekend(day: NaiveDate) -> bool {
-    day.weekday().number_from_monday() >= 6
+/// Prices `(price, list price)` of a day: `weekday` on weekdays, `full` at weekends.
+fn weekdays_for(
+    weekday: &'static str,
+    full: &'static str,
+) -> impl Fn(NaiveDate) -> (&'static str, &'static str) {
+    move |day| match day.weekday().number_from_monday() {
+        6 | 7 => (full, full),
+        _ => (weekday, full),
+    }
 }
 
 async fn merchant(state: &AppState, id: Uuid, input: serde_json::Value) -> anyhow::Result<Uuid> {

@@ -18,7 +18,7 @@ use crate::{
     events::{EventType, NewEvent},
     providers::{Booking, BookingLine},
     state::AppState,
-    store::{CheckoutLineRecord, CheckoutRecord, CheckoutTx, NewTicket},
+    store::{CheckoutLineRecord, CheckoutRecord, CheckoutTx, NewTicket, OrderRecord},
 };
 
 /// How a payment ended.
@@ -202,7 +202,6 @@ pub async fn settle_payment(
         return Ok(false);
     }
     let order_id = order.customer_order_id;
-    let subject = format!("orders/{order_id}");
     if outcome == PaymentOutcome::Paid {
         tx.transition_order(order_id, "PENDING_PAYMENT", "PAID")
             .await?;
@@ -229,42 +228,34 @@ pub async fn settle_payment(
                 .await?,
             );
         }
-        tx.insert_event(&NewEvent {
-            event_type: EventType::OrderPaid,
-            subject,
-            campaign_id: checkout.campaign_id,
-            partner_client_id: checkout.partner_client_id,
-            data: json!({
-                "order_id": order_id,
-                "order_display_id": order.display_id,
-                "checkout_id": checkout.checkout_id,
-                "payment_id": payment_id,
-                "status": "PAID",
-                "total": app::wire::Money::new(order.total, order.currency.clone()),
-                "tickets": tickets.len(),
-                "loyalty_points": if balance.is_some() { points } else { 0 },
-            }),
-        })
+        let paid = json!({
+            "total": app::wire::Money::new(order.total, order.currency.clone()),
+            "tickets": tickets.len(),
+            "loyalty_points": if balance.is_some() { points } else { 0 },
+        });
+        tx.insert_event(&settled(
+            EventType::OrderPaid,
+            "PAID",
+            &checkout,
+            &order,
+            payment_id,
+            paid,
+        ))
         .await?;
         tx.commit().await?;
         fulfil(state, order_id).await?;
     } else {
         tx.transition_order(order_id, "PENDING_PAYMENT", "CANCELLED")
             .await?;
-        tx.insert_event(&NewEvent {
-            event_type: EventType::OrderCancelled,
-            subject,
-            campaign_id: checkout.campaign_id,
-            partner_client_id: checkout.partner_client_id,
-            data: json!({
-                "order_id": order_id,
-                "order_display_id": order.display_id,
-                "checkout_id": checkout.checkout_id,
-                "payment_id": payment_id,
-                "status": "CANCELLED",
-                "reason": outcome.status(),
-            }),
-        })
+        let reason = json!({ "reason": outcome.status() });
+        tx.insert_event(&settled(
+            EventType::OrderCancelled,
+            "CANCELLED",
+            &checkout,
+            &order,
+            payment_id,
+            reason,
+        ))
         .await?;
         if tx
             .transition_checkout(checkout.checkout_id, "CONFIRMED", "CANCELLED", None)
@@ -276,6 +267,35 @@ pub async fn settle_payment(
         state.catalog.capacity_changed();
     }
     Ok(true)
+}
+
+/// The event of an order its payment settled (`status` PAID or CANCELLED), for the checkout's
+/// partner: the order's references, then `details` particular to the outcome.
+fn settled(
+    event_type: EventType,
+    status: &str,
+    checkout: &CheckoutRecord,
+    order: &OrderRecord,
+    payment_id: Uuid,
+    details: serde_json::Value,
+) -> NewEvent {
+    let mut data = json!({
+        "order_id": order.customer_order_id,
+        "order_display_id": order.display_id,
+        "checkout_id": checkout.checkout_id,
+        "payment_id": payment_id,
+        "status": status,
+    });
+    if let (Some(data), serde_json::Value::Object(details)) = (data.as_object_mut(), details) {
+        data.extend(details);
+    }
+    NewEvent {
+        event_type,
+        subject: format!("orders/{}", order.customer_order_id),
+        campaign_id: checkout.campaign_id,
+        partner_client_id: checkout.partner_client_id,
+        data,
+    }
 }
 
 /// Tells the provider a paid order is final and marks it FULFILLED; a failure leaves it PAID

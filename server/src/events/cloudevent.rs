@@ -34,8 +34,8 @@ pub struct NewEvent {
     /// What the event is about, e.g. `checkouts/{id}`.
     pub subject: String,
     pub campaign_id: Uuid,
-    /// The partner whose session caused it; `None` for guests (then every partner allowed on
-    /// the campaign sees it).
+    /// The one partner told of it (feed and webhooks): the client whose session caused it, or
+    /// for a guest the client its return URL is attributed to; `None`: no partner is told.
     pub partner_client_id: Option<Uuid>,
     pub data: serde_json::Value,
 }

@@ -15,6 +15,13 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(show_kyc, complete_kyc))
 }
 
+fn unknown_account() -> (StatusCode, Html<String>) {
+    (
+        StatusCode::NOT_FOUND,
+        page("Unknown account", "<h1>Unknown account</h1>"),
+    )
+}
+
 /// The KYC page of a sandbox merchant account.
 #[utoipa::path(get, path = "/sandbox/kyc/{provider_account_id}", tag = "sandbox",
     params(("provider_account_id" = String, Path)),
@@ -29,10 +36,7 @@ async fn show_kyc(
         .merchant_account_by_provider_id(&provider_account_id)
         .await?
     else {
-        return Ok((
-            StatusCode::NOT_FOUND,
-            page("Unknown account", "<h1>Unknown account</h1>"),
-        ));
+        return Ok(unknown_account());
     };
     let body = if account.status == "VERIFIED" {
         format!(
@@ -65,10 +69,7 @@ async fn complete_kyc(
         .merchant_account_by_provider_id(&provider_account_id)
         .await?
     else {
-        return Ok((
-            StatusCode::NOT_FOUND,
-            page("Unknown account", "<h1>Unknown account</h1>"),
-        ));
+        return Ok(unknown_account());
     };
     state
         .store
