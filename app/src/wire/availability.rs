@@ -31,6 +31,7 @@ pub struct CalendarEntry {
 }
 
 /// The body of POST /v2/fulfillment/timeslots.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -39,7 +40,6 @@ pub struct TimeslotQuery {
     /// The visit date, in the merchant's zone.
     pub date: NaiveDate,
     /// Places wanted (1 to 50, default 1); a slot is available when this many fit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantity: Option<u32>,
 }
 

@@ -137,13 +137,13 @@ pub struct TimeslotWindow {
     pub end_time: DateTime<FixedOffset>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CheckoutLine {
     pub product_id: Uuid,
     pub sku: String,
     pub title: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub age_group: Option<String>,
     pub quantity: u32,
     /// The price of the visit date.
@@ -155,7 +155,6 @@ pub struct CheckoutLine {
     pub visit_guarantee_cost: Money,
     /// `(unit_price + booking_costs + visit_guarantee_cost) × quantity`.
     pub line_total: Money,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeslot: Option<TimeslotWindow>,
 }
 
@@ -180,6 +179,7 @@ pub struct CheckoutTotals {
     pub total: Money,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PaymentSummary {
@@ -187,11 +187,11 @@ pub struct PaymentSummary {
     /// OPEN, PAID, DECLINED, CANCELLED or EXPIRED.
     pub status: String,
     /// Present while the payment is OPEN.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_url: Option<String>,
 }
 
 /// A checkout as `GET /v2/checkouts/{checkout_id}` and `POST /v2/checkouts` show it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Checkout {
@@ -210,16 +210,11 @@ pub struct Checkout {
     pub requires_shipping_address: bool,
     /// End of the hold on the reserved capacity (while RESERVED).
     pub expires_at: DateTime<Utc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_reference: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_id: Option<Uuid>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_display_id: Option<String>,
     /// PENDING_PAYMENT, PAID, FULFILLED or CANCELLED.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_status: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment: Option<PaymentSummary>,
     pub created_at: DateTime<Utc>,
 }

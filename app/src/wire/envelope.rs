@@ -9,22 +9,21 @@ pub struct Envelope<T> {
 }
 
 /// Response metadata; `item_count` and `pagination` appear only on paged collections.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Meta {
     /// Quote this when reporting a problem; it equals the `X-Correlation-Id` header.
     pub correlation_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_count: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pagination: Option<Pagination>,
 }
 
 /// Cursor pagination: the absence of `next_token` is the only end-of-collection signal.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Pagination {
     pub limit: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }

@@ -25,6 +25,7 @@ pub struct GeoPoint {
 
 /// A merchant as partners see it; `name` and `description` are localized by Accept-Language
 /// (falling back to nl-NL, then to the merchant's own text).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Merchant {
@@ -41,14 +42,13 @@ pub struct Merchant {
     /// Currency of the merchant's prices.
     #[cfg_attr(feature = "ssr", schema(example = "EUR"))]
     pub currency: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
 }
 
 /// A merchant found by search: the merchant, and its distance from the searched point when the
 /// search was geo-filtered.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct MerchantMatch {
@@ -56,6 +56,5 @@ pub struct MerchantMatch {
     pub merchant: Merchant,
     /// Great-circle distance from `latitude`/`longitude` of the query, in kilometres (three
     /// decimals); present only on geo-filtered searches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distance_km: Option<f64>,
 }

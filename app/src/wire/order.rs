@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::{Money, TimeslotWindow};
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Ticket {
@@ -14,26 +15,22 @@ pub struct Ticket {
     /// Unique; what the gate scans.
     pub code: String,
     pub product_title: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub age_group: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visit_date: Option<NaiveDate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeslot: Option<TimeslotWindow>,
     /// Last valid day, inclusive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_until: Option<NaiveDate>,
     /// VALID, USED or CANCELLED.
     pub status: String,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OrderItem {
     pub product_id: Uuid,
     pub sku: String,
     pub title: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub age_group: Option<String>,
     pub quantity: u32,
     pub line_total: Money,
@@ -60,6 +57,7 @@ pub struct Order {
 }
 
 /// One movement of the customer's loyalty points.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct LoyaltyEntry {
@@ -71,6 +69,5 @@ pub struct LoyaltyEntry {
     pub points: i64,
     pub balance_after: i64,
     pub description: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_id: Option<Uuid>,
 }

@@ -7,6 +7,7 @@ pub const PROBLEM_TYPE_PREFIX: &str = "urn:boxoffice:error:";
 ///
 /// `error` and `error_description` appear only on OAuth endpoints, so that RFC 6749 clients
 /// and problem+json readers both understand the same body.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Problem {
@@ -22,9 +23,7 @@ pub struct Problem {
     pub correlation_id: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_description: Option<String>,
 }
 

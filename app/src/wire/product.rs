@@ -9,6 +9,7 @@ use super::Money;
 ///
 /// The `best_*` fields and the availability dates are absent (never null, never zero) when
 /// `sold_out` is true; a product without a calendar has no availability dates.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Product {
@@ -21,7 +22,6 @@ pub struct Product {
     /// Upstream catalog identifier, the key for commission settlement.
     pub sku: String,
     /// Only for product_type TICKET, e.g. adult or child.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub age_group: Option<String>,
     pub unit_price: Money,
     pub list_price: Money,
@@ -34,13 +34,10 @@ pub struct Product {
     /// An entry window must be chosen from POST /v2/fulfillment/timeslots.
     pub requires_timeslot: bool,
     /// Cheapest price among purchasable days.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best_effective_price: Option<Money>,
     /// List price of the day with the best price.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best_list_price: Option<Money>,
     /// Deepest discount among purchasable days (0.00 when none is discounted).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best_discount_amount: Option<Money>,
     /// Deepest discount in percent, two decimals (0 when none is discounted).
     #[serde(
@@ -50,17 +47,13 @@ pub struct Product {
     )]
     #[cfg_attr(feature = "ssr", schema(value_type = Option<f64>, example = 20.0))]
     pub best_discount_percentage: Option<Decimal>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_available_date: Option<NaiveDate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_available_date: Option<NaiveDate>,
     /// A date-based product with no purchasable day left (all sold out or past).
     pub sold_out: bool,
     /// Merchant terms to show before purchase.
     pub conditions: String,
     /// VALIDITY_PERIOD: valid through `ticket_validity_date` inclusive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket_validity_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket_validity_date: Option<NaiveDate>,
 }
