@@ -14,18 +14,20 @@ async fn app_with_client() -> (TestApp, TestClient, String) {
     (app, client, campaign)
 }
 
+/// The form of a client-credentials grant for `client`.
+fn credentials_form(client: &TestClient) -> [(&'static str, &str); 3] {
+    [
+        ("grant_type", "client_credentials"),
+        ("client_id", &client.client_id),
+        ("client_secret", &client.secret),
+    ]
+}
+
 #[tokio::test]
 async fn client_credentials_work_as_form_json_and_basic() {
     let (app, client, _) = app_with_client().await;
     let form = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &client.client_id),
-                ("client_secret", &client.secret),
-            ],
-        )
+        .post_form("/oauth/token", &credentials_form(&client))
         .await;
     let body = form.assert_status(200);
     assert_eq!(body["token_type"], "Bearer");
@@ -88,43 +90,31 @@ async fn client_credential_errors_speak_both_problem_json_and_oauth() {
                 ],
             )
             .await;
-        let body = response.assert_problem(status, problem);
-        assert_eq!(body["error"], oauth_error, "{client_id}");
-        assert!(body["error_description"].is_string());
+        let body = response.assert_oauth_problem(status, problem, oauth_error);
+        assert!(body["error_description"].is_string(), "{client_id}");
     }
 
-    let missing = app
-        .post_form(
-            "/oauth/token",
-            &[("client_id", "a"), ("client_secret", "b")],
-        )
-        .await;
-    assert_eq!(
-        missing.assert_problem(400, "request-validation-failed")["error"],
-        "invalid_request"
-    );
+    app.post_form(
+        "/oauth/token",
+        &[("client_id", "a"), ("client_secret", "b")],
+    )
+    .await
+    .assert_oauth_problem(400, "request-validation-failed", "invalid_request");
 
-    let both = app
-        .send(
-            app.request(Method::POST, "/oauth/token")
-                .basic_auth(&client.client_id, Some(&client.secret))
-                .form(&[
-                    ("grant_type", "client_credentials"),
-                    ("client_id", client.client_id.as_str()),
-                    ("client_secret", client.secret.as_str()),
-                ]),
-        )
-        .await;
-    assert_eq!(
-        both.assert_problem(400, "request-validation-failed")["error"],
-        "invalid_request"
-    );
+    // Basic authentication and credentials in the form at once.
+    app.send(
+        app.request(Method::POST, "/oauth/token")
+            .basic_auth(&client.client_id, Some(&client.secret))
+            .form(&credentials_form(&client)),
+    )
+    .await
+    .assert_oauth_problem(400, "request-validation-failed", "invalid_request");
 
     let text = app
-        .send(
-            app.request(Method::POST, "/oauth/token")
-                .header("content-type", "text/plain")
-                .body("grant_type=client_credentials"),
+        .send_raw(
+            app.request(Method::POST, "/oauth/token"),
+            "text/plain",
+            "grant_type=client_credentials",
         )
         .await;
     text.assert_problem(415, "unsupported-media-type");
@@ -134,18 +124,14 @@ async fn client_credential_errors_speak_both_problem_json_and_oauth() {
 async fn a_headless_session_code_is_exchanged_once_for_a_public_bearer() {
     let (app, client, campaign) = app_with_client().await;
     let backend = app.backend_token(&client).await;
-    let response = app
-        .send(
-            app.request(Method::POST, "/v1/session")
-                .bearer_auth(&backend)
-                .json(&json!({
-                    "integration": "headless",
-                    "user": { "reference": "u-42", "email": "u42@example.com", "locale": "en-GB" },
-                    "campaign_id": campaign,
-                })),
+    let user = json!({ "reference": "u-42", "email": "u42@example.com", "locale": "en-GB" });
+    let started = app
+        .start_session(
+            &backend,
+            &json!({ "integration": "headless", "user": user, "campaign_id": campaign }),
         )
-        .await;
-    let started = response.assert_status(201);
+        .await
+        .assert_status(201);
     assert_eq!(started["data"]["pkce_required"], false);
     assert!(started["data"].get("frame_url").is_none());
     let expires: chrono::DateTime<chrono::Utc> = started["data"]["code_expires_at"]
@@ -166,44 +152,33 @@ async fn a_headless_session_code_is_exchanged_once_for_a_public_bearer() {
     assert!(token["data"]["expires_at"].is_string());
     let bearer = token["data"]["access_token"].as_str().unwrap();
 
-    let me = app
-        .send(app.request(Method::GET, "/v2/me").bearer_auth(bearer))
-        .await
-        .assert_status(200);
+    let me = app.me(bearer).await.assert_status(200);
     assert_eq!(me["data"]["campaign_id"], campaign.as_str());
     assert_eq!(me["data"]["mode"], "headless");
     assert_eq!(me["data"]["client_id"], "shop");
 
-    app.exchange_code(&client, code)
-        .await
-        .assert_problem(400, "session-code-invalid");
+    app.assert_code_invalid(&client, code).await;
 }
 
 #[tokio::test]
 async fn a_replayed_code_revokes_the_bearer_it_produced() {
     let (app, client, campaign) = app_with_client().await;
     let backend = app.backend_token(&client).await;
-    let code = app.session_code(&backend, json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": campaign })).await;
+    let code = app.headless_code(&backend, "u", Some(&campaign)).await;
     let bearer = app.exchange_code(&client, &code).await.assert_status(200)["data"]["access_token"]
         .as_str()
         .unwrap()
         .to_owned();
-    app.send(app.request(Method::GET, "/v2/me").bearer_auth(&bearer))
-        .await
-        .assert_status(200);
-    app.exchange_code(&client, &code)
-        .await
-        .assert_problem(400, "session-code-invalid");
-    app.send(app.request(Method::GET, "/v2/me").bearer_auth(&bearer))
-        .await
-        .assert_problem(401, "token-invalid");
+    app.me(&bearer).await.assert_status(200);
+    app.assert_code_invalid(&client, &code).await;
+    app.me(&bearer).await.assert_problem(401, "token-invalid");
 }
 
 #[tokio::test]
 async fn fifty_parallel_redemptions_of_one_code_yield_exactly_one_bearer() {
     let (app, client, campaign) = app_with_client().await;
     let backend = app.backend_token(&client).await;
-    let code = app.session_code(&backend, json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": campaign })).await;
+    let code = app.headless_code(&backend, "u", Some(&campaign)).await;
     let attempts = (0..50).map(|_| app.exchange_code(&client, &code));
     let results = futures::future::join_all(attempts).await;
     let ok = results.iter().filter(|r| r.status == 200).count();
@@ -214,21 +189,13 @@ async fn fifty_parallel_redemptions_of_one_code_yield_exactly_one_bearer() {
 #[tokio::test]
 async fn an_expired_code_is_told_apart_from_an_invalid_one() {
     let app = spawn_app_with(|c| c.session_code_ttl_secs = 1).await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
+    let (_, client) = app.campaign_with_client("shop").await;
     let backend = app.backend_token(&client).await;
-    let code = app
-        .session_code(
-            &backend,
-            json!({ "integration": "headless", "user": { "reference": "u" } }),
-        )
-        .await;
+    let code = app.headless_code(&backend, "u", None).await;
     tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
-    let expired = app.exchange_code(&client, &code).await;
-    assert_eq!(
-        expired.assert_problem(400, "session-code-expired")["error"],
-        "invalid_grant"
-    );
+    app.exchange_code(&client, &code)
+        .await
+        .assert_oauth_problem(400, "session-code-expired", "invalid_grant");
     app.exchange_code(&client, "never-issued")
         .await
         .assert_problem(400, "session-code-invalid");
@@ -239,19 +206,14 @@ async fn only_the_creating_client_may_redeem_and_webframe_codes_only_in_the_fram
     let (app, client, campaign) = app_with_client().await;
     let other = app.create_client("other-shop", &[&campaign]).await;
     let backend = app.backend_token(&client).await;
-    let code = app
-        .session_code(
-            &backend,
-            json!({ "integration": "headless", "user": { "reference": "u" } }),
-        )
-        .await;
-    app.exchange_code(&other, &code)
-        .await
-        .assert_problem(400, "session-code-invalid");
+    let code = app.headless_code(&backend, "u", None).await;
+    app.assert_code_invalid(&other, &code).await;
     app.exchange_code(&client, &code).await.assert_status(200);
 
+    let webframe =
+        json!({ "integration": "webframe", "user": { "reference": "u" }, "campaign_id": campaign });
     let started = app
-        .send(app.request(Method::POST, "/v1/session").bearer_auth(&backend).json(&json!({ "integration": "webframe", "user": { "reference": "u" }, "campaign_id": campaign })))
+        .start_session(&backend, &webframe)
         .await
         .assert_status(201);
     assert_eq!(
@@ -259,9 +221,7 @@ async fn only_the_creating_client_may_redeem_and_webframe_codes_only_in_the_fram
         format!("{}/frame", app.base_url)
     );
     let frame_code = started["data"]["session_code"].as_str().unwrap();
-    app.exchange_code(&client, frame_code)
-        .await
-        .assert_problem(400, "session-code-invalid");
+    app.assert_code_invalid(&client, frame_code).await;
 }
 
 #[tokio::test]
@@ -269,26 +229,22 @@ async fn session_campaign_must_exist_and_be_allowed_for_the_client() {
     let (app, client, _) = app_with_client().await;
     let foreign = app.create_campaign("Not yours").await;
     let backend = app.backend_token(&client).await;
-    let start = |body: serde_json::Value| {
-        app.send(
-            app.request(Method::POST, "/v1/session")
-                .bearer_auth(&backend)
-                .json(&body),
-        )
-    };
-    start(
-        json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": foreign }),
+    app.start_session(
+        &backend,
+        &json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": foreign }),
     )
     .await
     .assert_problem(403, "forbidden");
-    start(json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": uuid::Uuid::new_v4() }))
+    app.start_session(&backend, &json!({ "integration": "headless", "user": { "reference": "u" }, "campaign_id": uuid::Uuid::new_v4() }))
         .await
         .assert_problem(404, "campaign-not-found");
-    let problem = start(json!({ "integration": "kiosk", "user": { "reference": "" } }))
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(problem["errors"][0]["field"], "integration");
-    start(json!({ "integration": "headless", "user": { "reference": " ", "email": "nope", "locale": "es-ES" } }))
+    app.start_session(
+        &backend,
+        &json!({ "integration": "kiosk", "user": { "reference": "" } }),
+    )
+    .await
+    .assert_invalid_first("integration");
+    app.start_session(&backend, &json!({ "integration": "headless", "user": { "reference": " ", "email": "nope", "locale": "es-ES" } }))
         .await
 .assert_invalid(&["user.reference", "user.email", "user.locale"]);
 }
@@ -326,27 +282,15 @@ async fn pkce_binds_the_code_to_its_verifier() {
         .assert_problem(400, "pkce-verification-failed");
     exchange(code, Some(verifier)).await.assert_status(200);
 
-    let plain = app
-        .session_code(
-            &backend,
-            json!({ "integration": "headless", "user": { "reference": "u" } }),
-        )
-        .await;
+    let plain = app.headless_code(&backend, "u", None).await;
     exchange(plain, Some(pkce_pair().0))
         .await
         .assert_problem(400, "pkce-verification-failed");
 
-    let start = |body: serde_json::Value| {
-        app.send(
-            app.request(Method::POST, "/v1/session")
-                .bearer_auth(&backend)
-                .json(&body),
-        )
-    };
-    start(json!({ "integration": "headless", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "plain" }))
+    app.start_session(&backend, &json!({ "integration": "headless", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "plain" }))
         .await
         .assert_problem(400, "request-validation-failed");
-    start(json!({ "integration": "webframe", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "S256" }))
+    app.start_session(&backend, &json!({ "integration": "webframe", "user": { "reference": "u" }, "code_challenge": challenge, "code_challenge_method": "S256" }))
         .await
         .assert_problem(400, "request-validation-failed");
 }
@@ -355,12 +299,7 @@ async fn pkce_binds_the_code_to_its_verifier() {
 async fn the_rfc_6749_twin_exchanges_with_field_code() {
     let (app, client, _) = app_with_client().await;
     let backend = app.backend_token(&client).await;
-    let code = app
-        .session_code(
-            &backend,
-            json!({ "integration": "headless", "user": { "reference": "u" } }),
-        )
-        .await;
+    let code = app.headless_code(&backend, "u", None).await;
     let response = app
         .post_form(
             "/v1/oauth/token",
@@ -378,32 +317,29 @@ async fn the_rfc_6749_twin_exchanges_with_field_code() {
         "bare RFC 6749 body: {token}"
     );
     assert_eq!(response.header("cache-control"), Some("no-store"));
-    let again = app
-        .post_form(
-            "/v1/oauth/token",
-            &[
-                ("code", code.as_str()),
-                ("client_id", client.client_id.as_str()),
-                ("client_secret", client.secret.as_str()),
-            ],
-        )
-        .await;
-    assert_eq!(
-        again.assert_problem(400, "session-code-invalid")["error"],
-        "invalid_grant"
-    );
-    let bad_client = app
-        .post_form(
-            "/v1/oauth/token",
-            &[
-                ("code", code.as_str()),
-                ("client_id", "shop"),
-                ("client_secret", "nope"),
-            ],
-        )
-        .await;
-    assert_eq!(
-        bad_client.assert_problem(401, "client-authentication-failed")["error"],
-        "invalid_client"
-    );
+    for (client_id, secret, status, problem, oauth_error) in [
+        (
+            client.client_id.as_str(),
+            client.secret.as_str(),
+            400,
+            "session-code-invalid",
+            "invalid_grant",
+        ),
+        (
+            "shop",
+            "nope",
+            401,
+            "client-authentication-failed",
+            "invalid_client",
+        ),
+    ] {
+        let form = [
+            ("code", code.as_str()),
+            ("client_id", client_id),
+            ("client_secret", secret),
+        ];
+        app.post_form("/v1/oauth/token", &form)
+            .await
+            .assert_oauth_problem(status, problem, oauth_error);
+    }
 }

@@ -36,6 +36,15 @@ pub async fn reserved_on_day(app: &TestApp, group: Uuid, day: NaiveDate) -> i64 
     reserved.map_or(0, i64::from)
 }
 
+/// The `last_error` of a webhook delivery that was attempted, if any was.
+pub async fn attempted_delivery_error(app: &TestApp) -> Option<Option<String>> {
+    let sql = "SELECT last_error FROM webhook_delivery WHERE attempts > 0";
+    on_database!(app, |conn| sqlx::query_scalar(sql)
+        .fetch_optional(&mut conn)
+        .await
+        .expect("read the deliveries"))
+}
+
 /// A mail in the outbox, as the tests look at it.
 #[derive(Debug, sqlx::FromRow)]
 pub struct Mail {

@@ -18,11 +18,7 @@ async fn poller(app: &TestApp) -> (TestClient, Uuid, Uuid) {
     let client = app
         .create_client(&format!("feed-{}", &campaign[..8]), &[&campaign])
         .await;
-    let id = app
-        .stored_client(&client.client_id)
-        .await
-        .client
-        .partner_client_id;
+    let id = app.partner_client_id(&client.client_id).await;
     (client, id, campaign.parse().unwrap())
 }
 

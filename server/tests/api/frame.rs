@@ -32,7 +32,6 @@ async fn a_missing_bundle_file_is_a_not_found_problem() {
 }
 
 mod session {
-    use reqwest::Method;
     use serde_json::{json, Value};
 
     use crate::helpers::{spawn_app, spawn_app_with, TestApp, TestClient};
@@ -53,8 +52,7 @@ mod session {
     #[tokio::test]
     async fn the_frame_exchanges_a_webframe_code_once() {
         let app = spawn_app().await;
-        let campaign = app.create_campaign("c").await;
-        let client = app.create_client("shop", &[&campaign]).await;
+        let (campaign, client) = app.campaign_with_client("shop").await;
         let code = webframe_code(&app, &client, &campaign).await;
 
         let ready = exchange(&app, &code).await;
@@ -63,10 +61,7 @@ mod session {
         assert_eq!(session["campaign_id"], campaign.as_str());
         assert_eq!(session["frame_origins"], json!(["http://localhost:*"]));
         let bearer = session["access_token"].as_str().unwrap();
-        let me = app
-            .send(app.request(Method::GET, "/v2/me").bearer_auth(bearer))
-            .await
-            .assert_status(200);
+        let me = app.me(bearer).await.assert_status(200);
         assert_eq!(me["data"]["mode"], "webframe");
 
         assert_eq!(exchange(&app, &code).await, json!("Invalid"), "single use");
@@ -83,15 +78,9 @@ mod session {
     #[tokio::test]
     async fn the_frame_refuses_headless_codes_and_reports_expired_ones() {
         let app = spawn_app_with(|c| c.session_code_ttl_secs = 1).await;
-        let campaign = app.create_campaign("c").await;
-        let client = app.create_client("shop", &[&campaign]).await;
+        let (campaign, client) = app.campaign_with_client("shop").await;
         let backend = app.backend_token(&client).await;
-        let headless = app
-            .session_code(
-                &backend,
-                json!({ "integration": "headless", "user": { "reference": "h" } }),
-            )
-            .await;
+        let headless = app.headless_code(&backend, "h", None).await;
         assert_eq!(exchange(&app, &headless).await, json!("Invalid"));
         app.exchange_code(&client, &headless)
             .await
@@ -109,8 +98,7 @@ mod session {
     #[tokio::test]
     async fn the_frame_may_be_framed_only_by_its_partner() {
         let app = spawn_app().await;
-        let campaign = app.create_campaign("c").await;
-        let client = app.create_client("shop", &[&campaign]).await;
+        let (campaign, client) = app.campaign_with_client("shop").await;
         let code = webframe_code(&app, &client, &campaign).await;
 
         let page = app.get(&format!("/frame?session_code={code}")).await;

@@ -70,6 +70,35 @@ impl TestResponse {
         problem
     }
 
+    /// Asserts a 400 `request-validation-failed` whose first error names `field`; returns the
+    /// problem.
+    #[track_caller]
+    pub fn assert_invalid_first(&self, field: &str) -> Value {
+        let problem = self.assert_problem(400, "request-validation-failed");
+        assert_eq!(problem["errors"][0]["field"], field, "{}", self.text);
+        problem
+    }
+
+    /// Asserts a 409 `conflict` whose detail names each of `parts`; returns the problem.
+    #[track_caller]
+    pub fn assert_conflict_naming(&self, parts: &[&str]) -> Value {
+        let problem = self.assert_problem(409, "conflict");
+        let detail = problem["detail"].as_str().expect("a detail");
+        for part in parts {
+            assert!(detail.contains(part), "{part} not in {detail}");
+        }
+        problem
+    }
+
+    /// Asserts a problem as `assert_problem` does that also speaks OAuth: its `error` is
+    /// `oauth_error`.
+    #[track_caller]
+    pub fn assert_oauth_problem(&self, status: u16, name: &str, oauth_error: &str) -> Value {
+        let problem = self.assert_problem(status, name);
+        assert_eq!(problem["error"], oauth_error, "{}", self.text);
+        problem
+    }
+
     #[track_caller]
     pub fn assert_status(&self, status: u16) -> Value {
         assert_eq!(self.status.as_u16(), status, "body: {}", self.text);
@@ -79,6 +108,22 @@ impl TestResponse {
 
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
+}
+
+/// A fresh app with a campaign `one` and a customer `alice`.
+pub async fn spawn_app_with_customer() -> (TestApp, String, uuid::Uuid) {
+    let app = spawn_app().await;
+    let campaign = app.create_campaign("one").await;
+    let alice = app.create_customer("alice").await;
+    (app, campaign, alice)
+}
+
+/// A fresh app with the campaigns `one` and `two`.
+pub async fn spawn_app_with_two_campaigns() -> (TestApp, String, String) {
+    let app = spawn_app().await;
+    let one = app.create_campaign("one").await;
+    let two = app.create_campaign("two").await;
+    (app, one, two)
 }
 
 /// Starts the server with the test defaults, changed by `customize`.
@@ -203,6 +248,17 @@ impl TestApp {
         }
     }
 
+    /// Sends `request` with `body` as it is, labelled `content_type`.
+    pub async fn send_raw(
+        &self,
+        request: reqwest::RequestBuilder,
+        content_type: &str,
+        body: &'static str,
+    ) -> TestResponse {
+        self.send(request.header("content-type", content_type).body(body))
+            .await
+    }
+
     pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.client.request(method, self.url(path))
     }
@@ -245,12 +301,49 @@ impl TestApp {
         self.admin_get(path).await.assert_status(200)
     }
 
+    /// The `data` of the operator list at `path`.
+    pub async fn admin_list(&self, path: &str) -> Vec<Value> {
+        self.admin_get_ok(path).await["data"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no data array at {path}"))
+            .clone()
+    }
+
+    /// The `item_count` of the operator list page at `path`.
+    pub async fn admin_item_count(&self, path: &str) -> Value {
+        self.admin_get_ok(path).await["meta"]["item_count"].clone()
+    }
+
     pub async fn admin_post(&self, path: &str, body: &Value) -> TestResponse {
         self.send(self.admin(Method::POST, path).json(body)).await
     }
 
     pub async fn admin_put(&self, path: &str, body: &Value) -> TestResponse {
         self.send(self.admin(Method::PUT, path).json(body)).await
+    }
+
+    /// Sends `body` with `method` to the operator route `path` and asserts the 400 validation
+    /// problem naming exactly `fields`; returns the problem.
+    pub async fn assert_admin_invalid(
+        &self,
+        method: Method,
+        path: &str,
+        body: &Value,
+        fields: &[&str],
+    ) -> Value {
+        self.send(self.admin(method, path).json(body))
+            .await
+            .assert_invalid(fields)
+    }
+
+    /// POSTs `body` to an operator path, asserts 201 and returns the body.
+    pub async fn admin_post_created(&self, path: &str, body: &Value) -> Value {
+        self.admin_post(path, body).await.assert_status(201)
+    }
+
+    /// PUTs `body` to an operator path, asserts 200 and returns the body.
+    pub async fn admin_put_ok(&self, path: &str, body: &Value) -> Value {
+        self.admin_put(path, body).await.assert_status(200)
     }
 
     pub async fn admin_delete(&self, path: &str) -> TestResponse {
@@ -267,14 +360,16 @@ impl TestApp {
             .expect("client stored")
     }
 
+    /// The store's id of partner client `client_id`.
+    pub async fn partner_client_id(&self, client_id: &str) -> uuid::Uuid {
+        self.stored_client(client_id).await.client.partner_client_id
+    }
+
     /// Deletes the operator record at `path`, then asserts it is gone: reading, replacing it
     /// with `body` and deleting it again are all 404.
     pub async fn admin_delete_for_good(&self, path: &str, body: &Value) {
         assert_eq!(self.admin_delete(path).await.status, 204);
-        self.admin_get(path).await.assert_problem(404, "not-found");
-        self.admin_put(path, body)
-            .await
-            .assert_problem(404, "not-found");
+        self.assert_admin_unknown(path, body).await;
         self.admin_delete(path)
             .await
             .assert_problem(404, "not-found");
@@ -326,6 +421,28 @@ impl TestApp {
             .to_owned()
     }
 
+    /// The `next_token` of the operator list page at `path`.
+    pub async fn admin_next_token(&self, path: &str) -> String {
+        next_token(&self.admin_get_ok(path).await)
+    }
+
+    /// Asserts that the operator list `path` (which has a query) continued with `token` is
+    /// refused with 400 `problem`.
+    pub async fn assert_admin_token_refused(&self, path: &str, token: &str, problem: &str) {
+        self.admin_get(&format!("{path}&next_token={token}"))
+            .await
+            .assert_problem(400, problem);
+    }
+
+    /// Asserts that reading the operator record at `path` and replacing it with `body` are
+    /// both 404 `not-found`.
+    pub async fn assert_admin_unknown(&self, path: &str, body: &Value) {
+        self.admin_get(path).await.assert_problem(404, "not-found");
+        self.admin_put(path, body)
+            .await
+            .assert_problem(404, "not-found");
+    }
+
     /// Follows `next_token` from `path` (which has no query or ends in `?…`) to the end,
     /// returning every item.
     pub async fn admin_collect(&self, path: &str, limit: u32) -> Vec<Value> {
@@ -345,6 +462,15 @@ impl TestApp {
             }
         }
     }
+}
+
+/// The `next_token` of a list page.
+#[track_caller]
+pub fn next_token(page: &Value) -> String {
+    page["meta"]["pagination"]["next_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no next_token: {page}"))
+        .to_owned()
 }
 
 /// The `field` of every error in a validation problem.
@@ -574,19 +700,57 @@ impl TestApp {
             .to_owned()
     }
 
+    /// A campaign and a partner client `client_id` allowed on it.
+    pub async fn campaign_with_client(&self, client_id: &str) -> (String, TestClient) {
+        let campaign = self.create_campaign("c").await;
+        let client = self.create_client(client_id, &[&campaign]).await;
+        (campaign, client)
+    }
+
+    /// `POST /v1/session` with a backend bearer.
+    pub async fn start_session(&self, backend_token: &str, body: &Value) -> TestResponse {
+        self.send(
+            self.request(Method::POST, "/v1/session")
+                .bearer_auth(backend_token)
+                .json(body),
+        )
+        .await
+    }
+
     /// Starts a session and returns its code.
     pub async fn session_code(&self, backend_token: &str, body: Value) -> String {
-        let response = self
-            .send(
-                self.request(Method::POST, "/v1/session")
-                    .bearer_auth(backend_token)
-                    .json(&body),
-            )
-            .await;
+        let response = self.start_session(backend_token, &body).await;
         response.assert_status(201)["data"]["session_code"]
             .as_str()
             .unwrap()
             .to_owned()
+    }
+
+    /// The code of a new headless session of user `reference`, in `campaign` when given.
+    pub async fn headless_code(
+        &self,
+        backend_token: &str,
+        reference: &str,
+        campaign: Option<&str>,
+    ) -> String {
+        let mut body =
+            serde_json::json!({ "integration": "headless", "user": { "reference": reference } });
+        if let Some(campaign) = campaign {
+            body["campaign_id"] = campaign.into();
+        }
+        self.session_code(backend_token, body).await
+    }
+
+    /// Starts a headless session of user `u` without a campaign, with `bearer`.
+    pub async fn start_headless_session(&self, bearer: &str) -> TestResponse {
+        let body = serde_json::json!({ "integration": "headless", "user": { "reference": "u" } });
+        self.start_session(bearer, &body).await
+    }
+
+    /// `GET /v2/me` with `bearer`.
+    pub async fn me(&self, bearer: &str) -> TestResponse {
+        self.send(self.request(Method::GET, "/v2/me").bearer_auth(bearer))
+            .await
     }
 
     /// Exchanges a headless session code for a public bearer.
@@ -602,15 +766,48 @@ impl TestApp {
         .await
     }
 
+    /// Asserts that `client` cannot exchange `code`: it is `session-code-invalid`.
+    pub async fn assert_code_invalid(&self, client: &TestClient, code: &str) {
+        self.exchange_code(client, code)
+            .await
+            .assert_problem(400, "session-code-invalid");
+    }
+
     /// A public bearer for a fresh headless session of `client` in `campaign_id`.
     pub async fn public_token(&self, client: &TestClient, campaign_id: &str) -> String {
         let backend = self.backend_token(client).await;
         let code = self
-            .session_code(&backend, serde_json::json!({ "integration": "headless", "user": { "reference": "user-1" }, "campaign_id": campaign_id }))
+            .headless_code(&backend, "user-1", Some(campaign_id))
             .await;
         self.exchange_code(client, &code).await.assert_status(200)["data"]["access_token"]
             .as_str()
             .unwrap()
             .to_owned()
     }
+}
+
+/// Stores a partner client `name` allowed on `campaign` (no origins), with a webhook to `hook`
+/// when given.
+pub async fn store_partner_client(
+    store: &dyn server::store::Store,
+    name: &str,
+    campaign: uuid::Uuid,
+    hook: Option<&str>,
+) {
+    let input = server::store::PartnerClientInput {
+        name: name.to_owned(),
+        client_id: None,
+        campaign_ids: vec![campaign],
+        frame_origins: Vec::new(),
+        return_origins: Vec::new(),
+        webhook_url: hook.map(str::to_owned),
+    };
+    let secrets = server::store::ClientSecrets {
+        secret_hash: server::secrets::hash_secret("secret"),
+        webhook_secret: server::secrets::new_webhook_secret(),
+    };
+    store
+        .upsert_partner_client(name, &input, &secrets)
+        .await
+        .unwrap();
 }

@@ -98,53 +98,51 @@ fn trusted(jwks_url_template: String, campaign: &str) -> server::store::Identity
     }
 }
 
+/// Stores the issuer straight in the store, trusted in `campaign` with keys at `jwks_url_template`
+/// (the operator route would refuse the local URLs some tests need).
+async fn trust_issuer(app: &TestApp, jwks_url_template: String, campaign: &str) {
+    app.state
+        .store
+        .create_identity_issuer(uuid::Uuid::new_v4(), &trusted(jwks_url_template, campaign))
+        .await
+        .unwrap();
+}
+
 async fn setup(keys: Value) -> (TestApp, String, JwksServer) {
     let app = spawn_app().await;
     let campaign = app.create_campaign("Retail").await;
     let server = jwks_server(keys).await;
-    app.state
-        .store
-        .create_identity_issuer(
-            uuid::Uuid::new_v4(),
-            &trusted(server.url_template.clone(), &campaign),
-        )
-        .await
-        .unwrap();
+    trust_issuer(&app, server.url_template.clone(), &campaign).await;
     (app, campaign, server)
+}
+
+/// A token signed with `k1` carrying the default identity claims.
+fn valid_token() -> String {
+    rs256_token("k1", identity_claims(json!({})))
+}
+
+/// Exchanges `token` as the body's `identity_token`.
+async fn exchange_token(app: &TestApp, campaign: Option<&str>, token: &str) -> TestResponse {
+    exchange(app, campaign, json!({ "identity_token": token })).await
 }
 
 #[tokio::test]
 async fn a_verified_identity_token_becomes_a_session_with_its_claims() {
     let (app, campaign, server) = setup(json!({ "keys": [rsa_jwk("k1")] })).await;
-    let token = rs256_token("k1", identity_claims(json!({})));
-    let response = exchange(&app, Some(&campaign), json!({ "identity_token": token })).await;
+    let response = exchange_token(&app, Some(&campaign), &valid_token()).await;
     let body = response.assert_status(200);
     assert_eq!(response.header("cache-control"), Some("no-store"));
     let bearer = body["data"]["access_token"].as_str().unwrap();
-    let me = app
-        .send(app.request(Method::GET, "/v2/me").bearer_auth(bearer))
-        .await
-        .assert_status(200);
+    let me = app.me(bearer).await.assert_status(200);
     assert_eq!(me["data"]["integrator_params"]["accountuid"], "acc-123");
     assert_eq!(me["data"]["integrator_params"]["loyalty_card"], "LC-9");
     assert_eq!(me["data"]["campaign_id"], campaign.as_str());
     assert_eq!(me["data"]["mode"], "identity");
 
     // The same account again is the same customer, and the keys came from the cache.
-    let again = exchange(
-        &app,
-        Some(&campaign),
-        json!({ "identity_token": rs256_token("k1", identity_claims(json!({}))) }),
-    )
-    .await;
-    let bearer2 = again.assert_status(200)["data"]["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let me2 = app
-        .send(app.request(Method::GET, "/v2/me").bearer_auth(&bearer2))
-        .await
-        .assert_status(200);
+    let again = exchange_token(&app, Some(&campaign), &valid_token()).await;
+    let bearer2 = again.assert_status(200)["data"]["access_token"].clone();
+    let me2 = app.me(bearer2.as_str().unwrap()).await.assert_status(200);
     assert_eq!(me["data"]["customer_id"], me2["data"]["customer_id"]);
     assert_eq!(server.hits.load(Ordering::SeqCst), 1);
 }
@@ -171,7 +169,7 @@ async fn es256_tokens_verify_too() {
         &EncodingKey::from_ec_der(der.as_bytes()),
     )
     .unwrap();
-    exchange(&app, Some(&campaign), json!({ "identity_token": token }))
+    exchange_token(&app, Some(&campaign), &token)
         .await
         .assert_status(200);
 }
@@ -183,7 +181,7 @@ async fn a_token_from_an_issuer_off_the_allow_list_makes_no_request() {
         "k1",
         identity_claims(json!({ "iss": "https://stranger.example/" })),
     );
-    exchange(&app, Some(&campaign), json!({ "identity_token": token }))
+    exchange_token(&app, Some(&campaign), &token)
         .await
         .assert_problem(401, "identity-token-rejected");
     assert_eq!(server.hits.load(Ordering::SeqCst), 0);
@@ -192,7 +190,7 @@ async fn a_token_from_an_issuer_off_the_allow_list_makes_no_request() {
 #[tokio::test]
 async fn bad_signature_unknown_kid_expired_and_missing_accountuid_are_rejected() {
     let (app, campaign, server) = setup(json!({ "keys": [rsa_jwk("k1")] })).await;
-    let good = rs256_token("k1", identity_claims(json!({})));
+    let good = valid_token();
     let (head, rest) = good.split_once('.').unwrap();
     let (body, _) = rest.split_once('.').unwrap();
     let forged_body = URL_SAFE_NO_PAD.encode(
@@ -210,19 +208,16 @@ async fn bad_signature_unknown_kid_expired_and_missing_accountuid_are_rejected()
         ),
         rs256_token("k1", identity_claims(json!({ "accountuid": "" }))),
     ] {
-        exchange(&app, Some(&campaign), json!({ "identity_token": token }))
+        exchange_token(&app, Some(&campaign), &token)
             .await
             .assert_problem(401, "identity-token-rejected");
     }
     // The unknown kid refetched the keys once; further unknown kids within a minute do not.
     let before = server.hits.load(Ordering::SeqCst);
-    exchange(
-        &app,
-        Some(&campaign),
-        json!({ "identity_token": rs256_token("other-unknown", identity_claims(json!({}))) }),
-    )
-    .await
-    .assert_problem(401, "identity-token-rejected");
+    let other_kid = rs256_token("other-unknown", identity_claims(json!({})));
+    exchange_token(&app, Some(&campaign), &other_kid)
+        .await
+        .assert_problem(401, "identity-token-rejected");
     assert_eq!(server.hits.load(Ordering::SeqCst), before);
 }
 
@@ -233,44 +228,28 @@ async fn an_unreachable_provider_is_a_bad_gateway() {
     let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = closed.local_addr().unwrap();
     drop(closed);
-    app.state
-        .store
-        .create_identity_issuer(
-            uuid::Uuid::new_v4(),
-            &trusted(
-                format!("http://{address}/keys?apiKey={{apiKey}}"),
-                &campaign,
-            ),
-        )
+    let unreachable = format!("http://{address}/keys?apiKey={{apiKey}}");
+    trust_issuer(&app, unreachable, &campaign).await;
+    exchange_token(&app, Some(&campaign), &valid_token())
         .await
-        .unwrap();
-    exchange(
-        &app,
-        Some(&campaign),
-        json!({ "identity_token": rs256_token("k1", identity_claims(json!({}))) }),
-    )
-    .await
-    .assert_problem(502, "identity-provider-unavailable");
+        .assert_problem(502, "identity-provider-unavailable");
 }
 
 #[tokio::test]
 async fn the_campaign_header_and_the_body_are_checked() {
     let (app, campaign, _server) = setup(json!({ "keys": [rsa_jwk("k1")] })).await;
-    let token = rs256_token("k1", identity_claims(json!({})));
-    exchange(&app, None, json!({ "identity_token": token }))
+    let token = valid_token();
+    exchange_token(&app, None, &token)
         .await
         .assert_problem(400, "request-validation-failed");
-    exchange(&app, Some("not-a-uuid"), json!({ "identity_token": token }))
+    exchange_token(&app, Some("not-a-uuid"), &token)
         .await
         .assert_problem(400, "request-validation-failed");
-    exchange(
-        &app,
-        Some(&uuid::Uuid::new_v4().to_string()),
-        json!({ "identity_token": token }),
-    )
-    .await
-    .assert_problem(404, "campaign-not-found");
-    exchange(&app, Some(&campaign), json!({ "identity_token": "" }))
+    let unknown_campaign = uuid::Uuid::new_v4().to_string();
+    exchange_token(&app, Some(&unknown_campaign), &token)
+        .await
+        .assert_problem(404, "campaign-not-found");
+    exchange_token(&app, Some(&campaign), "")
         .await
         .assert_problem(400, "request-validation-failed");
     exchange(&app, Some(&campaign), json!({}))
@@ -282,8 +261,8 @@ async fn the_campaign_header_and_the_body_are_checked() {
 async fn an_issuer_opens_sessions_only_in_the_campaigns_tied_to_it() {
     let (app, _tied, server) = setup(json!({ "keys": [rsa_jwk("k1")] })).await;
     let other = app.create_campaign("Another retailer's").await;
-    let token = rs256_token("k1", identity_claims(json!({})));
-    exchange(&app, Some(&other), json!({ "identity_token": token }))
+    let token = valid_token();
+    exchange_token(&app, Some(&other), &token)
         .await
         .assert_problem(401, "identity-token-rejected");
     assert_eq!(
@@ -306,7 +285,7 @@ async fn an_api_key_the_issuer_does_not_list_is_refused_before_any_fetch() {
         json!(42),
     ] {
         let token = rs256_token("k1", identity_claims(json!({ "apiKey": api_key })));
-        exchange(&app, Some(&campaign), json!({ "identity_token": token }))
+        exchange_token(&app, Some(&campaign), &token)
             .await
             .assert_problem(401, "identity-token-rejected");
     }
@@ -326,21 +305,10 @@ async fn an_oversized_key_set_is_not_read() {
     // A valid key set padded past 64 KB.
     let padded = json!({ "keys": [rsa_jwk("k1")], "padding": "x".repeat(70 * 1024) });
     let server = jwks_server(padded).await;
-    app.state
-        .store
-        .create_identity_issuer(
-            uuid::Uuid::new_v4(),
-            &trusted(server.url_template.clone(), &campaign),
-        )
+    trust_issuer(&app, server.url_template.clone(), &campaign).await;
+    exchange_token(&app, Some(&campaign), &valid_token())
         .await
-        .unwrap();
-    exchange(
-        &app,
-        Some(&campaign),
-        json!({ "identity_token": rs256_token("k1", identity_claims(json!({}))) }),
-    )
-    .await
-    .assert_problem(502, "identity-provider-unavailable");
+        .assert_problem(502, "identity-provider-unavailable");
 }
 
 #[tokio::test]
@@ -349,20 +317,9 @@ async fn a_local_jwks_url_is_not_fetched_unless_private_outbound_is_allowed() {
     let campaign = app.create_campaign("Retail").await;
     let server = jwks_server(json!({ "keys": [rsa_jwk("k1")] })).await;
     // Saved before the policy was in force (or by a name that later resolved locally).
-    app.state
-        .store
-        .create_identity_issuer(
-            uuid::Uuid::new_v4(),
-            &trusted(server.url_template.clone(), &campaign),
-        )
+    trust_issuer(&app, server.url_template.clone(), &campaign).await;
+    exchange_token(&app, Some(&campaign), &valid_token())
         .await
-        .unwrap();
-    exchange(
-        &app,
-        Some(&campaign),
-        json!({ "identity_token": rs256_token("k1", identity_claims(json!({}))) }),
-    )
-    .await
-    .assert_problem(502, "identity-provider-unavailable");
+        .assert_problem(502, "identity-provider-unavailable");
     assert_eq!(server.hits.load(Ordering::SeqCst), 0);
 }

@@ -3,10 +3,9 @@
 //! signed with it (docs/security.md, "Keys").
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
-use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp, TestResponse};
+use crate::helpers::{spawn_app, TestApp};
 
 /// The `kid` in a JWT's header.
 fn kid_of(token: &str) -> String {
@@ -25,20 +24,10 @@ async fn jwks_kids(app: &TestApp) -> Vec<String> {
         .collect()
 }
 
-async fn start_session(app: &TestApp, bearer: &str) -> TestResponse {
-    app.send(
-        app.request(Method::POST, "/v1/session")
-            .bearer_auth(bearer)
-            .json(&json!({ "integration": "headless", "user": { "reference": "u" } })),
-    )
-    .await
-}
-
 #[tokio::test]
 async fn a_rotation_publishes_both_keys_and_keeps_earlier_bearers_working() {
     let app = spawn_app().await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
+    let (_, client) = app.campaign_with_client("shop").await;
     let before = app.backend_token(&client).await;
     let old_kid = kid_of(&before);
     assert_eq!(jwks_kids(&app).await, std::slice::from_ref(&old_kid));
@@ -56,14 +45,14 @@ async fn a_rotation_publishes_both_keys_and_keeps_earlier_bearers_working() {
     let mut both = vec![old_kid, new_kid.clone()];
     both.sort();
     assert_eq!(kids, both, "both keys are published during the rotation");
-    start_session(&app, &before).await.assert_status(201);
+    app.start_headless_session(&before).await.assert_status(201);
     let after = app.backend_token(&client).await;
     assert_eq!(
         kid_of(&after),
         new_kid,
         "new bearers are signed with the new key"
     );
-    start_session(&app, &after).await.assert_status(201);
+    app.start_headless_session(&after).await.assert_status(201);
 }
 
 #[tokio::test]
@@ -74,8 +63,7 @@ async fn another_node_takes_the_new_key_when_it_first_meets_it() {
         return;
     }
     let second = first.second_node(|_| {}).await;
-    let campaign = first.create_campaign("c").await;
-    let client = first.create_client("shop", &[&campaign]).await;
+    let (_, client) = first.campaign_with_client("shop").await;
     first
         .admin_post("/admin/v1/keys/jwt/rotate", &json!({}))
         .await
@@ -86,7 +74,8 @@ async fn another_node_takes_the_new_key_when_it_first_meets_it() {
         1,
         "the second node has not met it yet"
     );
-    start_session(&second, &signed_with_new)
+    second
+        .start_headless_session(&signed_with_new)
         .await
         .assert_status(201);
     assert_eq!(jwks_kids(&second).await.len(), 2, "and now publishes both");

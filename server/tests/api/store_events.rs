@@ -7,11 +7,11 @@ use chrono::{Duration, Utc};
 use serde_json::json;
 use server::{
     events::{EventType, NewEvent},
-    store::{CampaignInput, ClientSecrets, FeedPosition, PartnerClientInput, Store},
+    store::{CampaignInput, FeedPosition},
 };
 use uuid::Uuid;
 
-use crate::helpers::spawn_app_with;
+use crate::helpers::{spawn_app_with, store_partner_client};
 
 fn event(event_type: EventType, campaign_id: Uuid, partner: Option<Uuid>, n: u32) -> NewEvent {
     NewEvent {
@@ -21,26 +21,6 @@ fn event(event_type: EventType, campaign_id: Uuid, partner: Option<Uuid>, n: u32
         partner_client_id: partner,
         data: json!({ "n": n }),
     }
-}
-
-/// A partner client allowed on `campaign`, with a webhook when `hook` is given.
-async fn client(store: &dyn Store, name: &str, campaign: Uuid, hook: Option<&str>) {
-    let input = PartnerClientInput {
-        name: name.to_owned(),
-        client_id: None,
-        campaign_ids: vec![campaign],
-        frame_origins: Vec::new(),
-        return_origins: Vec::new(),
-        webhook_url: hook.map(str::to_owned),
-    };
-    let secrets = ClientSecrets {
-        secret_hash: server::secrets::hash_secret("secret"),
-        webhook_secret: server::secrets::new_webhook_secret(),
-    };
-    store
-        .upsert_partner_client(name, &input, &secrets)
-        .await
-        .unwrap();
 }
 
 #[tokio::test]
@@ -54,11 +34,11 @@ async fn events_reach_the_partner_of_their_checkout_in_order_or_not_at_all() {
         loyalty_points_per_unit: "1".parse().unwrap(),
     };
     store.create_campaign(campaign, &input).await.unwrap();
-    client(store, "hooked-a", campaign, Some("https://a.example/hooks")).await;
-    client(store, "hooked-b", campaign, Some("https://b.example/hooks")).await;
-    client(store, "quiet", campaign, None).await;
-    let hooked_a = Some(app.stored_client("hooked-a").await.client.partner_client_id);
-    let quiet = Some(app.stored_client("quiet").await.client.partner_client_id);
+    store_partner_client(store, "hooked-a", campaign, Some("https://a.example/hooks")).await;
+    store_partner_client(store, "hooked-b", campaign, Some("https://b.example/hooks")).await;
+    store_partner_client(store, "quiet", campaign, None).await;
+    let hooked_a = Some(app.partner_client_id("hooked-a").await);
+    let quiet = Some(app.partner_client_id("quiet").await);
 
     // Rolled back: nothing.
     let mut tx = store.begin_checkout().await.unwrap();

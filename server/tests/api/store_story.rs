@@ -21,13 +21,8 @@ async fn store() -> (crate::helpers::TestApp, Arc<dyn Store>) {
 /// The store with one partner client (in one campaign); its stored id.
 async fn store_with_partner() -> (crate::helpers::TestApp, Arc<dyn Store>, Uuid) {
     let (app, store) = store().await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
-    let partner = app
-        .stored_client(&client.client_id)
-        .await
-        .client
-        .partner_client_id;
+    let (_, client) = app.campaign_with_client("shop").await;
+    let partner = app.partner_client_id(&client.client_id).await;
     (app, store, partner)
 }
 

@@ -34,9 +34,9 @@ fn claims(app: &TestApp, overrides: Value) -> Value {
     claims
 }
 
-async fn me(app: &TestApp, token: &str) -> crate::helpers::TestResponse {
-    app.send(app.request(Method::GET, "/v2/me").bearer_auth(token))
-        .await
+/// Asserts that `GET /v2/me` refuses `token` as invalid.
+async fn assert_me_refuses(app: &TestApp, token: &str) {
+    app.me(token).await.assert_problem(401, "token-invalid");
 }
 
 #[tokio::test]
@@ -50,7 +50,7 @@ async fn unsigned_and_hs256_tokens_are_refused() {
         "{}.{body}.",
         b64(&json!({ "alg": "none", "typ": "JWT", "kid": kid }))
     );
-    me(&app, &none).await.assert_problem(401, "token-invalid");
+    assert_me_refuses(&app, &none).await;
 
     // The classic confusion attack: HS256 keyed with the published public key.
     let public_key = URL_SAFE_NO_PAD
@@ -66,14 +66,11 @@ async fn unsigned_and_hs256_tokens_are_refused() {
         &jsonwebtoken::EncodingKey::from_secret(&public_key),
     )
     .unwrap();
-    me(&app, &hs256).await.assert_problem(401, "token-invalid");
+    assert_me_refuses(&app, &hs256).await;
 
-    me(&app, "not.a.jwt")
-        .await
-        .assert_problem(401, "token-invalid");
-    me(&app, "garbage")
-        .await
-        .assert_problem(401, "token-invalid");
+    for malformed in ["not.a.jwt", "garbage"] {
+        assert_me_refuses(&app, malformed).await;
+    }
 }
 
 #[tokio::test]
@@ -92,7 +89,7 @@ async fn wrong_or_missing_audience_and_issuer_are_refused() {
             .tokens
             .sign(&claims(&app, overrides.clone()))
             .unwrap();
-        me(&app, &token).await.assert_problem(401, "token-invalid");
+        assert_me_refuses(&app, &token).await;
     }
 }
 
@@ -105,7 +102,7 @@ async fn an_expired_token_says_so() {
         .tokens
         .sign(&claims(&app, json!({ "iat": past - 60, "exp": past })))
         .unwrap();
-    let response = me(&app, &token).await;
+    let response = app.me(&token).await;
     response.assert_problem(401, "token-expired");
     assert_eq!(
         response.header("www-authenticate"),
@@ -117,14 +114,13 @@ async fn an_expired_token_says_so() {
 async fn a_well_signed_token_for_an_unknown_session_is_refused() {
     let app = spawn_app().await;
     let token = app.state.tokens.sign(&claims(&app, json!({}))).unwrap();
-    me(&app, &token).await.assert_problem(401, "token-invalid");
+    assert_me_refuses(&app, &token).await;
 }
 
 #[tokio::test]
 async fn each_kind_of_bearer_works_only_where_it_belongs() {
     let app = spawn_app().await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
+    let (campaign, client) = app.campaign_with_client("shop").await;
     let backend = app.backend_token(&client).await;
     let public = app.public_token(&client, &campaign).await;
     let merchant = {
@@ -135,44 +131,31 @@ async fn each_kind_of_bearer_works_only_where_it_belongs() {
             .unwrap()
     };
 
-    me(&app, &backend)
-        .await
-        .assert_problem(401, "token-invalid");
-    me(&app, &merchant)
-        .await
-        .assert_problem(401, "token-invalid");
-    me(&app, &public).await.assert_status(200);
+    for other_kind in [&backend, &merchant] {
+        assert_me_refuses(&app, other_kind).await;
+    }
+    app.me(&public).await.assert_status(200);
 
-    let start = |token: String| {
-        app.send(
-            app.request(Method::POST, "/v1/session")
-                .bearer_auth(token)
-                .json(&json!({ "integration": "headless", "user": { "reference": "u" } })),
-        )
-    };
-    start(public.clone())
+    for other_kind in [&public, &merchant] {
+        app.start_headless_session(other_kind)
+            .await
+            .assert_problem(401, "token-invalid");
+    }
+    app.start_headless_session(&backend)
         .await
-        .assert_problem(401, "token-invalid");
-    start(merchant.clone())
-        .await
-        .assert_problem(401, "token-invalid");
-    start(backend.clone()).await.assert_status(201);
+        .assert_status(201);
 
-    let onboarding = |token: String| {
+    for other_kind in [public, backend] {
         app.send(
             app.request(
                 Method::GET,
                 "/prod/merchant-accounts/onboarding?debtorCode=D1",
             )
-            .bearer_auth(token),
+            .bearer_auth(other_kind),
         )
-    };
-    onboarding(public)
         .await
         .assert_problem(401, "token-invalid");
-    onboarding(backend)
-        .await
-        .assert_problem(401, "token-invalid");
+    }
 }
 
 #[tokio::test]
@@ -198,21 +181,16 @@ async fn the_jwks_publishes_the_signing_key_as_an_okp_key() {
 #[tokio::test]
 async fn a_backend_bearer_ends_when_its_clients_secret_is_rotated_or_the_client_deleted() {
     let app = spawn_app().await;
-    let campaign = app.create_campaign("c").await;
-    let client = app.create_client("shop", &[&campaign]).await;
-    let id = app
-        .stored_client(&client.client_id)
-        .await
-        .client
-        .partner_client_id;
+    let (campaign, client) = app.campaign_with_client("shop").await;
+    let id = app.partner_client_id(&client.client_id).await;
 
     let before = app.backend_token(&client).await;
-    start(&app, before.clone()).await.assert_status(201);
+    app.start_headless_session(&before).await.assert_status(201);
     let rotated = app
         .admin_post(&format!("/admin/v1/clients/{id}/secret"), &json!({}))
         .await
         .assert_status(200);
-    start(&app, before)
+    app.start_headless_session(&before)
         .await
         .assert_problem(401, "token-invalid");
 
@@ -225,33 +203,20 @@ async fn a_backend_bearer_ends_when_its_clients_secret_is_rotated_or_the_client_
             .to_owned(),
     };
     let after = app.backend_token(&renewed).await;
-    start(&app, after).await.assert_status(201);
+    app.start_headless_session(&after).await.assert_status(201);
 
     // A deleted client's bearer ends with it (a client that never started a session, so
     // nothing keeps it from being deleted).
     let gone = app.create_client("gone", &[&campaign]).await;
     let bearer = app.backend_token(&gone).await;
-    let gone_id = app
-        .stored_client(&gone.client_id)
-        .await
-        .client
-        .partner_client_id;
+    let gone_id = app.partner_client_id(&gone.client_id).await;
     assert_eq!(
         app.admin_delete(&format!("/admin/v1/clients/{gone_id}"))
             .await
             .status,
         204
     );
-    start(&app, bearer)
+    app.start_headless_session(&bearer)
         .await
         .assert_problem(401, "token-invalid");
-}
-
-/// Starts a headless session with `bearer`.
-async fn start(app: &TestApp, bearer: String) -> crate::helpers::TestResponse {
-    let request = app
-        .request(Method::POST, "/v1/session")
-        .bearer_auth(bearer)
-        .json(&json!({ "integration": "headless", "user": { "reference": "u" } }));
-    app.send(request).await
 }

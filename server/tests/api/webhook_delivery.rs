@@ -8,37 +8,18 @@ use std::{
 
 use axum::{routing::post, Router};
 use serde_json::json;
-use server::{
-    events::{EventType, NewEvent},
-    store::{ClientSecrets, PartnerClientInput},
-};
+use server::events::{EventType, NewEvent};
 use uuid::Uuid;
 
 use crate::{
-    catalog_fixtures::database_url,
-    helpers::{spawn_app_with, TestApp},
+    db_reads::attempted_delivery_error,
+    helpers::{spawn_app_with, store_partner_client, TestApp},
 };
 
 /// A partner client on `campaign` whose webhook is `hook`; its partner_client_id.
 pub async fn hooked_partner(app: &TestApp, name: &str, campaign: Uuid, hook: &str) -> Uuid {
-    let input = PartnerClientInput {
-        name: name.to_owned(),
-        client_id: None,
-        campaign_ids: vec![campaign],
-        frame_origins: Vec::new(),
-        return_origins: Vec::new(),
-        webhook_url: Some(hook.to_owned()),
-    };
-    let secrets = ClientSecrets {
-        secret_hash: server::secrets::hash_secret("secret"),
-        webhook_secret: server::secrets::new_webhook_secret(),
-    };
-    app.state
-        .store
-        .upsert_partner_client(name, &input, &secrets)
-        .await
-        .unwrap();
-    app.stored_client(name).await.client.partner_client_id
+    store_partner_client(app.state.store.as_ref(), name, campaign, Some(hook)).await;
+    app.partner_client_id(name).await
 }
 
 /// Commits `count` events of `partner`'s checkouts, one transaction each.
@@ -120,27 +101,9 @@ async fn a_failed_deliverys_stored_error_never_carries_the_webhook_url() {
     let partner = hooked_partner(&app, "unreachable", campaign, &hook).await;
     commit_events(&app, campaign, partner, 1).await;
 
-    let sql = "SELECT last_error FROM webhook_delivery WHERE attempts > 0";
-    let url = database_url(&app);
     let start = Instant::now();
     let error: String = loop {
-        let found: Option<Option<String>> = if app.backend() == "postgres" {
-            let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
-                .await
-                .unwrap();
-            sqlx::query_scalar(sql)
-                .fetch_optional(&mut conn)
-                .await
-                .unwrap()
-        } else {
-            let mut conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
-                .await
-                .unwrap();
-            sqlx::query_scalar(sql)
-                .fetch_optional(&mut conn)
-                .await
-                .unwrap()
-        };
+        let found = attempted_delivery_error(&app).await;
         if let Some(error) = found {
             break error.expect("a failed attempt records its error");
         }
