@@ -1,13 +1,14 @@
 //! Operator API for per-day calendars of products and timeslots of availability groups.
 
+use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::{
     catalog_fixtures::{
         admin_timeslots, create_group, create_merchant, create_product, field, product_body,
-        set_day_reserved, set_timeslot_reserved,
+        set_day_reserved, set_timeslot_reserved, spawn_app_with_merchant,
     },
-    helpers::{error_fields, set_of, spawn_app, TestApp},
+    helpers::{spawn_app, TestApp},
 };
 
 /// A merchant in `timezone` with one availability group; returns (merchant, group).
@@ -27,13 +28,10 @@ async fn product_in_group(app: &TestApp, merchant: &str, group: &str, title: &st
 }
 
 async fn calendar(app: &TestApp, product: &str, from: &str, until: &str) -> Vec<Value> {
-    app.admin_get_ok(&format!(
+    app.admin_list(&format!(
         "/admin/v1/products/{product}/calendar?from={from}&until={until}"
     ))
-    .await["data"]
-        .as_array()
-        .unwrap()
-        .clone()
+    .await
 }
 
 // ---- calendar ----
@@ -46,13 +44,12 @@ async fn a_calendar_write_prices_every_day_and_sets_the_shared_group_capacity() 
     let child = product_in_group(&app, &merchant, &group, "Child").await;
 
     let written = app
-        .admin_put(
+        .admin_put_ok(
             &format!("/admin/v1/products/{adult}/calendar"),
             &json!({ "from": "2026-05-01", "until": "2026-05-31",
                      "price": "10.00", "list_price": "12.50", "capacity": 100 }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(written["data"]["days_written"], 31);
     let days = calendar(&app, &adult, "2026-04-01", "2026-06-30").await;
     assert_eq!(days.len(), 31);
@@ -70,13 +67,12 @@ async fn a_calendar_write_prices_every_day_and_sets_the_shared_group_capacity() 
     );
 
     // The child's calendar changes the capacity of the group both products share.
-    app.admin_put(
+    app.admin_put_ok(
         &format!("/admin/v1/products/{child}/calendar"),
         &json!({ "from": "2026-05-10", "until": "2026-05-12",
                  "price": "5", "list_price": "5", "capacity": 40 }),
     )
-    .await
-    .assert_status(200);
+    .await;
     let days = calendar(&app, &adult, "2026-05-09", "2026-05-13").await;
     assert_eq!(
         field(&days, "capacity"),
@@ -85,13 +81,12 @@ async fn a_calendar_write_prices_every_day_and_sets_the_shared_group_capacity() 
     assert!(days.iter().all(|d| d["price"] == "10"));
 
     // Writing again replaces prices and capacity; null capacity is unlimited.
-    app.admin_put(
+    app.admin_put_ok(
         &format!("/admin/v1/products/{adult}/calendar"),
         &json!({ "from": "2026-05-11", "until": "2026-05-11",
                  "price": "9.99", "list_price": "12.50", "capacity": null }),
     )
-    .await
-    .assert_status(200);
+    .await;
     let days = calendar(&app, &adult, "2026-05-11", "2026-05-11").await;
     assert_eq!(days[0]["price"], "9.99");
     assert_eq!(days[0]["capacity"], json!(null));
@@ -103,27 +98,22 @@ async fn capacity_below_reserved_is_a_conflict_and_changes_nothing() {
     let (merchant, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
     let product = product_in_group(&app, &merchant, &group, "Adult").await;
     let path = format!("/admin/v1/products/{product}/calendar");
-    app.admin_put(
+    app.admin_put_ok(
         &path,
         &json!({ "from": "2026-05-01", "until": "2026-05-10",
                  "price": "10", "list_price": "10", "capacity": 10 }),
     )
-    .await
-    .assert_status(200);
+    .await;
     set_day_reserved(&app, &group, "2026-05-05", 6).await;
     let before = calendar(&app, &product, "2026-04-25", "2026-05-20").await;
 
-    let problem = app
-        .admin_put(
-            &path,
-            &json!({ "from": "2026-04-25", "until": "2026-05-20",
+    app.admin_put(
+        &path,
+        &json!({ "from": "2026-04-25", "until": "2026-05-20",
                      "price": "20", "list_price": "20", "capacity": 5 }),
-        )
-        .await
-        .assert_problem(409, "conflict");
-    let detail = problem["detail"].as_str().unwrap();
-    assert!(detail.contains("2026-05-05"), "{detail}");
-    assert!(detail.contains('6'), "{detail}");
+    )
+    .await
+    .assert_conflict_naming(&["2026-05-05", "6"]);
     assert_eq!(
         calendar(&app, &product, "2026-04-25", "2026-05-20").await,
         before,
@@ -131,20 +121,18 @@ async fn capacity_below_reserved_is_a_conflict_and_changes_nothing() {
     );
 
     // Exactly what is reserved still holds, and unlimited always does.
-    app.admin_put(
+    app.admin_put_ok(
         &path,
         &json!({ "from": "2026-05-05", "until": "2026-05-05",
                  "price": "10", "list_price": "10", "capacity": 6 }),
     )
-    .await
-    .assert_status(200);
-    app.admin_put(
+    .await;
+    app.admin_put_ok(
         &path,
         &json!({ "from": "2026-05-01", "until": "2026-05-10",
                  "price": "10", "list_price": "10" }),
     )
-    .await
-    .assert_status(200);
+    .await;
     let day = calendar(&app, &product, "2026-05-05", "2026-05-05").await;
     assert_eq!(day[0]["capacity"], json!(null));
     assert_eq!(day[0]["reserved"], 6);
@@ -152,24 +140,24 @@ async fn capacity_below_reserved_is_a_conflict_and_changes_nothing() {
 
 #[tokio::test]
 async fn invalid_calendar_input_names_every_bad_field() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let product = create_product(&app, &product_body(&merchant, "Adult")).await;
     let id = product["product_id"].as_str().unwrap();
     let path = format!("/admin/v1/products/{id}/calendar");
 
-    app.admin_put(
+    app.assert_admin_invalid(
+        Method::PUT,
         &path,
         &json!({ "from": "2026-05-10", "until": "2026-05-01",
                      "price": "-1", "list_price": "1.001", "capacity": -1 }),
+        &["until", "price", "list_price", "capacity"],
     )
-    .await
-    .assert_invalid(&["until", "price", "list_price", "capacity"]);
+    .await;
 
     // 2028 is a leap year: a whole year is 366 days, one more is too many.
     let year = json!({ "from": "2028-01-01", "until": "2028-12-31",
                        "price": "1", "list_price": "1", "capacity": 1 });
-    let written = app.admin_put(&path, &year).await.assert_status(200);
+    let written = app.admin_put_ok(&path, &year).await;
     assert_eq!(written["data"]["days_written"], 366);
     let mut too_long = year.clone();
     too_long["until"] = json!("2029-01-01");
@@ -181,9 +169,8 @@ async fn invalid_calendar_input_names_every_bad_field() {
 
     let mut bad_date = year.clone();
     bad_date["from"] = json!("2026-02-30");
-    app.admin_put(&path, &bad_date)
-        .await
-        .assert_invalid(&["from"]);
+    app.assert_admin_invalid(Method::PUT, &path, &bad_date, &["from"])
+        .await;
 
     app.admin_put(
         &format!("/admin/v1/products/{}/calendar", uuid::Uuid::new_v4()),
@@ -204,8 +191,7 @@ async fn invalid_calendar_input_names_every_bad_field() {
 
 #[tokio::test]
 async fn a_product_sold_without_a_date_has_no_calendar_to_write() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let mut body = product_body(&merchant, "Open ticket");
     body["no_date"] = json!(true);
     let product = create_product(&app, &body).await;
@@ -230,14 +216,13 @@ async fn on_the_spring_forward_day_a_missing_local_time_is_skipped_and_offsets_c
     let app = spawn_app().await;
     let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
     let written = app
-        .admin_put(
+        .admin_put_ok(
             &format!("/admin/v1/availability-groups/{group}/timeslots"),
             &json!({ "from": "2026-03-28", "until": "2026-03-30", "capacity": 20,
                      "times": [ { "start": "10:00", "end": "11:00" },
                                 { "start": "02:30", "end": "03:30" } ] }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(written["data"]["timeslots_written"], 5);
     assert_eq!(
         written["data"]["skipped"],
@@ -277,14 +262,13 @@ async fn on_the_fall_back_day_a_repeated_local_time_takes_its_first_occurrence()
     let app = spawn_app().await;
     let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
     let written = app
-        .admin_put(
+        .admin_put_ok(
             &format!("/admin/v1/availability-groups/{group}/timeslots"),
             &json!({ "from": "2026-10-25", "until": "2026-10-25",
                      "times": [ { "start": "02:30", "end": "03:30" },
                                 { "start": "10:00", "end": "10:30" } ] }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(written["data"]["timeslots_written"], 2);
     assert_eq!(written["data"]["skipped"], json!([]));
     let slots = admin_timeslots(&app, &group, "2026-10-25", "2026-10-25").await;
@@ -305,13 +289,12 @@ async fn on_the_fall_back_day_a_repeated_local_time_takes_its_first_occurrence()
 async fn timeslots_are_local_to_a_merchant_far_from_utc() {
     let app = spawn_app().await;
     let (_, group) = merchant_with_group(&app, "Pacific/Kiritimati").await;
-    app.admin_put(
+    app.admin_put_ok(
         &format!("/admin/v1/availability-groups/{group}/timeslots"),
         &json!({ "from": "2026-01-01", "until": "2026-01-01", "capacity": 5,
                  "times": [ { "start": "00:30", "end": "01:30" } ] }),
     )
-    .await
-    .assert_status(200);
+    .await;
     let slots = admin_timeslots(&app, &group, "2026-01-01", "2026-01-01").await;
     assert_eq!(slots.len(), 1, "found by its local date, not its UTC date");
     assert_eq!(slots[0]["date"], "2026-01-01");
@@ -326,40 +309,35 @@ async fn rewriting_timeslots_keeps_ids_and_capacity_below_reserved_is_a_conflict
     let app = spawn_app().await;
     let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
     let path = format!("/admin/v1/availability-groups/{group}/timeslots");
-    app.admin_put(
+    app.admin_put_ok(
         &path,
         &json!({ "from": "2026-06-01", "until": "2026-06-02", "capacity": 10,
                  "times": [ { "start": "09:00", "end": "10:00" } ] }),
     )
-    .await
-    .assert_status(200);
+    .await;
     let before = admin_timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
     set_timeslot_reserved(&app, before[1]["timeslot_id"].as_str().unwrap(), 4).await;
     let before = admin_timeslots(&app, &group, "2026-05-31", "2026-06-03").await;
 
-    let problem = app
-        .admin_put(
-            &path,
-            &json!({ "from": "2026-05-31", "until": "2026-06-03", "capacity": 3,
+    app.admin_put(
+        &path,
+        &json!({ "from": "2026-05-31", "until": "2026-06-03", "capacity": 3,
                      "times": [ { "start": "09:00", "end": "10:30" } ] }),
-        )
-        .await
-        .assert_problem(409, "conflict");
-    let detail = problem["detail"].as_str().unwrap();
-    assert!(detail.contains("2026-06-02T07:00:00Z"), "{detail}");
+    )
+    .await
+    .assert_conflict_naming(&["2026-06-02T07:00:00Z"]);
     assert_eq!(
         admin_timeslots(&app, &group, "2026-05-31", "2026-06-03").await,
         before,
         "no slot was added or changed"
     );
 
-    app.admin_put(
+    app.admin_put_ok(
         &path,
         &json!({ "from": "2026-06-01", "until": "2026-06-02", "capacity": 4,
                  "times": [ { "start": "09:00", "end": "10:30" } ] }),
     )
-    .await
-    .assert_status(200);
+    .await;
     let after = admin_timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
     assert_eq!(field(&after, "timeslot_id"), field(&before, "timeslot_id"));
     assert_eq!(field(&after, "reserved"), [&json!(0), &json!(4)]);
@@ -372,20 +350,15 @@ async fn invalid_timeslot_input_names_every_bad_field() {
     let app = spawn_app().await;
     let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
     let path = format!("/admin/v1/availability-groups/{group}/timeslots");
-    let problem = app
-        .admin_put(
-            &path,
-            &json!({ "from": "2026-06-02", "until": "2026-06-01", "capacity": -1,
+    app.assert_admin_invalid(
+        Method::PUT,
+        &path,
+        &json!({ "from": "2026-06-02", "until": "2026-06-01", "capacity": -1,
                      "times": [ { "start": "25:00", "end": "26:00" },
                                 { "start": "11:00", "end": "10:00" },
                                 { "start": "11:00", "end": "12:00" },
                                 { "start": "9:00", "end": "10:00" } ] }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        set_of(&[
+        &[
             "until",
             "capacity",
             "times[0].start",
@@ -393,14 +366,16 @@ async fn invalid_timeslot_input_names_every_bad_field() {
             "times[1].end",
             "times[2].start",
             "times[3].start",
-        ])
-    );
-    app.admin_put(
+        ],
+    )
+    .await;
+    app.assert_admin_invalid(
+        Method::PUT,
         &path,
         &json!({ "from": "2026-06-01", "until": "2026-06-01", "times": [] }),
+        &["times"],
     )
-    .await
-    .assert_invalid(&["times"]);
+    .await;
     assert!(admin_timeslots(&app, &group, "2026-06-01", "2026-06-02")
         .await
         .is_empty());

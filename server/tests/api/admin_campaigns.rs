@@ -1,5 +1,6 @@
 //! Operator API for campaigns, and cursor pagination as every collection uses it.
 
+use reqwest::Method;
 use std::collections::HashSet;
 
 use serde_json::json;
@@ -10,12 +11,11 @@ use crate::helpers::spawn_app;
 async fn a_campaign_is_created_read_updated_and_listed() {
     let app = spawn_app().await;
     let created = app
-        .admin_post(
+        .admin_post_created(
             "/admin/v1/campaigns",
             &json!({ "name": "Summer", "loyalty_points_per_unit": "2.5" }),
         )
-        .await
-        .assert_status(201);
+        .await;
     let id = created["data"]["campaign_id"].as_str().unwrap();
     assert_eq!(created["data"]["loyalty_points_per_unit"], "2.5");
 
@@ -23,12 +23,11 @@ async fn a_campaign_is_created_read_updated_and_listed() {
     assert_eq!(read["data"]["name"], "Summer");
 
     let updated = app
-        .admin_put(
+        .admin_put_ok(
             &format!("/admin/v1/campaigns/{id}"),
             &json!({ "name": "Winter" }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(updated["data"]["name"], "Winter");
     assert_eq!(updated["data"]["loyalty_points_per_unit"], "0");
 
@@ -42,27 +41,24 @@ async fn a_campaign_is_created_read_updated_and_listed() {
 #[tokio::test]
 async fn invalid_campaign_input_lists_every_bad_field() {
     let app = spawn_app().await;
-    app.admin_post(
+    app.assert_admin_invalid(
+        Method::POST,
         "/admin/v1/campaigns",
         &json!({ "name": " ", "loyalty_points_per_unit": "-1" }),
+        &["name", "loyalty_points_per_unit"],
     )
-    .await
-    .assert_invalid(&["name", "loyalty_points_per_unit"]);
+    .await;
 }
 
 #[tokio::test]
 async fn unknown_campaign_is_not_found() {
     let app = spawn_app().await;
     let id = uuid::Uuid::new_v4();
-    app.admin_get(&format!("/admin/v1/campaigns/{id}"))
-        .await
-        .assert_problem(404, "not-found");
-    app.admin_put(
+    app.assert_admin_unknown(
         &format!("/admin/v1/campaigns/{id}"),
         &json!({ "name": "x" }),
     )
-    .await
-    .assert_problem(404, "not-found");
+    .await;
 }
 
 #[tokio::test]
@@ -96,28 +92,18 @@ async fn a_tampered_cursor_is_invalid_and_a_changed_limit_is_a_mismatch() {
     for i in 0..3 {
         app.create_campaign(&format!("c{i}")).await;
     }
-    let first = app.admin_get_ok("/admin/v1/campaigns?limit=1").await;
-    let token = first["meta"]["pagination"]["next_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = app.admin_next_token("/admin/v1/campaigns?limit=1").await;
 
-    let mismatch = app
-        .admin_get(&format!("/admin/v1/campaigns?limit=2&next_token={token}"))
+    app.assert_admin_token_refused("/admin/v1/campaigns?limit=2", &token, "next-token-mismatch")
         .await;
-    mismatch.assert_problem(400, "next-token-mismatch");
 
     let mut tampered = token.clone();
     let last = tampered.pop().unwrap();
     tampered.push(if last == 'A' { 'B' } else { 'A' });
-    app.admin_get(&format!(
-        "/admin/v1/campaigns?limit=1&next_token={tampered}"
-    ))
-    .await
-    .assert_problem(400, "next-token-invalid");
-    app.admin_get("/admin/v1/campaigns?limit=1&next_token=garbage")
-        .await
-        .assert_problem(400, "next-token-invalid");
+    for bad in [tampered.as_str(), "garbage"] {
+        app.assert_admin_token_refused("/admin/v1/campaigns?limit=1", bad, "next-token-invalid")
+            .await;
+    }
 
     app.admin_get_ok(&format!("/admin/v1/campaigns?limit=1&next_token={token}"))
         .await;

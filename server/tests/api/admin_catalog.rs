@@ -1,12 +1,14 @@
 //! Operator API for merchants and availability groups (products: admin_products.rs).
 
+use reqwest::Method;
 use serde_json::json;
 
 use crate::{
     catalog_fixtures::{
         create_group, create_merchant, create_product, merchant_body, product_body,
+        spawn_app_with_merchant,
     },
-    helpers::{error_fields, set_of, spawn_app},
+    helpers::spawn_app,
 };
 
 // ---- merchants ----
@@ -15,12 +17,11 @@ use crate::{
 async fn a_merchant_is_created_read_updated_and_listed_with_its_translations() {
     let app = spawn_app().await;
     let created = app
-        .admin_post(
+        .admin_post_created(
             "/admin/v1/merchants",
             &merchant_body("Café Artis", "Europe/Amsterdam"),
         )
-        .await
-        .assert_status(201);
+        .await;
     let merchant = &created["data"];
     let id = merchant["merchant_id"].as_str().unwrap();
     assert_eq!(merchant["address"]["city"], "Amsterdam");
@@ -46,9 +47,8 @@ async fn a_merchant_is_created_read_updated_and_listed_with_its_translations() {
     body["address"]["city"] = json!("Den Haag");
     body["website"] = json!(null);
     let updated = app
-        .admin_put(&format!("/admin/v1/merchants/{id}"), &body)
-        .await
-        .assert_status(200);
+        .admin_put_ok(&format!("/admin/v1/merchants/{id}"), &body)
+        .await;
     assert_eq!(
         updated["data"]["translations"],
         json!([{ "locale": "de-DE", "name": "Königlicher Zoo", "description": "" }]),
@@ -82,13 +82,11 @@ async fn invalid_merchant_input_names_every_bad_field() {
         { "locale": "en-GB", "name": "" },
         { "locale": "en-GB", "name": "Again" }
     ]);
-    let problem = app
-        .admin_post("/admin/v1/merchants", &body)
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        set_of(&[
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/merchants",
+        &body,
+        &[
             "name",
             "category",
             "address.country",
@@ -101,10 +99,14 @@ async fn invalid_merchant_input_names_every_bad_field() {
             "website",
             "translations[0].name",
             "translations[1].locale",
-        ])
+        ],
+    )
+    .await;
+    assert_eq!(
+        app.admin_item_count("/admin/v1/merchants").await,
+        0,
+        "nothing was written"
     );
-    let listed = app.admin_get_ok("/admin/v1/merchants").await;
-    assert_eq!(listed["meta"]["item_count"], 0, "nothing was written");
 }
 
 #[tokio::test]
@@ -112,26 +114,18 @@ async fn an_unsupported_translation_locale_is_named_by_its_path() {
     let app = spawn_app().await;
     let mut body = merchant_body("Artis", "Europe/Amsterdam");
     body["translations"][1]["locale"] = json!("es-ES");
-    let problem = app
-        .admin_post("/admin/v1/merchants", &body)
+    app.admin_post("/admin/v1/merchants", &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(problem["errors"][0]["field"], "translations[1].locale");
+        .assert_invalid_first("translations[1].locale");
 }
 
 #[tokio::test]
 async fn an_unknown_merchant_is_not_found() {
     let app = spawn_app().await;
     let id = uuid::Uuid::new_v4();
-    app.admin_get(&format!("/admin/v1/merchants/{id}"))
-        .await
-        .assert_problem(404, "not-found");
-    app.admin_put(
-        &format!("/admin/v1/merchants/{id}"),
-        &merchant_body("x", "Europe/Amsterdam"),
-    )
-    .await
-    .assert_problem(404, "not-found");
+    let body = merchant_body("x", "Europe/Amsterdam");
+    app.assert_admin_unknown(&format!("/admin/v1/merchants/{id}"), &body)
+        .await;
 }
 
 #[tokio::test]
@@ -157,8 +151,7 @@ async fn the_merchant_list_can_be_limited_to_a_campaign() {
 
 #[tokio::test]
 async fn an_availability_group_is_created_read_updated_and_listed() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let other = create_merchant(&app, "Blijdorp", "Europe/Amsterdam").await;
     let id = create_group(&app, &merchant, "Main gate").await;
 
@@ -170,12 +163,11 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
 
     // Unused, so it may move to another merchant.
     let updated = app
-        .admin_put(
+        .admin_put_ok(
             &format!("/admin/v1/availability-groups/{id}"),
             &json!({ "merchant_id": other, "name": "North gate" }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(updated["data"]["merchant_id"], other.as_str());
     assert_eq!(updated["data"]["name"], "North gate");
 
@@ -185,12 +177,13 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
         ))
         .await;
     assert_eq!(of_other["data"][0], updated["data"]);
-    let of_merchant = app
-        .admin_get_ok(&format!(
+    assert_eq!(
+        app.admin_item_count(&format!(
             "/admin/v1/availability-groups?merchant_id={merchant}"
         ))
-        .await;
-    assert_eq!(of_merchant["meta"]["item_count"], 0);
+        .await,
+        0
+    );
 
     let missing = uuid::Uuid::new_v4();
     app.admin_get(&format!("/admin/v1/availability-groups/{missing}"))
@@ -207,35 +200,37 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
 #[tokio::test]
 async fn a_group_needs_a_name_and_a_known_merchant() {
     let app = spawn_app().await;
-    app.admin_post(
+    app.assert_admin_invalid(
+        Method::POST,
         "/admin/v1/availability-groups",
         &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "" }),
+        &["name"],
     )
-    .await
-    .assert_invalid(&["name"]);
+    .await;
     let problem = app
-        .admin_post(
+        .assert_admin_invalid(
+            Method::POST,
             "/admin/v1/availability-groups",
             &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
+            &["merchant_id"],
         )
-        .await
-        .assert_invalid(&["merchant_id"]);
+        .await;
     assert_eq!(problem["errors"][0]["code"], "unknown_reference");
 
     let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
     let group = create_group(&app, &merchant, "Gate").await;
-    app.admin_put(
+    app.assert_admin_invalid(
+        Method::PUT,
         &format!("/admin/v1/availability-groups/{group}"),
         &json!({ "merchant_id": uuid::Uuid::new_v4(), "name": "Gate" }),
+        &["merchant_id"],
     )
-    .await
-    .assert_invalid(&["merchant_id"]);
+    .await;
 }
 
 #[tokio::test]
 async fn a_group_in_use_cannot_move_to_another_merchant() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let other = create_merchant(&app, "Blijdorp", "Europe/Amsterdam").await;
     let product = create_product(&app, &product_body(&merchant, "Entry")).await;
     let group = product["availability_group_id"].as_str().unwrap();
@@ -250,12 +245,11 @@ async fn a_group_in_use_cannot_move_to_another_merchant() {
         .await;
     assert_eq!(read["data"]["merchant_id"], merchant.as_str());
     // Renaming within the merchant is fine.
-    app.admin_put(
+    app.admin_put_ok(
         &format!("/admin/v1/availability-groups/{group}"),
         &json!({ "merchant_id": merchant, "name": "Renamed" }),
     )
-    .await
-    .assert_status(200);
+    .await;
 }
 
 #[tokio::test]
@@ -291,27 +285,25 @@ async fn group_pages_are_bound_to_their_merchant_filter() {
         5
     );
 
-    let first = app
-        .admin_get_ok(&format!(
-            "/admin/v1/availability-groups?merchant_id={a}&limit=1"
-        ))
-        .await;
-    let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
-    app.admin_get(&format!(
-        "/admin/v1/availability-groups?merchant_id={b}&limit=1&next_token={token}"
-    ))
-    .await
-    .assert_problem(400, "next-token-mismatch");
-    app.admin_get(&format!(
-        "/admin/v1/availability-groups?limit=1&next_token={token}"
-    ))
-    .await
-    .assert_problem(400, "next-token-mismatch");
-    app.admin_get(&format!(
-        "/admin/v1/products?merchant_id={a}&limit=1&next_token={token}"
-    ))
-    .await
-    .assert_problem(400, "next-token-invalid");
+    let of_a = format!("/admin/v1/availability-groups?merchant_id={a}&limit=1");
+    let token = app.admin_next_token(&of_a).await;
+    for (other_list, problem) in [
+        (
+            format!("/admin/v1/availability-groups?merchant_id={b}&limit=1"),
+            "next-token-mismatch",
+        ),
+        (
+            "/admin/v1/availability-groups?limit=1".to_owned(),
+            "next-token-mismatch",
+        ),
+        (
+            format!("/admin/v1/products?merchant_id={a}&limit=1"),
+            "next-token-invalid",
+        ),
+    ] {
+        app.assert_admin_token_refused(&other_list, &token, problem)
+            .await;
+    }
     app.admin_get_ok(&format!(
         "/admin/v1/availability-groups?merchant_id={a}&limit=1&next_token={token}"
     ))

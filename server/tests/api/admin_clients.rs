@@ -1,13 +1,14 @@
 //! Operator API for partner clients: secrets shown once and stored hashed, origins validated,
 //! allowed campaigns replaced as a whole.
 
+use reqwest::Method;
 use serde_json::{json, Value};
 use server::{
     secrets,
     store::{ClientSecrets, PartnerClientInput},
 };
 
-use crate::helpers::{error_code, error_fields, spawn_app};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_two_campaigns};
 
 fn id(value: &Value) -> String {
     value["partner_client_id"].as_str().unwrap().to_owned()
@@ -15,9 +16,7 @@ fn id(value: &Value) -> String {
 
 #[tokio::test]
 async fn a_client_is_created_read_updated_listed_and_deleted() {
-    let app = spawn_app().await;
-    let c1 = app.create_campaign("one").await;
-    let c2 = app.create_campaign("two").await;
+    let (app, c1, c2) = spawn_app_with_two_campaigns().await;
     let response = app
         .admin_post(
             "/admin/v1/clients",
@@ -63,12 +62,11 @@ async fn a_client_is_created_read_updated_listed_and_deleted() {
     assert!(!read.text.contains(secret));
 
     let updated = app
-        .admin_put(
+        .admin_put_ok(
             &path,
             &json!({ "name": "Shop 2", "client_id": client_id, "campaign_ids": [c2, c1] }),
         )
-        .await
-        .assert_status(200);
+        .await;
     let mut campaigns = vec![c1.clone(), c2.clone()];
     campaigns.sort();
     assert_eq!(updated["data"]["campaign_ids"], json!(campaigns));
@@ -198,7 +196,8 @@ async fn the_client_id_cannot_be_changed_by_an_update() {
 async fn invalid_client_input_names_every_bad_field() {
     let app = spawn_app().await;
     let problem = app
-        .admin_post(
+        .assert_admin_invalid(
+            Method::POST,
             "/admin/v1/clients",
             &json!({
                 "name": " ",
@@ -207,22 +206,16 @@ async fn invalid_client_input_names_every_bad_field() {
                 "return_origins": ["shop.example", "https://u@shop.example"],
                 "webhook_url": "ftp://shop.example/hooks"
             }),
+            &[
+                "client_id",
+                "frame_origins[1]",
+                "name",
+                "return_origins[0]",
+                "return_origins[1]",
+                "webhook_url",
+            ],
         )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        [
-            "client_id",
-            "frame_origins[1]",
-            "name",
-            "return_origins[0]",
-            "return_origins[1]",
-            "webhook_url"
-        ]
-        .map(String::from)
-        .into()
-    );
+        .await;
     assert_eq!(error_code(&problem, "frame_origins[1]"), "origin");
     let listed = app.admin_get_ok("/admin/v1/clients").await;
     assert_eq!(listed["data"], json!([]));
@@ -234,16 +227,13 @@ async fn an_unknown_campaign_is_named_and_nothing_is_written() {
     let c1 = app.create_campaign("one").await;
     let unknown = uuid::Uuid::new_v4();
     let problem = app
-        .admin_post(
+        .assert_admin_invalid(
+            Method::POST,
             "/admin/v1/clients",
             &json!({ "name": "Shop", "client_id": "shop", "campaign_ids": [c1, unknown] }),
+            &["campaign_ids[1]"],
         )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        ["campaign_ids[1]".to_owned()].into()
-    );
+        .await;
     assert_eq!(error_code(&problem, "campaign_ids[1]"), "unknown_reference");
     assert!(
         app.state
@@ -270,23 +260,18 @@ async fn an_update_replaces_the_allowed_campaigns_as_a_whole() {
     assert!(!store.client_may_use_campaign(pc, c2).await.unwrap());
 
     let path = format!("/admin/v1/clients/{pc}");
-    app.admin_put(&path, &json!({ "name": "Shop", "campaign_ids": [c2] }))
-        .await
-        .assert_status(200);
+    app.admin_put_ok(&path, &json!({ "name": "Shop", "campaign_ids": [c2] }))
+        .await;
     assert!(!store.client_may_use_campaign(pc, c1).await.unwrap());
     assert!(store.client_may_use_campaign(pc, c2).await.unwrap());
 
-    let problem = app
-        .admin_put(
-            &path,
-            &json!({ "name": "Renamed", "campaign_ids": [c1, uuid::Uuid::new_v4()] }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        ["campaign_ids[1]".to_owned()].into()
-    );
+    app.assert_admin_invalid(
+        Method::PUT,
+        &path,
+        &json!({ "name": "Renamed", "campaign_ids": [c1, uuid::Uuid::new_v4()] }),
+        &["campaign_ids[1]"],
+    )
+    .await;
     let read = app.admin_get_ok(&path).await;
     assert_eq!(
         read["data"]["name"], "Shop",
@@ -298,9 +283,7 @@ async fn an_update_replaces_the_allowed_campaigns_as_a_whole() {
 
 #[tokio::test]
 async fn the_list_pages_clients_with_all_their_campaigns() {
-    let app = spawn_app().await;
-    let c1 = app.create_campaign("one").await;
-    let c2 = app.create_campaign("two").await;
+    let (app, c1, c2) = spawn_app_with_two_campaigns().await;
     for i in 0..3 {
         app.admin_create_client(&json!({ "name": format!("shop {i}"), "campaign_ids": [c1, c2] }))
             .await;

@@ -1,8 +1,9 @@
 //! Operator API for the identity issuer allow-list.
 
+use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{error_code, error_fields, spawn_app};
+use crate::helpers::{error_code, spawn_app};
 
 const TEMPLATE: &str = "https://id.retailer.example/{apiKey}/.well-known/jwks.json";
 
@@ -15,14 +16,13 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
     let app = spawn_app().await;
     let campaign = app.create_campaign("Retail").await;
     let created = app
-        .admin_post(
+        .admin_post_created(
             "/admin/v1/identity-issuers",
             &json!({ "issuer": " https://id.retailer.example ", "jwks_url_template": TEMPLATE,
                      "audience": "boxoffice", "api_keys": [" site-1 ", "site-2", "site-1"],
                      "campaign_ids": [campaign] }),
         )
-        .await
-        .assert_status(201)["data"]
+        .await["data"]
         .clone();
     assert_eq!(created["issuer"], "https://id.retailer.example");
     assert_eq!(created["api_keys"], json!(["site-1", "site-2"]));
@@ -46,14 +46,13 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
     assert_eq!(found.audience.as_deref(), Some("boxoffice"));
 
     let updated = app
-        .admin_put(
+        .admin_put_ok(
             &path,
             &json!({ "issuer": "https://id2.retailer.example",
                      "jwks_url_template": "https://id2.retailer.example/jwks?key={apiKey}",
                      "audience": " ", "api_keys": ["site-3"] }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(updated["data"]["api_keys"], json!(["site-3"]));
     assert_eq!(
         updated["data"]["campaign_ids"],
@@ -83,16 +82,14 @@ async fn an_issuer_is_created_read_updated_listed_found_by_issuer_and_deleted() 
 #[tokio::test]
 async fn an_issuer_is_listed_once() {
     let app = spawn_app().await;
-    app.admin_post("/admin/v1/identity-issuers", &issuer("https://a.example"))
-        .await
-        .assert_status(201);
+    app.admin_post_created("/admin/v1/identity-issuers", &issuer("https://a.example"))
+        .await;
     app.admin_post("/admin/v1/identity-issuers", &issuer("https://a.example"))
         .await
         .assert_problem(409, "conflict");
     let other = app
-        .admin_post("/admin/v1/identity-issuers", &issuer("https://b.example"))
-        .await
-        .assert_status(201);
+        .admin_post_created("/admin/v1/identity-issuers", &issuer("https://b.example"))
+        .await;
     let path = format!(
         "/admin/v1/identity-issuers/{}",
         other["data"]["identity_issuer_id"].as_str().unwrap()
@@ -105,17 +102,13 @@ async fn an_issuer_is_listed_once() {
 #[tokio::test]
 async fn invalid_issuer_input_names_every_bad_field() {
     let app = spawn_app().await;
-    let problem = app
-        .admin_post(
-            "/admin/v1/identity-issuers",
-            &json!({ "issuer": "", "jwks_url_template": "not a url" }),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        ["issuer", "jwks_url_template"].map(String::from).into()
-    );
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/identity-issuers",
+        &json!({ "issuer": "", "jwks_url_template": "not a url" }),
+        &["issuer", "jwks_url_template"],
+    )
+    .await;
 
     for (template, code) in [
         ("https://id.example/{apikey}/jwks", "placeholder"),

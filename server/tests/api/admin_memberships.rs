@@ -2,10 +2,11 @@
 //! customers have no operator API).
 
 use chrono::{Days, Utc};
+use reqwest::Method;
 use serde_json::{json, Value};
 use server::store::{CustomerDetails, CustomerKey, StoreError};
 
-use crate::helpers::{error_code, error_fields, spawn_app};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_customer};
 
 fn membership(customer: &uuid::Uuid, campaign: &str, discount: &str) -> Value {
     json!({ "customer_id": customer, "campaign_id": campaign, "name": "Gold",
@@ -14,30 +15,25 @@ fn membership(customer: &uuid::Uuid, campaign: &str, discount: &str) -> Value {
 
 #[tokio::test]
 async fn memberships_are_created_and_listed_by_customer() {
-    let app = spawn_app().await;
-    let campaign = app.create_campaign("one").await;
-    let alice = app.create_customer("alice").await;
+    let (app, campaign, alice) = spawn_app_with_customer().await;
     let bob = app.create_customer("bob").await;
     let created = app
-        .admin_post(
+        .admin_post_created(
             "/admin/v1/memberships",
             &json!({ "customer_id": alice, "campaign_id": campaign, "name": " Gold ",
                      "discount_percentage": "12.5", "valid_until": "2030-12-31" }),
         )
-        .await
-        .assert_status(201)["data"]
+        .await["data"]
         .clone();
     assert_eq!(created["name"], "Gold");
     assert_eq!(created["discount_percentage"], "12.50");
     assert_eq!(created["valid_until"], "2030-12-31");
     for _ in 0..2 {
-        app.admin_post("/admin/v1/memberships", &membership(&alice, &campaign, "5"))
-            .await
-            .assert_status(201);
+        app.admin_post_created("/admin/v1/memberships", &membership(&alice, &campaign, "5"))
+            .await;
     }
-    app.admin_post("/admin/v1/memberships", &membership(&bob, &campaign, "5"))
-        .await
-        .assert_status(201);
+    app.admin_post_created("/admin/v1/memberships", &membership(&bob, &campaign, "5"))
+        .await;
 
     let of_alice = app
         .admin_collect(&format!("/admin/v1/memberships?customer_id={alice}"), 1)
@@ -50,24 +46,19 @@ async fn memberships_are_created_and_listed_by_customer() {
         4
     );
 
-    let first = app
-        .admin_get_ok(&format!(
+    let token = app
+        .admin_next_token(&format!(
             "/admin/v1/memberships?customer_id={alice}&limit=1"
         ))
         .await;
-    let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
-    app.admin_get(&format!(
-        "/admin/v1/memberships?customer_id={bob}&limit=1&next_token={token}"
-    ))
-    .await
-    .assert_problem(400, "next-token-mismatch");
+    let of_bob = format!("/admin/v1/memberships?customer_id={bob}&limit=1");
+    app.assert_admin_token_refused(&of_bob, &token, "next-token-mismatch")
+        .await;
 }
 
 #[tokio::test]
 async fn invalid_membership_input_names_every_bad_field() {
-    let app = spawn_app().await;
-    let campaign = app.create_campaign("one").await;
-    let alice = app.create_customer("alice").await;
+    let (app, campaign, alice) = spawn_app_with_customer().await;
     for (discount, code) in [
         ("0", "out_of_range"),
         ("-5", "out_of_range"),
@@ -77,50 +68,50 @@ async fn invalid_membership_input_names_every_bad_field() {
         let mut body = membership(&alice, &campaign, discount);
         body["name"] = json!(" ");
         let problem = app
-            .admin_post("/admin/v1/memberships", &body)
-            .await
-            .assert_problem(400, "request-validation-failed");
-        assert_eq!(
-            error_fields(&problem),
-            ["discount_percentage", "name"].map(String::from).into()
-        );
+            .assert_admin_invalid(
+                Method::POST,
+                "/admin/v1/memberships",
+                &body,
+                &["discount_percentage", "name"],
+            )
+            .await;
         assert_eq!(
             error_code(&problem, "discount_percentage"),
             code,
             "{discount}"
         );
     }
-    app.admin_post(
+    app.admin_post_created(
         "/admin/v1/memberships",
         &membership(&alice, &campaign, "100"),
     )
-    .await
-    .assert_status(201);
+    .await;
 
     let mut body = membership(&alice, &campaign, "5");
     body["valid_until"] = json!("31-12-2030");
-    app.admin_post("/admin/v1/memberships", &body)
-        .await
-        .assert_invalid(&["valid_until"]);
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/memberships",
+        &body,
+        &["valid_until"],
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_unknown_customer_or_campaign_is_named() {
-    let app = spawn_app().await;
-    let campaign = app.create_campaign("one").await;
-    let alice = app.create_customer("alice").await;
-    app.admin_post(
-        "/admin/v1/memberships",
-        &membership(&uuid::Uuid::new_v4(), &campaign, "5"),
-    )
-    .await
-    .assert_invalid(&["customer_id"]);
-    app.admin_post(
-        "/admin/v1/memberships",
-        &membership(&alice, &uuid::Uuid::new_v4().to_string(), "5"),
-    )
-    .await
-    .assert_invalid(&["campaign_id"]);
+    let (app, campaign, alice) = spawn_app_with_customer().await;
+    let no_campaign = uuid::Uuid::new_v4().to_string();
+    for (body, unknown) in [
+        (
+            membership(&uuid::Uuid::new_v4(), &campaign, "5"),
+            "customer_id",
+        ),
+        (membership(&alice, &no_campaign, "5"), "campaign_id"),
+    ] {
+        app.assert_admin_invalid(Method::POST, "/admin/v1/memberships", &body, &[unknown])
+            .await;
+    }
 }
 
 #[tokio::test]
@@ -138,16 +129,13 @@ async fn active_memberships_exclude_lapsed_ones_and_come_deepest_discount_first(
     ] {
         let mut body = membership(&alice, &campaign, discount);
         body["valid_until"] = valid_until;
-        app.admin_post("/admin/v1/memberships", &body)
-            .await
-            .assert_status(201);
+        app.admin_post_created("/admin/v1/memberships", &body).await;
     }
-    app.admin_post(
+    app.admin_post_created(
         "/admin/v1/memberships",
         &membership(&alice, &other_campaign, "80"),
     )
-    .await
-    .assert_status(201);
+    .await;
 
     let active = app
         .state

@@ -1,16 +1,33 @@
 //! Operator API for products.
 
+use reqwest::Method;
 use serde_json::json;
 
 use crate::{
-    catalog_fixtures::{create_group, create_merchant, create_product, product_body},
-    helpers::{error_fields, set_of, spawn_app},
+    catalog_fixtures::{
+        create_group, create_merchant, create_product, product_body, spawn_app_with_merchant,
+    },
+    helpers::{spawn_app, TestApp},
 };
+
+/// A fresh app with the merchant "Artis" and the campaign "Summer"; returns their ids too.
+async fn spawn_app_with_merchant_and_campaign() -> (TestApp, String, String) {
+    let (app, merchant) = spawn_app_with_merchant().await;
+    let campaign = app.create_campaign("Summer").await;
+    (app, merchant, campaign)
+}
+
+/// How many availability groups `merchant` has.
+async fn group_count(app: &TestApp, merchant: &str) -> serde_json::Value {
+    app.admin_item_count(&format!(
+        "/admin/v1/availability-groups?merchant_id={merchant}"
+    ))
+    .await
+}
 
 #[tokio::test]
 async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_everything() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let summer = app.create_campaign("Summer").await;
     let winter = app.create_campaign("Winter").await;
     let autumn = app.create_campaign("Autumn").await;
@@ -51,9 +68,8 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
         { "locale": "nl-NL", "title": "Kind NL", "conditions": "NL" }
     ]);
     let updated = app
-        .admin_put(&format!("/admin/v1/products/{id}"), &replacement)
-        .await
-        .assert_status(200);
+        .admin_put_ok(&format!("/admin/v1/products/{id}"), &replacement)
+        .await;
     let data = &updated["data"];
     assert_eq!(data["title"], "Child");
     assert_eq!(data["age_group"], "child");
@@ -80,10 +96,11 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
     let read = app.admin_get_ok(&format!("/admin/v1/products/{id}")).await;
     assert_eq!(read["data"], updated["data"]);
 
-    let in_winter = app
-        .admin_get_ok(&format!("/admin/v1/products?campaign_id={winter}"))
-        .await;
-    assert_eq!(in_winter["meta"]["item_count"], 0);
+    assert_eq!(
+        app.admin_item_count(&format!("/admin/v1/products?campaign_id={winter}"))
+            .await,
+        0
+    );
     let in_autumn = app
         .admin_get_ok(&format!("/admin/v1/products?campaign_id={autumn}"))
         .await;
@@ -92,8 +109,7 @@ async fn a_product_without_a_group_gets_a_dedicated_one_and_a_put_replaces_every
 
 #[tokio::test]
 async fn a_product_may_name_a_group_of_its_merchant_and_products_share_it() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let group = create_group(&app, &merchant, "Gate").await;
     let mut adult = product_body(&merchant, "Adult");
     adult["availability_group_id"] = json!(group);
@@ -103,19 +119,16 @@ async fn a_product_may_name_a_group_of_its_merchant_and_products_share_it() {
     let child = create_product(&app, &child).await;
     assert_eq!(adult["availability_group_id"], group.as_str());
     assert_eq!(child["availability_group_id"], group.as_str());
-    let groups = app
-        .admin_get_ok(&format!(
-            "/admin/v1/availability-groups?merchant_id={merchant}"
-        ))
-        .await;
-    assert_eq!(groups["meta"]["item_count"], 1, "no dedicated group made");
+    assert_eq!(
+        group_count(&app, &merchant).await,
+        1,
+        "no dedicated group made"
+    );
 }
 
 #[tokio::test]
 async fn invalid_product_input_names_every_bad_field() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
-    let campaign = app.create_campaign("Summer").await;
+    let (app, merchant, campaign) = spawn_app_with_merchant_and_campaign().await;
     let body = json!({
         "merchant_id": merchant,
         "title": "",
@@ -135,13 +148,11 @@ async fn invalid_product_input_names_every_bad_field() {
             { "locale": "en-GB", "title": "Again" }
         ]
     });
-    let problem = app
-        .admin_post("/admin/v1/products", &body)
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        set_of(&[
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/products",
+        &body,
+        &[
             "title",
             "product_type",
             "sku",
@@ -155,22 +166,31 @@ async fn invalid_product_input_names_every_bad_field() {
             "campaign_ids[1]",
             "translations[0].title",
             "translations[1].locale",
-        ])
-    );
+        ],
+    )
+    .await;
 
     let mut body = product_body(&merchant, "Pass");
     body["ticket_validity_type"] = json!("VALIDITY_PERIOD");
     let problem = app
-        .admin_post("/admin/v1/products", &body)
-        .await
-        .assert_invalid(&["ticket_validity_date"]);
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/products",
+            &body,
+            &["ticket_validity_date"],
+        )
+        .await;
     assert_eq!(problem["errors"][0]["code"], "required");
 
     let mut body = product_body(&merchant, "Pass");
     body["ticket_validity_date"] = json!("2026-12-31");
-    app.admin_post("/admin/v1/products", &body)
-        .await
-        .assert_invalid(&["ticket_validity_date"]);
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/products",
+        &body,
+        &["ticket_validity_date"],
+    )
+    .await;
 
     let mut body = product_body(&merchant, "Guidebook");
     body["product_type"] = json!("MERCHANDISE");
@@ -179,74 +199,69 @@ async fn invalid_product_input_names_every_bad_field() {
 
     let mut body = product_body(&merchant, "Guidebook");
     body["unit_price"] = json!(12.5);
-    let problem = app
-        .admin_post("/admin/v1/products", &body)
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        set_of(&["unit_price"]),
-        "money is a string, never a float"
-    );
+    app.assert_admin_invalid(Method::POST, "/admin/v1/products", &body, &["unit_price"])
+        .await; // money is a string, never a float
 }
 
 #[tokio::test]
 async fn unknown_references_are_named_and_nothing_is_half_written() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let other = create_merchant(&app, "Blijdorp", "Europe/Amsterdam").await;
     let foreign_group = create_group(&app, &other, "Their gate").await;
     let campaign = app.create_campaign("Summer").await;
 
     let body = product_body(&uuid::Uuid::new_v4().to_string(), "Ghost");
-    app.admin_post("/admin/v1/products", &body)
-        .await
-        .assert_invalid(&["merchant_id"]);
+    app.assert_admin_invalid(Method::POST, "/admin/v1/products", &body, &["merchant_id"])
+        .await;
 
     let mut body = product_body(&merchant, "Entry");
     body["availability_group_id"] = json!(uuid::Uuid::new_v4());
     let problem = app
-        .admin_post("/admin/v1/products", &body)
-        .await
-        .assert_invalid(&["availability_group_id"]);
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/products",
+            &body,
+            &["availability_group_id"],
+        )
+        .await;
     assert_eq!(problem["errors"][0]["code"], "unknown_reference");
 
     body["availability_group_id"] = json!(foreign_group);
     let problem = app
-        .admin_post("/admin/v1/products", &body)
-        .await
-        .assert_invalid(&["availability_group_id"]);
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/products",
+            &body,
+            &["availability_group_id"],
+        )
+        .await;
     assert_eq!(problem["errors"][0]["code"], "invalid_reference");
 
     // The dedicated group and the first membership are written before the unknown campaign
     // fails; the transaction takes them back.
     let mut body = product_body(&merchant, "Entry");
     body["campaign_ids"] = json!([campaign, uuid::Uuid::new_v4()]);
-    let problem = app
-        .admin_post("/admin/v1/products", &body)
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["campaign_ids[1]"]));
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/products",
+        &body,
+        &["campaign_ids[1]"],
+    )
+    .await;
 
-    let products = app.admin_get_ok("/admin/v1/products").await;
-    assert_eq!(products["meta"]["item_count"], 0);
-    let groups = app
-        .admin_get_ok(&format!(
-            "/admin/v1/availability-groups?merchant_id={merchant}"
-        ))
-        .await;
-    assert_eq!(groups["meta"]["item_count"], 0, "no orphaned group");
-    let in_campaign = app
-        .admin_get_ok(&format!("/admin/v1/merchants?campaign_id={campaign}"))
-        .await;
-    assert_eq!(in_campaign["meta"]["item_count"], 0, "no membership left");
+    assert_eq!(app.admin_item_count("/admin/v1/products").await, 0);
+    assert_eq!(group_count(&app, &merchant).await, 0, "no orphaned group");
+    assert_eq!(
+        app.admin_item_count(&format!("/admin/v1/merchants?campaign_id={campaign}"))
+            .await,
+        0,
+        "no membership left"
+    );
 }
 
 #[tokio::test]
 async fn a_failed_product_update_changes_nothing() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
-    let campaign = app.create_campaign("Summer").await;
+    let (app, merchant, campaign) = spawn_app_with_merchant_and_campaign().await;
     let mut body = product_body(&merchant, "Adult");
     body["campaign_ids"] = json!([campaign]);
     let product = create_product(&app, &body).await;
@@ -255,11 +270,13 @@ async fn a_failed_product_update_changes_nothing() {
     let mut replacement = product_body(&merchant, "Renamed");
     replacement["translations"] = json!([]);
     replacement["campaign_ids"] = json!([uuid::Uuid::new_v4()]);
-    let problem = app
-        .admin_put(&format!("/admin/v1/products/{id}"), &replacement)
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(error_fields(&problem), set_of(&["campaign_ids[0]"]));
+    app.assert_admin_invalid(
+        Method::PUT,
+        &format!("/admin/v1/products/{id}"),
+        &replacement,
+        &["campaign_ids[0]"],
+    )
+    .await;
     let read = app.admin_get_ok(&format!("/admin/v1/products/{id}")).await;
     assert_eq!(read["data"], product);
 
@@ -273,18 +290,16 @@ async fn a_failed_product_update_changes_nothing() {
 
 #[tokio::test]
 async fn moving_a_product_to_another_merchant_gives_it_a_group_of_that_merchant() {
-    let app = spawn_app().await;
-    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    let (app, merchant) = spawn_app_with_merchant().await;
     let other = create_merchant(&app, "Blijdorp", "Europe/Amsterdam").await;
     let product = create_product(&app, &product_body(&merchant, "Adult")).await;
     let id = product["product_id"].as_str().unwrap();
     let moved = app
-        .admin_put(
+        .admin_put_ok(
             &format!("/admin/v1/products/{id}"),
             &product_body(&other, "Adult"),
         )
-        .await
-        .assert_status(200);
+        .await;
     let group = moved["data"]["availability_group_id"].as_str().unwrap();
     assert_ne!(group, product["availability_group_id"]);
     let group = app
@@ -309,15 +324,12 @@ async fn product_pages_follow_the_merchant_filter_and_reject_a_changed_one() {
     assert_eq!(of_a.len(), 4);
     assert!(of_a.iter().all(|p| p["merchant_id"] == a.as_str()));
 
-    let first = app
-        .admin_get_ok(&format!("/admin/v1/products?merchant_id={a}&limit=2"))
+    let token = app
+        .admin_next_token(&format!("/admin/v1/products?merchant_id={a}&limit=2"))
         .await;
-    let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
-    app.admin_get(&format!(
-        "/admin/v1/products?merchant_id={b}&limit=2&next_token={token}"
-    ))
-    .await
-    .assert_problem(400, "next-token-mismatch");
+    let of_b = format!("/admin/v1/products?merchant_id={b}&limit=2");
+    app.assert_admin_token_refused(&of_b, &token, "next-token-mismatch")
+        .await;
 }
 
 #[tokio::test]

@@ -2,19 +2,17 @@
 //! windows, a campaign filter bound into the cursor.
 
 use chrono::{Duration, Utc};
+use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{error_code, error_fields, spawn_app, TestApp};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_two_campaigns, TestApp};
 
 fn voucher(campaign_id: &str, code: &str) -> Value {
     json!({ "campaign_id": campaign_id, "code": code, "kind": "PERCENTAGE", "value": "10" })
 }
 
 async fn create(app: &TestApp, body: &Value) -> Value {
-    app.admin_post("/admin/v1/vouchers", body)
-        .await
-        .assert_status(201)["data"]
-        .clone()
+    app.admin_post_created("/admin/v1/vouchers", body).await["data"].clone()
 }
 
 #[tokio::test]
@@ -49,12 +47,11 @@ async fn a_voucher_is_created_with_a_normalized_code_read_updated_listed_and_del
     assert_eq!(read["data"], created);
 
     let updated = app
-        .admin_put(
+        .admin_put_ok(
             &path,
             &json!({ "campaign_id": campaign, "code": "winter", "kind": "AMOUNT", "value": "5" }),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(updated["data"]["code"], "WINTER");
     assert_eq!(updated["data"]["kind"], "AMOUNT");
     assert_eq!(updated["data"]["value"], "5.00");
@@ -70,9 +67,7 @@ async fn a_voucher_is_created_with_a_normalized_code_read_updated_listed_and_del
 
 #[tokio::test]
 async fn a_code_is_unique_within_its_campaign_whatever_its_case() {
-    let app = spawn_app().await;
-    let c1 = app.create_campaign("one").await;
-    let c2 = app.create_campaign("two").await;
+    let (app, c1, c2) = spawn_app_with_two_campaigns().await;
     create(&app, &voucher(&c1, "SUMMER")).await;
     app.admin_post("/admin/v1/vouchers", &voucher(&c1, " summer "))
         .await
@@ -94,22 +89,17 @@ async fn invalid_voucher_input_names_every_bad_field() {
     let app = spawn_app().await;
     let campaign = app.create_campaign("one").await;
     let problem = app
-        .admin_post(
+        .assert_admin_invalid(
+            Method::POST,
             "/admin/v1/vouchers",
             &json!({
                 "campaign_id": campaign, "code": "  ", "kind": "PERCENTAGE", "value": "100.01",
                 "max_redemptions": 0,
                 "valid_from": "2030-02-01T00:00:00Z", "valid_until": "2030-01-01T00:00:00Z"
             }),
+            &["code", "max_redemptions", "valid_until", "value"],
         )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        ["code", "max_redemptions", "valid_until", "value"]
-            .map(String::from)
-            .into()
-    );
+        .await;
     assert_eq!(error_code(&problem, "value"), "out_of_range");
     assert_eq!(error_code(&problem, "valid_until"), "before_valid_from");
 
@@ -131,13 +121,14 @@ async fn invalid_voucher_input_names_every_bad_field() {
     }
 
     let same_instant = "2030-01-01T00:00:00Z";
-    app.admin_post(
+    app.assert_admin_invalid(
+        Method::POST,
         "/admin/v1/vouchers",
         &json!({ "campaign_id": campaign, "code": "A", "kind": "AMOUNT", "value": "5",
                      "valid_from": same_instant, "valid_until": same_instant }),
+        &["valid_until"],
     )
-    .await
-    .assert_invalid(&["valid_until"]);
+    .await;
 
     for (field, bad) in [
         ("kind", json!("HALF")),
@@ -146,11 +137,8 @@ async fn invalid_voucher_input_names_every_bad_field() {
     ] {
         let mut body = voucher(&campaign, "A");
         body[field] = bad;
-        let problem = app
-            .admin_post("/admin/v1/vouchers", &body)
-            .await
-            .assert_problem(400, "request-validation-failed");
-        assert_eq!(error_fields(&problem), [field.to_owned()].into());
+        app.assert_admin_invalid(Method::POST, "/admin/v1/vouchers", &body, &[field])
+            .await;
     }
     let listed = app.admin_get_ok("/admin/v1/vouchers").await;
     assert_eq!(listed["data"], json!([]));
@@ -160,27 +148,25 @@ async fn invalid_voucher_input_names_every_bad_field() {
 async fn an_unknown_campaign_or_merchant_is_named() {
     let app = spawn_app().await;
     let problem = app
-        .admin_post(
+        .assert_admin_invalid(
+            Method::POST,
             "/admin/v1/vouchers",
             &voucher(&uuid::Uuid::new_v4().to_string(), "A"),
+            &["campaign_id"],
         )
-        .await
-        .assert_invalid(&["campaign_id"]);
+        .await;
     assert_eq!(error_code(&problem, "campaign_id"), "unknown_reference");
 
     let campaign = app.create_campaign("one").await;
     let mut body = voucher(&campaign, "A");
     body["merchant_id"] = json!(uuid::Uuid::new_v4());
-    app.admin_post("/admin/v1/vouchers", &body)
-        .await
-        .assert_invalid(&["merchant_id"]);
+    app.assert_admin_invalid(Method::POST, "/admin/v1/vouchers", &body, &["merchant_id"])
+        .await;
 }
 
 #[tokio::test]
 async fn the_list_filters_by_campaign_and_a_changed_filter_is_a_mismatch() {
-    let app = spawn_app().await;
-    let c1 = app.create_campaign("one").await;
-    let c2 = app.create_campaign("two").await;
+    let (app, c1, c2) = spawn_app_with_two_campaigns().await;
     for code in ["A", "B", "C"] {
         create(&app, &voucher(&c1, code)).await;
     }
@@ -195,18 +181,16 @@ async fn the_list_filters_by_campaign_and_a_changed_filter_is_a_mismatch() {
     assert_eq!(codes, ["A", "B", "C"]);
     assert_eq!(app.admin_collect("/admin/v1/vouchers", 2).await.len(), 5);
 
-    let first = app
-        .admin_get_ok(&format!("/admin/v1/vouchers?campaign_id={c1}&limit=1"))
+    let token = app
+        .admin_next_token(&format!("/admin/v1/vouchers?campaign_id={c1}&limit=1"))
         .await;
-    let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
-    app.admin_get(&format!(
-        "/admin/v1/vouchers?campaign_id={c2}&limit=1&next_token={token}"
-    ))
-    .await
-    .assert_problem(400, "next-token-mismatch");
-    app.admin_get(&format!("/admin/v1/vouchers?limit=1&next_token={token}"))
-        .await
-        .assert_problem(400, "next-token-mismatch");
+    for other_list in [
+        format!("/admin/v1/vouchers?campaign_id={c2}&limit=1"),
+        "/admin/v1/vouchers?limit=1".to_owned(),
+    ] {
+        app.assert_admin_token_refused(&other_list, &token, "next-token-mismatch")
+            .await;
+    }
     app.admin_get_ok(&format!(
         "/admin/v1/vouchers?campaign_id={c1}&limit=1&next_token={token}"
     ))
@@ -219,9 +203,7 @@ async fn the_list_filters_by_campaign_and_a_changed_filter_is_a_mismatch() {
 
 #[tokio::test]
 async fn a_valid_voucher_is_found_by_code_only_inside_its_window() {
-    let app = spawn_app().await;
-    let c1 = app.create_campaign("one").await;
-    let c2 = app.create_campaign("two").await;
+    let (app, c1, c2) = spawn_app_with_two_campaigns().await;
     let now = Utc::now();
     let rfc = |t: chrono::DateTime<Utc>| t.to_rfc3339();
     create(&app, &voucher(&c1, "ALWAYS")).await;
@@ -238,44 +220,19 @@ async fn a_valid_voucher_is_found_by_code_only_inside_its_window() {
     let c2: uuid::Uuid = c2.parse().unwrap();
     let found = store.valid_voucher(c1, " always ", now).await.unwrap();
     assert_eq!(found.map(|v| v.code).as_deref(), Some("ALWAYS"));
-    assert!(store
-        .valid_voucher(c2, "ALWAYS", now)
-        .await
-        .unwrap()
-        .is_none());
-    assert!(store
-        .valid_voucher(c1, "EXPIRED", now)
-        .await
-        .unwrap()
-        .is_none());
-    assert!(store
-        .valid_voucher(c1, "EXPIRED", now - Duration::hours(2))
-        .await
-        .unwrap()
-        .is_some());
-    assert!(store
-        .valid_voucher(c1, "UPCOMING", now)
-        .await
-        .unwrap()
-        .is_none());
-    assert!(store
-        .valid_voucher(c1, "upcoming", now + Duration::days(1))
-        .await
-        .unwrap()
-        .is_some());
-    assert!(
-        store
-            .valid_voucher(c1, "UPCOMING", now + Duration::days(2))
-            .await
-            .unwrap()
-            .is_none(),
-        "valid_until is exclusive"
-    );
-    assert!(store
-        .valid_voucher(c1, "NOPE", now)
-        .await
-        .unwrap()
-        .is_none());
+    for (campaign, code, at, valid) in [
+        (c2, "ALWAYS", now, false),
+        (c1, "EXPIRED", now, false),
+        (c1, "EXPIRED", now - Duration::hours(2), true),
+        (c1, "UPCOMING", now, false),
+        (c1, "upcoming", now + Duration::days(1), true),
+        // valid_until is exclusive.
+        (c1, "UPCOMING", now + Duration::days(2), false),
+        (c1, "NOPE", now, false),
+    ] {
+        let found = store.valid_voucher(campaign, code, at).await.unwrap();
+        assert_eq!(found.is_some(), valid, "{code} at {at} in {campaign}");
+    }
 }
 
 #[tokio::test]

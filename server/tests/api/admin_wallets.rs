@@ -1,14 +1,13 @@
 //! Operator API for customer wallets.
 
+use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{error_code, error_fields, spawn_app};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_customer};
 
 #[tokio::test]
 async fn a_wallet_is_created_replaced_and_read() {
-    let app = spawn_app().await;
-    let campaign = app.create_campaign("one").await;
-    let alice = app.create_customer("alice").await;
+    let (app, campaign, alice) = spawn_app_with_customer().await;
     let path = format!("/admin/v1/wallets/{alice}/{campaign}");
     app.admin_get(&path).await.assert_problem(404, "not-found");
 
@@ -22,9 +21,8 @@ async fn a_wallet_is_created_replaced_and_read() {
     assert_eq!(created["data"]["campaign_id"], campaign);
 
     let replaced = app
-        .admin_put(&path, &json!({ "balance": "0", "currency": "EUR" }))
-        .await
-        .assert_status(200);
+        .admin_put_ok(&path, &json!({ "balance": "0", "currency": "EUR" }))
+        .await;
     assert_eq!(replaced["data"]["balance"], "0.00");
 
     let read = app.admin_get_ok(&path).await;
@@ -41,26 +39,27 @@ async fn a_wallet_is_created_replaced_and_read() {
 
 #[tokio::test]
 async fn invalid_wallet_input_names_every_bad_field() {
-    let app = spawn_app().await;
-    let campaign = app.create_campaign("one").await;
-    let alice = app.create_customer("alice").await;
+    let (app, campaign, alice) = spawn_app_with_customer().await;
     let path = format!("/admin/v1/wallets/{alice}/{campaign}");
-    let problem = app
-        .admin_put(&path, &json!({ "balance": "-1", "currency": "eur" }))
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(
-        error_fields(&problem),
-        ["balance", "currency"].map(String::from).into()
-    );
+    app.assert_admin_invalid(
+        Method::PUT,
+        &path,
+        &json!({ "balance": "-1", "currency": "eur" }),
+        &["balance", "currency"],
+    )
+    .await;
     let problem = app
         .admin_put(&path, &json!({ "balance": "1.001", "currency": "EUR" }))
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(error_code(&problem, "balance"), "precision");
-    app.admin_put(&path, &json!({ "balance": 10, "currency": "EUR" }))
-        .await
-        .assert_invalid(&["balance"]);
+    app.assert_admin_invalid(
+        Method::PUT,
+        &path,
+        &json!({ "balance": 10, "currency": "EUR" }),
+        &["balance"],
+    )
+    .await;
     app.admin_get(&path).await.assert_problem(404, "not-found");
 
     app.admin_get(&format!("/admin/v1/wallets/{alice}/not-a-uuid"))
@@ -70,26 +69,25 @@ async fn invalid_wallet_input_names_every_bad_field() {
 
 #[tokio::test]
 async fn a_wallet_of_an_unknown_customer_or_campaign_is_not_found() {
-    let app = spawn_app().await;
-    let campaign = app.create_campaign("one").await;
-    let alice = app.create_customer("alice").await;
+    let (app, campaign, alice) = spawn_app_with_customer().await;
     let body = json!({ "balance": "5", "currency": "EUR" });
-    let problem = app
-        .admin_put(
-            &format!("/admin/v1/wallets/{}/{campaign}", uuid::Uuid::new_v4()),
-            &body,
-        )
-        .await
-        .assert_problem(404, "not-found");
-    assert!(problem["detail"].as_str().unwrap().contains("customer"));
-    let problem = app
-        .admin_put(
-            &format!("/admin/v1/wallets/{alice}/{}", uuid::Uuid::new_v4()),
-            &body,
-        )
-        .await
-        .assert_problem(404, "not-found");
-    assert!(problem["detail"].as_str().unwrap().contains("campaign"));
+    let (stranger, no_campaign) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    for (path, unknown) in [
+        (
+            format!("/admin/v1/wallets/{stranger}/{campaign}"),
+            "customer",
+        ),
+        (
+            format!("/admin/v1/wallets/{alice}/{no_campaign}"),
+            "campaign",
+        ),
+    ] {
+        let problem = app
+            .admin_put(&path, &body)
+            .await
+            .assert_problem(404, "not-found");
+        assert!(problem["detail"].as_str().unwrap().contains(unknown));
+    }
 }
 
 #[tokio::test]

@@ -31,21 +31,26 @@ pub fn merchant_body(name: &str, timezone: &str) -> Value {
 }
 
 pub async fn create_merchant(app: &TestApp, name: &str, timezone: &str) -> String {
-    app.admin_post("/admin/v1/merchants", &merchant_body(name, timezone))
-        .await
-        .assert_status(201)["data"]["merchant_id"]
+    app.admin_post_created("/admin/v1/merchants", &merchant_body(name, timezone))
+        .await["data"]["merchant_id"]
         .as_str()
         .unwrap()
         .to_owned()
 }
 
+/// A fresh app with the merchant "Artis" in Amsterdam; returns its id too.
+pub async fn spawn_app_with_merchant() -> (TestApp, String) {
+    let app = crate::helpers::spawn_app().await;
+    let merchant = create_merchant(&app, "Artis", "Europe/Amsterdam").await;
+    (app, merchant)
+}
+
 pub async fn create_group(app: &TestApp, merchant_id: &str, name: &str) -> String {
-    app.admin_post(
+    app.admin_post_created(
         "/admin/v1/availability-groups",
         &json!({ "merchant_id": merchant_id, "name": name }),
     )
-    .await
-    .assert_status(201)["data"]["availability_group_id"]
+    .await["data"]["availability_group_id"]
         .as_str()
         .unwrap()
         .to_owned()
@@ -72,10 +77,7 @@ pub fn product_body(merchant_id: &str, title: &str) -> Value {
 
 /// Creates a product from `body` and returns its data.
 pub async fn create_product(app: &TestApp, body: &Value) -> Value {
-    app.admin_post("/admin/v1/products", body)
-        .await
-        .assert_status(201)["data"]
-        .clone()
+    app.admin_post_created("/admin/v1/products", body).await["data"].clone()
 }
 
 /// The operator's view of a group's timeslots on the local dates `from..=until`.
@@ -85,13 +87,10 @@ pub async fn admin_timeslots(
     from: impl std::fmt::Display,
     until: impl std::fmt::Display,
 ) -> Vec<Value> {
-    app.admin_get_ok(&format!(
+    app.admin_list(&format!(
         "/admin/v1/availability-groups/{group}/timeslots?from={from}&until={until}"
     ))
-    .await["data"]
-        .as_array()
-        .unwrap()
-        .clone()
+    .await
 }
 
 /// The `name` field of each item.

@@ -9,12 +9,11 @@ use crate::{
 };
 
 async fn provision(app: &TestApp, email: &str) -> Value {
-    app.admin_post(
+    app.admin_post_created(
         "/prod/merchant-accounts",
         &json!({ "email": email, "legal_name": "Zoo Amersfoort B.V." }),
     )
-    .await
-    .assert_status(201)["data"]
+    .await["data"]
         .clone()
 }
 
