@@ -7,8 +7,8 @@ use serde_json::json;
 
 use crate::{
     catalog_fixtures::create_merchant,
-    helpers::{spawn_app, TestApp},
-    partner_fixtures::{id_of, partner, token_without_campaign, Partner},
+    helpers::TestApp,
+    partner_fixtures::{id_of, spawn_partner, token_without_campaign, Partner},
 };
 
 const AMS: &str = "Europe/Amsterdam";
@@ -44,8 +44,7 @@ async fn paths(app: &TestApp, p: &Partner) -> Vec<String> {
 
 #[tokio::test]
 async fn every_catalog_read_needs_a_valid_public_bearer() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let backend = app.backend_token(&p.client).await;
     for path in paths(&app, &p).await {
         get(&app, &path, None, Some(&p.campaign))
@@ -72,8 +71,7 @@ async fn every_catalog_read_needs_a_valid_public_bearer() {
 
 #[tokio::test]
 async fn the_campaign_comes_from_the_header_or_else_the_session() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let second = app.create_campaign("Second").await;
     let forbidden = app.create_campaign("Not this client's").await;
     let client = app
@@ -118,8 +116,7 @@ async fn the_campaign_comes_from_the_header_or_else_the_session() {
 
 #[tokio::test]
 async fn records_outside_the_campaign_are_not_found() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let other = app.create_campaign("Other").await;
     let merchant = create_merchant(&app, "Artis", AMS).await;
     let elsewhere = p
@@ -147,18 +144,14 @@ async fn records_outside_the_campaign_are_not_found() {
     p.get(&app, &format!("/v2/merchants/{merchant}"))
         .await
         .assert_problem(404, "merchant-not-found");
-    let search = p
-        .get(&app, "/v2/merchants/search?q=artis")
-        .await
-        .assert_status(200);
-    assert_eq!(search["data"], json!([]));
+    p.assert_finds_nothing(&app, "/v2/merchants/search?q=artis")
+        .await;
 }
 
 #[tokio::test]
 async fn a_client_that_lost_the_campaign_is_refused_at_once() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    p.get(&app, "/v2/merchants").await.assert_status(200);
+    let (app, p) = spawn_partner().await;
+    p.get_ok(&app, "/v2/merchants").await;
     // The operator takes the campaign away from the client; its live session ends there.
     let other = app.create_campaign("Other").await;
     app.create_client(&p.client.client_id, &[&other]).await;

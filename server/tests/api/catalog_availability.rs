@@ -6,56 +6,30 @@ use serde_json::{json, Value};
 
 use crate::{
     catalog_fixtures::{
-        admin_timeslots, create_group, create_merchant, field, set_day_reserved,
-        set_timeslot_reserved,
+        admin_timeslots, create_group, field, open_slots, set_day_reserved, set_timeslot_reserved,
     },
-    helpers::{spawn_app, TestApp},
-    partner_fixtures::{id_of, partner, shift, today_in, write_calendar},
+    partner_fixtures::{
+        id_of, shift, spawn_partner, spawn_partner_with_merchant, today_in, write_calendar,
+    },
 };
 
 const AMS: &str = "Europe/Amsterdam";
 
-async fn open_slots(
-    app: &TestApp,
-    group: &str,
-    days: (NaiveDate, NaiveDate),
-    times: Value,
-    capacity: Option<i32>,
-) -> Value {
-    app.admin_put(
-        &format!("/admin/v1/availability-groups/{group}/timeslots"),
-        &json!({ "from": days.0, "until": days.1, "times": times, "capacity": capacity }),
-    )
-    .await
-    .assert_status(200)
-}
-
 #[tokio::test]
 async fn the_calendar_shows_prices_discounts_and_availability_from_today_by_default() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let (_, product) = p.merchant_with_product(&app, "Artis", AMS).await;
-    let (id, group) = (
-        id_of(&product, "product_id"),
-        id_of(&product, "availability_group_id"),
-    );
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let today = today_in(AMS);
-    write_calendar(
-        &app,
-        &id,
-        (shift(today, -2), shift(today, 70)),
-        ("12.00", "15.00"),
-        Some(20),
-    )
-    .await;
-    write_calendar(
-        &app,
-        &id,
-        (shift(today, 3), shift(today, 3)),
-        ("15.00", "15.00"),
-        None,
-    )
-    .await;
+    let (id, group) = p
+        .product_on_calendar(
+            &app,
+            (&merchant, "Artis ticket"),
+            (shift(today, -2), shift(today, 70)),
+            ("12.00", "15.00"),
+            Some(20),
+        )
+        .await;
+    let third_day = (shift(today, 3), shift(today, 3));
+    write_calendar(&app, &id, third_day, ("15.00", "15.00"), None).await;
     set_day_reserved(&app, &group, &shift(today, 1).to_string(), 20).await;
 
     let days = p.calendar(&app, &id, "").await;
@@ -105,9 +79,7 @@ async fn the_calendar_shows_prices_discounts_and_availability_from_today_by_defa
 
 #[tokio::test]
 async fn a_product_without_dates_has_an_empty_calendar() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Shop", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Shop", AMS).await;
     let voucher = p
         .product(&app, &merchant, "Cadeaubon", |b| b["no_date"] = json!(true))
         .await;
@@ -119,9 +91,7 @@ async fn a_product_without_dates_has_an_empty_calendar() {
 
 #[tokio::test]
 async fn products_sharing_a_group_share_its_remaining_capacity() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let group = create_group(&app, &merchant, "Main gate").await;
     let adult = p
         .product(&app, &merchant, "Adult", |b| {
@@ -164,14 +134,12 @@ async fn products_sharing_a_group_share_its_remaining_capacity() {
     body["age_group"] = json!("child");
     body["requires_timeslot"] = json!(true);
     body["campaign_ids"] = json!([p.campaign]);
-    app.admin_put(&format!("/admin/v1/products/{child}"), &body)
-        .await
-        .assert_status(200);
+    app.admin_put_ok(&format!("/admin/v1/products/{child}"), &body)
+        .await;
     body["title"] = json!("Adult");
     body["age_group"] = json!("adult");
-    app.admin_put(&format!("/admin/v1/products/{adult}"), &body)
-        .await
-        .assert_status(200);
+    app.admin_put_ok(&format!("/admin/v1/products/{adult}"), &body)
+        .await;
     set_timeslot_reserved(&app, &slot, 3).await;
     for product in [&adult, &child] {
         let slots = p
@@ -193,8 +161,7 @@ async fn products_sharing_a_group_share_its_remaining_capacity() {
 
 #[tokio::test]
 async fn today_is_the_merchants_today_far_from_utc() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let utc_today = Utc::now().date_naive();
     // Kiritimati (UTC+14) is a day ahead of UTC from 10:00 UTC, Pago Pago (UTC-11) a day behind
     // until 11:00 UTC: at any hour at least one of them has another date than UTC.
@@ -254,9 +221,7 @@ fn last_sunday(year: i32, month: u32) -> NaiveDate {
 
 #[tokio::test]
 async fn timeslots_carry_the_merchants_offset_on_the_days_clocks_change() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let (id, group) = p.timeslotted_product(&app, &merchant).await;
     let year = today_in(AMS).year() + 1;
     let (spring, autumn) = (last_sunday(year, 3), last_sunday(year, 10));
@@ -272,48 +237,41 @@ async fn timeslots_carry_the_merchants_offset_on_the_days_clocks_change() {
         open_slots(&app, &group, (day, day), times.clone(), Some(10)).await;
     }
 
-    let spring_slots = p
-        .timeslots(&app, json!({ "product_id": id, "date": spring }))
-        .await;
-    assert_eq!(
-        field(&spring_slots, "start_time"),
-        [
-            &json!(format!("{spring}T01:00:00+01:00")),
-            &json!(format!("{spring}T10:00:00+02:00"))
-        ],
-        "02:30 does not exist that night"
-    );
-    assert_eq!(
-        spring_slots[1]["end_time"],
-        format!("{spring}T10:30:00+02:00")
-    );
-
-    let autumn_slots = p
-        .timeslots(&app, json!({ "product_id": id, "date": autumn }))
-        .await;
-    assert_eq!(
-        field(&autumn_slots, "start_time"),
-        [
-            &json!(format!("{autumn}T01:00:00+02:00")),
-            &json!(format!("{autumn}T02:30:00+02:00")),
-            &json!(format!("{autumn}T10:00:00+01:00"))
-        ],
-        "ordered by start; 02:30 is its first (summer-time) occurrence"
-    );
-    assert_eq!(
-        autumn_slots[1]["end_time"],
-        format!("{autumn}T03:30:00+01:00")
-    );
-    assert!(autumn_slots
-        .iter()
-        .all(|s| s["available"] == true && s["remaining"] == 10));
+    for (day, starts, second_end, why) in [
+        (
+            spring,
+            &["01:00:00+01:00", "10:00:00+02:00"][..],
+            "10:30:00+02:00",
+            "02:30 does not exist that night",
+        ),
+        (
+            autumn,
+            &["01:00:00+02:00", "02:30:00+02:00", "10:00:00+01:00"][..],
+            "03:30:00+01:00",
+            "ordered by start; 02:30 is its first (summer-time) occurrence",
+        ),
+    ] {
+        let slots = p
+            .timeslots(&app, json!({ "product_id": id, "date": day }))
+            .await;
+        let expected: Vec<Value> = starts.iter().map(|t| json!(format!("{day}T{t}"))).collect();
+        assert_eq!(
+            field(&slots, "start_time"),
+            expected.iter().collect::<Vec<_>>(),
+            "{why}"
+        );
+        assert_eq!(slots[1]["end_time"], format!("{day}T{second_end}"));
+        if day == autumn {
+            assert!(slots
+                .iter()
+                .all(|s| s["available"] == true && s["remaining"] == 10));
+        }
+    }
 }
 
 #[tokio::test]
 async fn started_full_or_unpriced_slots_are_unavailable_and_untimed_products_have_none() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let (id, group) = p.timeslotted_product(&app, &merchant).await;
     let plain = p.product(&app, &merchant, "Dag", |_| {}).await;
     let today = today_in(AMS);
@@ -390,8 +348,7 @@ async fn started_full_or_unpriced_slots_are_unavailable_and_untimed_products_hav
 
 #[tokio::test]
 async fn bad_timeslot_requests_are_named() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let (_, product) = p.merchant_with_product(&app, "Artis", AMS).await;
     let id = id_of(&product, "product_id");
     for (body, field) in [

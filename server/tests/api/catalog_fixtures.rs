@@ -80,6 +80,21 @@ pub async fn create_product(app: &TestApp, body: &Value) -> Value {
     app.admin_post_created("/admin/v1/products", body).await["data"].clone()
 }
 
+/// Opens timeslots at `times` on every day of `days` in a group, through the operator API.
+pub async fn open_slots(
+    app: &TestApp,
+    group: &str,
+    days: (chrono::NaiveDate, chrono::NaiveDate),
+    times: Value,
+    capacity: Option<i32>,
+) -> Value {
+    app.admin_put_ok(
+        &format!("/admin/v1/availability-groups/{group}/timeslots"),
+        &json!({ "from": days.0, "until": days.1, "times": times, "capacity": capacity }),
+    )
+    .await
+}
+
 /// The operator's view of a group's timeslots on the local dates `from..=until`.
 pub async fn admin_timeslots(
     app: &TestApp,

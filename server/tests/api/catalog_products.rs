@@ -5,9 +5,12 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::{
-    catalog_fixtures::{create_merchant, set_day_reserved},
-    helpers::{spawn_app, TestApp},
-    partner_fixtures::{id_of, partner, shift, today_in, write_calendar, Partner},
+    catalog_fixtures::{create_merchant, open_slots, set_day_reserved},
+    helpers::TestApp,
+    partner_fixtures::{
+        id_of, product_and_group, shift, spawn_partner, spawn_partner_with_merchant, today_in,
+        write_calendar, Partner,
+    },
 };
 
 const AMS: &str = "Europe/Amsterdam";
@@ -45,9 +48,7 @@ fn assert_sold_out(product: &Value) {
 
 #[tokio::test]
 async fn the_list_carries_every_product_field_with_two_decimal_money() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let ticket = p
         .product(&app, &merchant, "Volwassene", |b| {
             b["ticket_validity_type"] = json!("VALIDITY_PERIOD");
@@ -130,51 +131,23 @@ async fn the_list_carries_every_product_field_with_two_decimal_money() {
 
 #[tokio::test]
 async fn best_prices_come_from_purchasable_days_only() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let product = p.product(&app, &merchant, "Dag", |_| {}).await;
-    let (id, group) = (
-        id_of(&product, "product_id"),
-        id_of(&product, "availability_group_id"),
-    );
+    let (id, group) = product_and_group(&product);
     let today = today_in(AMS);
     // Past days are the cheapest but do not count; today and tomorrow are cheap but full.
-    write_calendar(
-        &app,
-        &id,
-        (shift(today, -3), shift(today, -1)),
-        ("1.00", "30.00"),
-        Some(5),
-    )
-    .await;
-    write_calendar(
-        &app,
-        &id,
-        (today, shift(today, 1)),
-        ("5.00", "30.00"),
-        Some(5),
-    )
-    .await;
-    write_calendar(
-        &app,
-        &id,
-        (shift(today, 2), shift(today, 6)),
-        ("18.00", "20.00"),
-        Some(5),
-    )
-    .await;
-    write_calendar(
-        &app,
-        &id,
-        (shift(today, 4), shift(today, 4)),
-        ("16.00", "25.00"),
-        Some(5),
-    )
-    .await;
-    set_day_reserved(&app, &group, &today.to_string(), 5).await;
-    set_day_reserved(&app, &group, &shift(today, 1).to_string(), 5).await;
-    set_day_reserved(&app, &group, &shift(today, 6).to_string(), 5).await;
+    for (from, until, prices) in [
+        (-3, -1, ("1.00", "30.00")),
+        (0, 1, ("5.00", "30.00")),
+        (2, 6, ("18.00", "20.00")),
+        (4, 4, ("16.00", "25.00")),
+    ] {
+        let days = (shift(today, from), shift(today, until));
+        write_calendar(&app, &id, days, prices, Some(5)).await;
+    }
+    for full in [0, 1, 6] {
+        set_day_reserved(&app, &group, &shift(today, full).to_string(), 5).await;
+    }
 
     let items = list(&app, &p, &merchant).await;
     let item = by_id(&items, &id);
@@ -196,73 +169,43 @@ async fn best_prices_come_from_purchasable_days_only() {
 
 #[tokio::test]
 async fn sold_out_on_every_day_or_past_only_omits_every_best_field() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let today = today_in(AMS);
 
-    let full = p.product(&app, &merchant, "Vol", |_| {}).await;
-    write_calendar(
-        &app,
-        &id_of(&full, "product_id"),
-        (today, shift(today, 1)),
-        ("10", "10"),
-        Some(3),
-    )
-    .await;
+    let on_calendar = |title, days, capacity| {
+        p.product_on_calendar(&app, (&merchant, title), days, ("10", "10"), capacity)
+    };
+    let (full, full_group) = on_calendar("Vol", (today, shift(today, 1)), Some(3)).await;
     for day in [today, shift(today, 1)] {
-        set_day_reserved(
-            &app,
-            &id_of(&full, "availability_group_id"),
-            &day.to_string(),
-            3,
-        )
-        .await;
+        set_day_reserved(&app, &full_group, &day.to_string(), 3).await;
     }
-    let past = p.product(&app, &merchant, "Voorbij", |_| {}).await;
-    write_calendar(
-        &app,
-        &id_of(&past, "product_id"),
-        (shift(today, -5), shift(today, -1)),
-        ("10", "10"),
-        None,
-    )
-    .await;
-    let zero = p.product(&app, &merchant, "Gesloten", |_| {}).await;
-    write_calendar(
-        &app,
-        &id_of(&zero, "product_id"),
-        (today, shift(today, 3)),
-        ("10", "10"),
-        Some(0),
-    )
-    .await;
+    let past_days = (shift(today, -5), shift(today, -1));
+    let (past, _) = on_calendar("Voorbij", past_days, None).await;
+    let (zero, _) = on_calendar("Gesloten", (today, shift(today, 3)), Some(0)).await;
 
     let items = list(&app, &p, &merchant).await;
     for product in [&full, &past, &zero] {
-        assert_sold_out(by_id(&items, &id_of(product, "product_id")));
+        assert_sold_out(by_id(&items, product));
     }
 }
 
 #[tokio::test]
 async fn unlimited_capacity_and_no_calendar_are_never_sold_out() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let today = today_in(AMS);
-    let unlimited = p.product(&app, &merchant, "Onbeperkt", |_| {}).await;
-    write_calendar(
-        &app,
-        &id_of(&unlimited, "product_id"),
-        (today, shift(today, 2)),
-        ("9.5", "9.5"),
-        None,
-    )
-    .await;
+    let (unlimited, _) = p
+        .product_on_calendar(
+            &app,
+            (&merchant, "Onbeperkt"),
+            (today, shift(today, 2)),
+            ("9.5", "9.5"),
+            None,
+        )
+        .await;
     let no_calendar = p.product(&app, &merchant, "Zonder kalender", |_| {}).await;
 
     let items = list(&app, &p, &merchant).await;
-    let u = by_id(&items, &id_of(&unlimited, "product_id"));
+    let u = by_id(&items, &unlimited);
     assert_eq!(u["sold_out"], false);
     assert_eq!(u["best_effective_price"]["value"], "9.50");
     assert_eq!(u["last_available_date"], shift(today, 2).to_string());
@@ -277,22 +220,14 @@ async fn unlimited_capacity_and_no_calendar_are_never_sold_out() {
 
 #[tokio::test]
 async fn a_timeslotted_product_is_sold_out_without_an_open_slot() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let (id, group) = p.timeslotted_product(&app, &merchant).await;
     let tomorrow = shift(today_in(AMS), 1);
     write_calendar(&app, &id, (tomorrow, tomorrow), ("10", "10"), None).await;
     assert_sold_out(by_id(&list(&app, &p, &merchant).await, &id));
 
-    let slots = app
-        .admin_put(
-            &format!("/admin/v1/availability-groups/{group}/timeslots"),
-            &json!({ "from": tomorrow, "until": tomorrow,
-                     "times": [{ "start": "10:00", "end": "11:00" }], "capacity": 2 }),
-        )
-        .await;
-    slots.assert_status(200);
+    let times = json!([{ "start": "10:00", "end": "11:00" }]);
+    open_slots(&app, &group, (tomorrow, tomorrow), times, Some(2)).await;
     let item = by_id(&list(&app, &p, &merchant).await, &id).clone();
     assert_eq!(item["sold_out"], false, "{item}");
     assert_eq!(item["first_available_date"], tomorrow.to_string());
@@ -300,9 +235,7 @@ async fn a_timeslotted_product_is_sold_out_without_an_open_slot() {
 
 #[tokio::test]
 async fn titles_and_conditions_follow_accept_language_with_dutch_then_base_fallback() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let merchant = create_merchant(&app, "Artis", AMS).await;
+    let (app, p, merchant) = spawn_partner_with_merchant("Artis", AMS).await;
     let product = p
         .product(&app, &merchant, "Basis", |b| {
             b["translations"] = json!([
@@ -322,12 +255,8 @@ async fn titles_and_conditions_follow_accept_language_with_dutch_then_base_fallb
         ("fr", "Volwassene", "Adulte"),
         ("ja", "Volwassene", "Alleen Frans"),
     ] {
-        let response = app
-            .send(
-                app.request(Method::GET, &format!("/v2/merchants/{merchant}/products"))
-                    .header("x-campaign-id", &p.campaign)
-                    .header("accept-language", language),
-            )
+        let response = p
+            .products_with(&app, &merchant, &[("accept-language", language)])
             .await;
         let items = response.assert_status(200)["data"]
             .as_array()
@@ -355,8 +284,7 @@ async fn titles_and_conditions_follow_accept_language_with_dutch_then_base_fallb
 
 #[tokio::test]
 async fn the_list_is_cacheable_and_answers_a_matching_if_none_match_with_304() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let (merchant, _) = p.merchant_with_product(&app, "Artis", AMS).await;
     let first = p.products(&app, &merchant).await;
     first.assert_status(200);
@@ -390,13 +318,14 @@ async fn the_list_is_cacheable_and_answers_a_matching_if_none_match_with_304() {
         first.header("x-correlation-id")
     );
 
-    let url = format!("/v2/merchants/{merchant}/products");
     let conditional = |tag: String| {
-        app.request(Method::GET, &url)
-            .header("x-campaign-id", &p.campaign)
-            .header("if-none-match", tag)
+        let (p, app, merchant) = (&p, &app, &merchant);
+        async move {
+            p.products_with(app, merchant, &[("if-none-match", &tag)])
+                .await
+        }
     };
-    let not_modified = app.send(conditional(etag.clone())).await;
+    let not_modified = conditional(etag.clone()).await;
     assert_eq!(not_modified.status, 304);
     assert!(not_modified.text.is_empty());
     assert_eq!(not_modified.header("etag"), Some(etag.as_str()));
@@ -405,19 +334,16 @@ async fn the_list_is_cacheable_and_answers_a_matching_if_none_match_with_304() {
         Some("public, max-age=7200")
     );
     assert_eq!(
-        app.send(conditional(format!("\"other\", W/{etag}")))
-            .await
-            .status,
+        conditional(format!("\"other\", W/{etag}")).await.status,
         304
     );
-    assert_eq!(app.send(conditional("\"other\"".into())).await.status, 200);
+    assert_eq!(conditional("\"other\"".into()).await.status, 200);
 
-    let english = app
-        .send(
-            app.request(Method::GET, &url)
-                .header("x-campaign-id", &p.campaign)
-                .header("accept-language", "en")
-                .header("if-none-match", &etag),
+    let english = p
+        .products_with(
+            &app,
+            &merchant,
+            &[("accept-language", "en"), ("if-none-match", &etag)],
         )
         .await;
     assert_eq!(
@@ -429,8 +355,7 @@ async fn the_list_is_cacheable_and_answers_a_matching_if_none_match_with_304() {
 
 #[tokio::test]
 async fn the_etag_and_body_change_after_an_operator_price_change() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let (merchant, product) = p.merchant_with_product(&app, "Artis", AMS).await;
     let before = p.products(&app, &merchant).await;
     let etag = before.header("etag").unwrap().to_owned();
@@ -439,53 +364,32 @@ async fn the_etag_and_body_change_after_an_operator_price_change() {
     let mut body = crate::catalog_fixtures::product_body(&merchant, "Artis ticket");
     body["campaign_ids"] = json!([p.campaign]);
     body["unit_price"] = json!("11.00");
-    app.admin_put(
-        &format!("/admin/v1/products/{}", id_of(&product, "product_id")),
-        &body,
-    )
-    .await
-    .assert_status(200);
+    let (id, group) = product_and_group(&product);
+    app.admin_put_ok(&format!("/admin/v1/products/{id}"), &body)
+        .await;
 
     let after = p.products(&app, &merchant).await;
     assert_eq!(after.json()["data"][0]["unit_price"]["value"], "11.00");
     assert_ne!(after.header("etag"), Some(etag.as_str()));
-    let stale = app
-        .send(
-            app.request(Method::GET, &format!("/v2/merchants/{merchant}/products"))
-                .header("x-campaign-id", &p.campaign)
-                .header("if-none-match", &etag),
-        )
+    let stale = p
+        .products_with(&app, &merchant, &[("if-none-match", &etag)])
         .await;
     assert_eq!(stale.status, 200, "the old tag no longer matches");
 
     // A capacity change (a reservation) shows at once as well.
     let today = today_in(AMS);
-    write_calendar(
-        &app,
-        &id_of(&product, "product_id"),
-        (today, today),
-        ("11", "11"),
-        Some(1),
-    )
-    .await;
+    write_calendar(&app, &id, (today, today), ("11", "11"), Some(1)).await;
     assert_eq!(
         p.products(&app, &merchant).await.json()["data"][0]["sold_out"],
         false
     );
-    set_day_reserved(
-        &app,
-        &id_of(&product, "availability_group_id"),
-        &today.to_string(),
-        1,
-    )
-    .await;
+    set_day_reserved(&app, &group, &today.to_string(), 1).await;
     assert_sold_out(&p.products(&app, &merchant).await.json()["data"][0]);
 }
 
 #[tokio::test]
 async fn a_merchant_without_products_in_the_campaign_has_an_empty_list() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let other = app.create_campaign("Winter").await;
     let merchant = create_merchant(&app, "Artis", AMS).await;
     p.product(&app, &merchant, "Winter only", |b| {
@@ -504,8 +408,7 @@ async fn a_merchant_without_products_in_the_campaign_has_an_empty_list() {
 
 #[tokio::test]
 async fn the_product_list_is_public_and_validates_its_inputs() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let (merchant, _) = p.merchant_with_product(&app, "Artis", AMS).await;
     let get = |path: String, campaign: Option<&str>| {
         let mut request = app.request(Method::GET, &path);
@@ -515,17 +418,15 @@ async fn the_product_list_is_public_and_validates_its_inputs() {
         app.send(request)
     };
     let path = format!("/v2/merchants/{merchant}/products");
-    let problem = get(path.clone(), None)
+    get(path.clone(), None)
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(problem["errors"][0]["field"], "x-campaign-id");
+        .assert_invalid_first("x-campaign-id");
     get(path.clone(), Some("not-a-uuid"))
         .await
         .assert_problem(400, "request-validation-failed");
-    let problem = get("/v2/merchants/nope/products".into(), Some(&p.campaign))
+    get("/v2/merchants/nope/products".into(), Some(&p.campaign))
         .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(problem["errors"][0]["field"], "merchant_id");
+        .assert_invalid_first("merchant_id");
     get(path.clone(), Some(&uuid::Uuid::new_v4().to_string()))
         .await
         .assert_problem(404, "campaign-not-found");
@@ -542,8 +443,7 @@ async fn the_product_list_is_public_and_validates_its_inputs() {
 
 #[tokio::test]
 async fn an_unexpected_fault_is_a_product_internal_error() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     let (merchant, _) = p.merchant_with_product(&app, "Artis", AMS).await;
     let merchant_id = uuid::Uuid::parse_str(&merchant).unwrap();
     // A zone no write path accepts: reading the list cannot know "today" any more.

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use crate::{
     catalog_fixtures::merchant_body,
-    helpers::{spawn_app, TestApp},
-    partner_fixtures::{partner, Partner},
+    helpers::{next_token, TestApp},
+    partner_fixtures::{spawn_partner, Partner},
 };
 
 /// A merchant in the partner's campaign named `name` in `city` at (`lat`, `lon`), with a
@@ -26,10 +26,7 @@ async fn merchant(
     body["address"]["city"] = json!(city);
     body["category"] = json!(category);
     body["location"] = json!({ "latitude": lat, "longitude": lon });
-    let id = app
-        .admin_post("/admin/v1/merchants", &body)
-        .await
-        .assert_status(201)["data"]["merchant_id"]
+    let id = app.admin_post_created("/admin/v1/merchants", &body).await["data"]["merchant_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -86,6 +83,24 @@ async fn catalog(app: &TestApp, p: &Partner) -> Catalog {
     }
 }
 
+/// A fresh app with a partner and the `catalog` in its campaign.
+async fn spawn_catalog() -> (TestApp, Partner, Catalog) {
+    let (app, p) = spawn_partner().await;
+    let c = catalog(&app, &p).await;
+    (app, p, c)
+}
+
+/// The ids of the merchants `path` finds, in its order.
+async fn found(app: &TestApp, p: &Partner, path: &str) -> Vec<String> {
+    ids(&p.get_ok(app, path).await)
+}
+
+/// `ids` in id order: how ties come back.
+fn by_id(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids
+}
+
 fn ids(body: &Value) -> Vec<String> {
     body["data"]
         .as_array()
@@ -97,56 +112,38 @@ fn ids(body: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn search_matches_names_without_case_or_diacritics_best_first() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let c = catalog(&app, &p).await;
+    let (app, p, c) = spawn_catalog().await;
     for q in ["CAFE%20ZOE", "café%20zoë", "Cafe", "zoë"] {
-        let body = p
-            .get(&app, &format!("/v2/merchants/search?q={q}"))
-            .await
-            .assert_status(200);
+        let body = p.get_ok(&app, &format!("/v2/merchants/search?q={q}")).await;
         assert!(ids(&body).contains(&c.cafe), "{q}: {body}");
     }
     // "zoo" is a word of Artis Zoo only (Zoë folds to "zoe"); "zo" is a prefix of a word of
     // both names, an equal score, so the tie goes by id.
-    let body = p
-        .get(&app, "/v2/merchants/search?q=zoo")
-        .await
-        .assert_status(200);
-    assert_eq!(ids(&body), [c.artis.as_str()]);
-    let body = p
-        .get(&app, "/v2/merchants/search?q=zo")
-        .await
-        .assert_status(200);
-    let mut tie = vec![c.artis.clone(), c.cafe.clone()];
-    tie.sort();
-    assert_eq!(ids(&body), tie);
+    assert_eq!(
+        found(&app, &p, "/v2/merchants/search?q=zoo").await,
+        [c.artis.as_str()]
+    );
+    assert_eq!(
+        found(&app, &p, "/v2/merchants/search?q=zo").await,
+        by_id(vec![c.artis.clone(), c.cafe.clone()])
+    );
     // A query word of three or more letters also matches inside a word.
-    let body = p
-        .get(&app, "/v2/merchants/search?q=museum")
-        .await
-        .assert_status(200);
+    let body = p.get_ok(&app, "/v2/merchants/search?q=museum").await;
     assert_eq!(ids(&body), [c.rijks.as_str()], "inside Rijksmuseum");
     assert!(body["data"][0].get("distance_km").is_none());
     // Search matches names only; city, category and products are broadsearch's.
-    let body = p
-        .get(&app, "/v2/merchants/search?q=amsterdam")
-        .await
-        .assert_status(200);
-    assert_eq!(body["data"], json!([]));
+    p.assert_finds_nothing(&app, "/v2/merchants/search?q=amsterdam")
+        .await;
     let _ = c.blijdorp;
 }
 
 #[tokio::test]
 async fn a_geo_search_orders_by_distance_and_reports_it() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let c = catalog(&app, &p).await;
+    let (app, p, c) = spawn_catalog().await;
     // From Utrecht: the café, then Amsterdam (~35 km), then Rotterdam (~50 km).
     let body = p
-        .get(&app, "/v2/merchants/search?latitude=52.091&longitude=5.122")
-        .await
-        .assert_status(200);
+        .get_ok(&app, "/v2/merchants/search?latitude=52.091&longitude=5.122")
+        .await;
     let order = ids(&body);
     assert_eq!(order[0], c.cafe);
     assert_eq!(order[3], c.blijdorp);
@@ -160,53 +157,36 @@ async fn a_geo_search_orders_by_distance_and_reports_it() {
     assert!(distances.windows(2).all(|w| w[0] <= w[1]), "{distances:?}");
     assert!((distances[1] - 35.0).abs() < 3.0, "{distances:?}");
 
-    let near = p
-        .get(
-            &app,
-            "/v2/merchants/search?latitude=52.091&longitude=5.122&radius_km=40&q=zoo",
-        )
-        .await
-        .assert_status(200);
-    assert_eq!(ids(&near), [c.artis.as_str()], "text and radius both apply");
-    let category = p
-        .get(
-            &app,
-            "/v2/merchants/search?latitude=52.091&longitude=5.122&category=DIERENTUIN",
-        )
-        .await
-        .assert_status(200);
-    assert_eq!(ids(&category), [c.artis.clone(), c.blijdorp.clone()]);
+    let near = "/v2/merchants/search?latitude=52.091&longitude=5.122&radius_km=40&q=zoo";
+    assert_eq!(
+        found(&app, &p, near).await,
+        [c.artis.as_str()],
+        "text and radius both apply"
+    );
+    let category = "/v2/merchants/search?latitude=52.091&longitude=5.122&category=DIERENTUIN";
+    assert_eq!(
+        found(&app, &p, category).await,
+        [c.artis.clone(), c.blijdorp.clone()]
+    );
 }
 
 #[tokio::test]
 async fn broadsearch_also_matches_city_category_and_product_titles() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let c = catalog(&app, &p).await;
-    let body = p
-        .get(&app, "/v2/merchants/broadsearch?q=nacht")
-        .await
-        .assert_status(200);
-    let mut both = vec![c.blijdorp.clone(), c.rijks.clone()];
-    both.sort();
+    let (app, p, c) = spawn_catalog().await;
     assert_eq!(
-        ids(&body),
-        both,
+        found(&app, &p, "/v2/merchants/broadsearch?q=nacht").await,
+        by_id(vec![c.blijdorp.clone(), c.rijks.clone()]),
         "product titles, equal prefix matches by id"
     );
-    let body = p
-        .get(&app, "/v2/merchants/broadsearch?q=amsterdam")
-        .await
-        .assert_status(200);
-    let mut amsterdam = vec![c.artis.clone(), c.rijks.clone()];
-    amsterdam.sort();
-    assert_eq!(ids(&body), amsterdam);
+    assert_eq!(
+        found(&app, &p, "/v2/merchants/broadsearch?q=amsterdam").await,
+        by_id(vec![c.artis.clone(), c.rijks.clone()])
+    );
     // A name match outranks a category match: Diergaarde (name prefix) before Artis (category).
-    let body = p
-        .get(&app, "/v2/merchants/broadsearch?q=dier")
-        .await
-        .assert_status(200);
-    assert_eq!(ids(&body), [c.blijdorp.clone(), c.artis.clone()]);
+    assert_eq!(
+        found(&app, &p, "/v2/merchants/broadsearch?q=dier").await,
+        [c.blijdorp.clone(), c.artis.clone()]
+    );
 
     // Products of another campaign do not count.
     let other = app.create_campaign("Other").await;
@@ -214,23 +194,16 @@ async fn broadsearch_also_matches_city_category_and_product_titles() {
         b["campaign_ids"] = json!([other])
     })
     .await;
-    let body = p
-        .get(&app, "/v2/merchants/broadsearch?q=geheime")
-        .await
-        .assert_status(200);
-    assert_eq!(body["data"], json!([]));
+    p.assert_finds_nothing(&app, "/v2/merchants/broadsearch?q=geheime")
+        .await;
 }
 
 #[tokio::test]
 async fn searches_are_paged_only_when_limit_is_sent() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     catalog(&app, &p).await;
     for endpoint in ["search?latitude=52&longitude=5", "broadsearch?q=a"] {
-        let all = p
-            .get(&app, &format!("/v2/merchants/{endpoint}"))
-            .await
-            .assert_status(200);
+        let all = p.get_ok(&app, &format!("/v2/merchants/{endpoint}")).await;
         assert!(all["meta"].get("pagination").is_none(), "{endpoint}: {all}");
         assert!(all["meta"].get("item_count").is_none());
         let all = ids(&all);
@@ -243,7 +216,7 @@ async fn searches_are_paged_only_when_limit_is_sent() {
             if let Some(token) = &next {
                 path.push_str(&format!("&next_token={token}"));
             }
-            let body = p.get(&app, &path).await.assert_status(200);
+            let body = p.get_ok(&app, &path).await;
             assert_eq!(body["meta"]["pagination"]["limit"], 1);
             paged.extend(ids(&body));
             match body["meta"]["pagination"]["next_token"].as_str() {
@@ -255,30 +228,26 @@ async fn searches_are_paged_only_when_limit_is_sent() {
         assert_eq!(paged.iter().collect::<HashSet<_>>().len(), paged.len());
     }
     let first = p
-        .get(&app, "/v2/merchants/broadsearch?q=a&limit=1")
-        .await
-        .assert_status(200);
-    let token = first["meta"]["pagination"]["next_token"].as_str().unwrap();
+        .get_ok(&app, "/v2/merchants/broadsearch?q=a&limit=1")
+        .await;
+    let token = next_token(&first);
     p.get(
         &app,
         &format!("/v2/merchants/broadsearch?q=am&limit=1&next_token={token}"),
     )
     .await
     .assert_problem(400, "next-token-mismatch");
-    let problem = p
-        .get(
-            &app,
-            &format!("/v2/merchants/broadsearch?q=a&next_token={token}"),
-        )
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(problem["errors"][0]["field"], "next_token");
+    p.get(
+        &app,
+        &format!("/v2/merchants/broadsearch?q=a&next_token={token}"),
+    )
+    .await
+    .assert_invalid_first("next_token");
 }
 
 #[tokio::test]
 async fn bad_search_input_is_named() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
+    let (app, p) = spawn_partner().await;
     for (query, field) in [
         ("search?latitude=52", "longitude"),
         ("search?longitude=5", "latitude"),
@@ -309,13 +278,9 @@ async fn bad_search_input_is_named() {
 
 #[tokio::test]
 async fn the_index_follows_catalog_writes_at_once() {
-    let app = spawn_app().await;
-    let p = partner(&app).await;
-    let before = p
-        .get(&app, "/v2/merchants/search?q=tropen")
-        .await
-        .assert_status(200);
-    assert_eq!(before["data"], json!([]));
+    let (app, p) = spawn_partner().await;
+    p.assert_finds_nothing(&app, "/v2/merchants/search?q=tropen")
+        .await;
     let id = merchant(
         &app,
         &p,
@@ -325,22 +290,17 @@ async fn the_index_follows_catalog_writes_at_once() {
         "Entree",
     )
     .await;
-    let after = p
-        .get(&app, "/v2/merchants/search?q=tropen")
-        .await
-        .assert_status(200);
-    assert_eq!(ids(&after), [id.as_str()]);
+    assert_eq!(
+        found(&app, &p, "/v2/merchants/search?q=tropen").await,
+        [id.as_str()]
+    );
 
     let mut body = merchant_body("Wereldmuseum", "Europe/Amsterdam");
     body["translations"] = json!([{ "locale": "en-GB", "name": "World Museum" }]);
-    app.admin_put(&format!("/admin/v1/merchants/{id}"), &body)
-        .await
-        .assert_status(200);
-    let renamed = p
-        .get(&app, "/v2/merchants/search?q=tropen")
-        .await
-        .assert_status(200);
-    assert_eq!(renamed["data"], json!([]));
+    app.admin_put_ok(&format!("/admin/v1/merchants/{id}"), &body)
+        .await;
+    p.assert_finds_nothing(&app, "/v2/merchants/search?q=tropen")
+        .await;
     let english = p
         .get_in(&app, "/v2/merchants/search?q=wereld", "en")
         .await

@@ -30,15 +30,24 @@ pub async fn partner(app: &TestApp) -> Partner {
     }
 }
 
+/// A fresh app and a `partner` in it.
+pub async fn spawn_partner() -> (TestApp, Partner) {
+    let app = crate::helpers::spawn_app().await;
+    let partner = partner(&app).await;
+    (app, partner)
+}
+
+/// A fresh app, a `partner`, and a merchant `name` in `timezone` to sell through it.
+pub async fn spawn_partner_with_merchant(name: &str, timezone: &str) -> (TestApp, Partner, String) {
+    let (app, partner) = spawn_partner().await;
+    let merchant = create_merchant(&app, name, timezone).await;
+    (app, partner, merchant)
+}
+
 /// A public bearer of a session started without a campaign.
 pub async fn token_without_campaign(app: &TestApp, client: &TestClient) -> String {
     let backend = app.backend_token(client).await;
-    let code = app
-        .session_code(
-            &backend,
-            json!({ "integration": "headless", "user": { "reference": "user-2" } }),
-        )
-        .await;
+    let code = app.headless_code(&backend, "user-2", None).await;
     app.exchange_code(client, &code).await.assert_status(200)["data"]["access_token"]
         .as_str()
         .unwrap()
@@ -50,6 +59,33 @@ impl Partner {
     pub async fn get(&self, app: &TestApp, path: &str) -> TestResponse {
         app.send(app.request(Method::GET, path).bearer_auth(&self.token))
             .await
+    }
+
+    /// The public product list of `merchant` in this campaign, sent with extra `headers`.
+    pub async fn products_with(
+        &self,
+        app: &TestApp,
+        merchant: &str,
+        headers: &[(&str, &str)],
+    ) -> TestResponse {
+        let mut request = app
+            .request(Method::GET, &format!("/v2/merchants/{merchant}/products"))
+            .header("x-campaign-id", &self.campaign);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        app.send(request).await
+    }
+
+    /// GET with the bearer, asserted 200; the body.
+    pub async fn get_ok(&self, app: &TestApp, path: &str) -> Value {
+        self.get(app, path).await.assert_status(200)
+    }
+
+    /// Asserts that GET `path` with the bearer answers 200 with no `data`.
+    pub async fn assert_finds_nothing(&self, app: &TestApp, path: &str) {
+        let body = self.get_ok(app, path).await;
+        assert_eq!(body["data"], json!([]), "{path}");
     }
 
     /// GET with the bearer and an Accept-Language.
@@ -78,17 +114,12 @@ impl Partner {
 
     /// The public product list of `merchant` in this campaign.
     pub async fn products(&self, app: &TestApp, merchant: &str) -> TestResponse {
-        app.send(
-            app.request(Method::GET, &format!("/v2/merchants/{merchant}/products"))
-                .header("x-campaign-id", &self.campaign),
-        )
-        .await
+        self.products_with(app, merchant, &[]).await
     }
 
     pub async fn calendar(&self, app: &TestApp, product: &str, query: &str) -> Vec<Value> {
-        self.get(app, &format!("/v2/products/{product}/calendar{query}"))
-            .await
-            .assert_status(200)["data"]
+        self.get_ok(app, &format!("/v2/products/{product}/calendar{query}"))
+            .await["data"]
             .as_array()
             .unwrap()
             .clone()
@@ -117,6 +148,22 @@ impl Partner {
         create_product(app, &body).await
     }
 
+    /// A product `title` of `merchant` in this campaign whose calendar is written for `days`
+    /// at `prices` with `capacity`; returns its id and its availability group's id.
+    pub async fn product_on_calendar(
+        &self,
+        app: &TestApp,
+        (merchant, title): (&str, &str),
+        days: (NaiveDate, NaiveDate),
+        prices: (&str, &str),
+        capacity: Option<i32>,
+    ) -> (String, String) {
+        let product = self.product(app, merchant, title, |_| {}).await;
+        let (id, group) = product_and_group(&product);
+        write_calendar(app, &id, days, prices, capacity).await;
+        (id, group)
+    }
+
     /// A product "Slot" of `merchant` in this campaign that needs a timeslot; returns its id and
     /// its availability group's id.
     pub async fn timeslotted_product(&self, app: &TestApp, merchant: &str) -> (String, String) {
@@ -125,10 +172,7 @@ impl Partner {
                 b["requires_timeslot"] = json!(true)
             })
             .await;
-        (
-            id_of(&product, "product_id"),
-            id_of(&product, "availability_group_id"),
-        )
+        product_and_group(&product)
     }
 
     /// A merchant in `timezone` with one product in this campaign; returns (merchant, product).
@@ -169,15 +213,22 @@ pub async fn write_calendar(
     (price, list_price): (&str, &str),
     capacity: Option<i32>,
 ) {
-    app.admin_put(
+    app.admin_put_ok(
         &format!("/admin/v1/products/{product}/calendar"),
         &json!({ "from": from, "until": until, "price": price, "list_price": list_price,
                  "capacity": capacity }),
     )
-    .await
-    .assert_status(200);
+    .await;
 }
 
 pub fn id_of(value: &Value, field: &str) -> String {
     value[field].as_str().unwrap().to_owned()
+}
+
+/// A product's id and its availability group's id.
+pub fn product_and_group(product: &Value) -> (String, String) {
+    (
+        id_of(product, "product_id"),
+        id_of(product, "availability_group_id"),
+    )
 }
