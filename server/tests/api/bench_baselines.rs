@@ -6,7 +6,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::{
-    checkout_fixtures::{key, reserved, shop, visit_day},
+    checkout_fixtures::{key, reserved_on_visit_day, shop, visit_day},
     helpers::{spawn_app, spawn_app_with, TestApp, TestResponse},
 };
 
@@ -89,7 +89,7 @@ async fn the_express_baseline_writes_real_orders_and_never_oversells() {
     baseline_express(&app, &refused_key)
         .await
         .assert_problem(422, "checkout-product-not-fulfillable");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 2);
     baseline_express(&app, &first_key)
         .await
         .assert_problem(409, "idempotency-key-reused");

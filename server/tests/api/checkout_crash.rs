@@ -10,10 +10,7 @@ use std::{
 use futures::future::join_all;
 use secrecy::ExposeSecret;
 
-use crate::{
-    checkout_fixtures::{express_body, reserved, shop, visit_day},
-    helpers::spawn_app,
-};
+use crate::checkout_fixtures::{express_body, reserved_on_visit_day, spawn_shop};
 
 /// The server binary over the test's database, on a free port.
 fn start(database_url: &str, data_dir: &std::path::Path) -> (Child, String) {
@@ -53,8 +50,7 @@ async fn wait_ready(http: &reqwest::Client, base: &str) {
 
 #[tokio::test]
 async fn a_server_killed_mid_load_keeps_what_it_acknowledged_and_holds_nothing_else() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(1000)).await;
+    let (app, shop) = spawn_shop(Some(1000)).await;
     let url = app
         .state
         .config
@@ -142,7 +138,7 @@ async fn a_server_killed_mid_load_keeps_what_it_acknowledged_and_holds_nothing_e
     };
     assert!(committed.len() >= acknowledged.len());
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         committed.len() as i64,
         "one place per committed checkout, none for the rest"
     );

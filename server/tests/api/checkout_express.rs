@@ -1,22 +1,20 @@
 //! The express checkout: every row of the contract's error table, and Idempotency-Key.
 
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::{
-    catalog_fixtures::create_merchant,
+    catalog_fixtures::{create_merchant, open_slots},
     checkout_fixtures::{
-        event_types, express, express_body, key, reserved, shop, spawn_scripted, visit_day, Script,
-        ZONE,
+        event_types, express, express_body, express_one_in_session, key, reserved_on_visit_day,
+        shop, spawn_scripted, spawn_shop, visit_day, Script, ZONE,
     },
-    helpers::spawn_app,
     partner_fixtures::{id_of, shift, today_in, write_calendar},
 };
 
 #[tokio::test]
 async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(10)).await;
+    let (app, shop) = spawn_shop(Some(10)).await;
     let k = key();
     let mut body = express_body(&shop.product, 2);
     // A newsletter named twice is consented to once.
@@ -36,7 +34,7 @@ async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(again.text, first.text);
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         2,
         "one reservation"
     );
@@ -96,32 +94,36 @@ async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
 
 #[tokio::test]
 async fn a_checkout_made_under_a_bearer_is_only_that_customers() {
-    let app = spawn_app().await;
-    let shop = shop(&app, None).await;
-    let placed = express(
-        &app,
-        &shop.partner.campaign,
-        Some(&shop.partner.token),
-        &key(),
-        &express_body(&shop.product, 1),
-    )
-    .await
-    .assert_status(200)["data"]
-        .clone();
+    let (app, shop) = spawn_shop(None).await;
+    let placed = express_one_in_session(&app, &shop).await.assert_status(200)["data"].clone();
     let path = format!("/v2/checkouts/{}", placed["checkout_id"].as_str().unwrap());
     app.get(&path)
         .await
         .assert_problem(404, "checkout-not-found");
-    shop.partner.get(&app, &path).await.assert_status(200);
+    shop.partner.get_ok(&app, &path).await;
     app.get(&format!("/v2/checkouts/{}", uuid::Uuid::new_v4()))
         .await
         .assert_problem(404, "checkout-not-found");
 }
 
+/// `body` with the fields of `changes` set.
+fn changed(body: &Value, changes: &Value) -> Value {
+    let mut body = body.clone();
+    for (field, value) in changes.as_object().unwrap() {
+        body[field] = value.clone();
+    }
+    body
+}
+
+/// A shipping address on the Dam in Amsterdam, in `country`.
+fn dam_address(country: &str) -> Value {
+    json!({ "street": "Dam", "house_number": "1", "postal_code": "1012 JS",
+            "city": "Amsterdam", "country": country })
+}
+
 #[tokio::test]
 async fn every_request_error_of_the_express_table() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(10)).await;
+    let (app, shop) = spawn_shop(Some(10)).await;
     let campaign = shop.partner.campaign.clone();
     let ok = express_body(&shop.product, 1);
 
@@ -156,10 +158,9 @@ async fn every_request_error_of_the_express_table() {
     ] {
         let mut body = ok.clone();
         body.as_object_mut().unwrap().remove(field);
-        let problem = express(&app, &campaign, None, &key(), &body)
+        express(&app, &campaign, None, &key(), &body)
             .await
-            .assert_problem(400, "request-validation-failed");
-        assert_eq!(problem["errors"][0]["field"], field);
+            .assert_invalid_first(field);
     }
     // 400 for a return URL the partner did not register.
     let mut body = ok.clone();
@@ -168,77 +169,88 @@ async fn every_request_error_of_the_express_table() {
         .await
         .assert_problem(400, "request-validation-failed");
     assert_eq!(problem["errors"][0]["code"], "origin-not-allowed");
-    // 400 for more voucher codes than a basket may carry, or an oversized reference.
+    // 400 for more voucher codes than a basket may carry.
     let mut body = ok.clone();
     body["voucher_codes"] = json!(vec!["X"; 11]);
-    let problem = express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "request-validation-failed");
-    assert_eq!(problem["errors"][0]["field"], "voucher_codes");
-    let mut body = ok.clone();
-    body["external_reference"] = json!("r".repeat(201));
     express(&app, &campaign, None, &key(), &body)
         .await
-        .assert_problem(400, "request-validation-failed");
-    // 422 for details a provider would reject.
-    let mut body = ok.clone();
-    body["email"] = json!("ada-at-example");
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(422, "checkout-billing-detail-rejected");
-    let mut body = ok.clone();
-    body["shipping_address"] = json!({ "street": "Dam", "house_number": "1",
-        "postal_code": "1012 JS", "city": "Amsterdam", "country": "XX" });
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(422, "checkout-billing-detail-rejected");
-
-    // 400 basket rules.
-    let mut body = ok.clone();
-    body["lines"] = json!([]);
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "checkout-basket-empty");
-    let mut body = ok.clone();
-    body["lines"] = json!([{ "product_id": shop.product, "quantity": 0 }]);
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "checkout-basket-line-invalid");
-    let mut body = ok.clone();
-    body["lines"] = json!([{ "product_id": uuid::Uuid::new_v4(), "quantity": 1 }]);
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "checkout-basket-line-invalid");
+        .assert_invalid_first("voucher_codes");
+    // 400 for an oversized reference, a broken basket rule or a past day; 422 for details a
+    // provider would reject, a day without a price and a day without capacity left.
     let other_merchant = create_merchant(&app, "Museum", ZONE).await;
     let other = shop
         .partner
         .product(&app, &other_merchant, "Museum", |_| {})
         .await;
-    let mut body = ok.clone();
-    body["lines"] = json!([{ "product_id": shop.product, "quantity": 1 },
-                           { "product_id": id_of(&other, "product_id"), "quantity": 1 }]);
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "checkout-basket-spans-merchants");
     let elsewhere = shop
         .partner
         .product(&app, &shop.merchant, "Partner tour", |b| {
             b["provider"] = json!("tours");
         })
         .await;
-    let mut body = ok.clone();
-    body["lines"] = json!([{ "product_id": shop.product, "quantity": 1 },
-                           { "product_id": id_of(&elsewhere, "product_id"), "quantity": 1 }]);
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "checkout-basket-spans-providers");
+    let line =
+        |product: &str, quantity: u32| json!({ "product_id": product, "quantity": quantity });
+    let ticket = shop.product.as_str();
+    let unknown = uuid::Uuid::new_v4().to_string();
+    for (changes, status, problem) in [
+        (
+            json!({ "external_reference": "r".repeat(201) }),
+            400,
+            "request-validation-failed",
+        ),
+        (
+            json!({ "email": "ada-at-example" }),
+            422,
+            "checkout-billing-detail-rejected",
+        ),
+        (
+            json!({ "shipping_address": dam_address("XX") }),
+            422,
+            "checkout-billing-detail-rejected",
+        ),
+        (json!({ "lines": [] }), 400, "checkout-basket-empty"),
+        (
+            json!({ "lines": [line(ticket, 0)] }),
+            400,
+            "checkout-basket-line-invalid",
+        ),
+        (
+            json!({ "lines": [line(&unknown, 1)] }),
+            400,
+            "checkout-basket-line-invalid",
+        ),
+        (
+            json!({ "lines": [line(ticket, 1), line(&id_of(&other, "product_id"), 1)] }),
+            400,
+            "checkout-basket-spans-merchants",
+        ),
+        (
+            json!({ "lines": [line(ticket, 1), line(&id_of(&elsewhere, "product_id"), 1)] }),
+            400,
+            "checkout-basket-spans-providers",
+        ),
+        (
+            json!({ "date": shift(today_in(ZONE), -1).to_string() }),
+            400,
+            "checkout-date-in-past",
+        ),
+        (
+            json!({ "date": shift(today_in(ZONE), 60).to_string() }),
+            422,
+            "checkout-product-not-priceable",
+        ),
+        (
+            json!({ "lines": [line(ticket, 11)] }),
+            422,
+            "checkout-product-not-fulfillable",
+        ),
+    ] {
+        express(&app, &campaign, None, &key(), &changed(&ok, &changes))
+            .await
+            .assert_problem(status, problem);
+    }
 
     // 400 date and time.
-    let mut body = ok.clone();
-    body["date"] = json!(shift(today_in(ZONE), -1).to_string());
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(400, "checkout-date-in-past");
     let slotted = shop
         .partner
         .product(&app, &shop.merchant, "Aquarium", |b| {
@@ -246,13 +258,14 @@ async fn every_request_error_of_the_express_table() {
         })
         .await;
     let group = id_of(&slotted, "availability_group_id");
-    app.admin_put(
-        &format!("/admin/v1/availability-groups/{group}/timeslots"),
-        &json!({ "from": visit_day(), "until": visit_day(),
-                 "times": [{ "start": "10:00", "end": "11:00" }], "capacity": 5 }),
+    open_slots(
+        &app,
+        &group,
+        (visit_day(), visit_day()),
+        json!([{ "start": "10:00", "end": "11:00" }]),
+        Some(5),
     )
-    .await
-    .assert_status(200);
+    .await;
     for date in [visit_day().to_string(), format!("{}T00:00:00", visit_day())] {
         let mut body = ok.clone();
         body["date"] = json!(date);
@@ -304,25 +317,13 @@ async fn every_request_error_of_the_express_table() {
     express(&app, &campaign, None, &key(), &body)
         .await
         .assert_problem(400, "checkout-shipping-address-required");
-    body["shipping_address"] = json!({ "street": "Dam", "house_number": "1",
-        "postal_code": "1012 JS", "city": "Amsterdam", "country": "NL" });
+    body["shipping_address"] = dam_address("NL");
     express(&app, &campaign, None, &key(), &body)
         .await
         .assert_status(200);
 
-    // 422: no price that day, no capacity left.
-    let mut body = ok.clone();
-    body["date"] = json!(shift(today_in(ZONE), 60).to_string());
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(422, "checkout-product-not-priceable");
-    let mut body = ok.clone();
-    body["lines"] = json!([{ "product_id": shop.product, "quantity": 11 }]);
-    express(&app, &campaign, None, &key(), &body)
-        .await
-        .assert_problem(422, "checkout-product-not-fulfillable");
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         0,
         "failures hold nothing"
     );
@@ -380,7 +381,7 @@ async fn provider_failures_give_capacity_back_and_a_retry_with_the_key_succeeds(
             .await
             .assert_problem(status, name);
         assert_eq!(
-            reserved(&app, &shop.group, visit_day()).await,
+            reserved_on_visit_day(&app, &shop).await,
             0,
             "{name}: the capacity taken is given back"
         );
@@ -390,7 +391,7 @@ async fn provider_failures_give_capacity_back_and_a_retry_with_the_key_succeeds(
     express(&app, &campaign, None, &k, &body)
         .await
         .assert_status(200);
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 3);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 3);
     let seen = crate::checkout_fixtures::events(&app, &shop).await;
     assert_eq!(seen.len(), 2, "no event of a failed attempt: {seen:?}");
     // A retry of that success while the payment provider is down is still its replay.
@@ -401,8 +402,7 @@ async fn provider_failures_give_capacity_back_and_a_retry_with_the_key_succeeds(
 
 #[tokio::test]
 async fn a_key_in_flight_is_refused_until_its_lock_runs_out() {
-    let app = spawn_app().await;
-    let shop = shop(&app, None).await;
+    let (app, shop) = spawn_shop(None).await;
     let k = key();
     let body = express_body(&shop.product, 1);
     // A request that crashed after claiming the key.

@@ -17,7 +17,7 @@ use server::{
 use crate::{
     catalog_fixtures::create_merchant,
     helpers::{TestApp, TestResponse},
-    partner_fixtures::{id_of, partner, shift, today_in, write_calendar, Partner},
+    partner_fixtures::{id_of, partner, shift, today_in, Partner},
 };
 
 pub const ZONE: &str = "Europe/Amsterdam";
@@ -34,22 +34,29 @@ pub struct Shop {
 pub async fn shop(app: &TestApp, capacity: Option<i32>) -> Shop {
     let partner = partner(app).await;
     let merchant = create_merchant(app, "Zoo", ZONE).await;
-    let product = partner.product(app, &merchant, "Zoo", |_| {}).await;
     let today = today_in(ZONE);
-    write_calendar(
-        app,
-        &id_of(&product, "product_id"),
-        (today, shift(today, 30)),
-        ("12.50", "15.00"),
-        capacity,
-    )
-    .await;
+    let (product, group) = partner
+        .product_on_calendar(
+            app,
+            (&merchant, "Zoo"),
+            (today, shift(today, 30)),
+            ("12.50", "15.00"),
+            capacity,
+        )
+        .await;
     Shop {
         partner,
         merchant,
-        group: id_of(&product, "availability_group_id"),
-        product: id_of(&product, "product_id"),
+        product,
+        group,
     }
+}
+
+/// A fresh app with a `shop` of `capacity` places a day.
+pub async fn spawn_shop(capacity: Option<i32>) -> (TestApp, Shop) {
+    let app = crate::helpers::spawn_app().await;
+    let shop = shop(&app, capacity).await;
+    (app, shop)
 }
 
 /// The visit day the tests book: a week ahead in the merchant's zone.
@@ -107,6 +114,25 @@ pub async fn express(
     app.send(request).await
 }
 
+/// One ticket of the shop's product bought by a guest in one call, with a fresh key.
+pub async fn express_one_as_guest(app: &TestApp, shop: &Shop) -> TestResponse {
+    let body = express_body(&shop.product, 1);
+    express(app, &shop.partner.campaign, None, &key(), &body).await
+}
+
+/// One ticket of the shop's product bought in one call in the partner's session, fresh key.
+pub async fn express_one_in_session(app: &TestApp, shop: &Shop) -> TestResponse {
+    let (campaign, token) = (&shop.partner.campaign, Some(shop.partner.token.as_str()));
+    express(
+        app,
+        campaign,
+        token,
+        &key(),
+        &express_body(&shop.product, 1),
+    )
+    .await
+}
+
 /// Chooses `action` (pay, decline, cancel) on the sandbox page; returns the redirect target.
 pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
     let path = payment_url
@@ -131,9 +157,9 @@ pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
     response.header("location").unwrap().to_owned()
 }
 
-/// Places reserved on the group's day, read from the store.
-pub async fn reserved(app: &TestApp, group: &str, day: NaiveDate) -> i64 {
-    crate::db_reads::reserved_on_day(app, group.parse().unwrap(), day).await
+/// Places reserved in the shop's group on `visit_day()`, read from the store.
+pub async fn reserved_on_visit_day(app: &TestApp, shop: &Shop) -> i64 {
+    crate::db_reads::reserved_on_day(app, shop.group.parse().unwrap(), visit_day()).await
 }
 
 /// What the scripted providers do next.
@@ -271,6 +297,31 @@ pub async fn reserve(app: &TestApp, shop: &Shop, quantity: u32) -> Value {
         .await
         .assert_status(201)["data"]
         .clone()
+}
+
+/// The shop's partner's view of checkout `checkout_id` (its `data`), asserted 200.
+pub async fn read_checkout(app: &TestApp, shop: &Shop, checkout_id: &str) -> Value {
+    shop.partner
+        .get_ok(app, &format!("/v2/checkouts/{checkout_id}"))
+        .await["data"]
+        .clone()
+}
+
+/// Reserves like `reserve`; only the new checkout's id.
+pub async fn reserve_id(app: &TestApp, shop: &Shop, quantity: u32) -> String {
+    id_of(&reserve(app, shop, quantity).await, "checkout_id")
+}
+
+/// Asserts that checkout `checkout_id` expired exactly once (one `CheckoutExpired` event) and
+/// can no longer be confirmed.
+pub async fn assert_expired_once(app: &TestApp, shop: &Shop, checkout_id: &str) {
+    assert_eq!(
+        count_events(app, shop, "checkouts.CheckoutExpired").await,
+        1
+    );
+    confirm(app, shop, checkout_id)
+        .await
+        .assert_problem(409, "checkout-not-reserved");
 }
 
 /// Confirms a checkout of the shop's partner with the `customer()` details.

@@ -6,22 +6,20 @@ use serde_json::json;
 
 use crate::{
     checkout_fixtures::{
-        basket, confirm, count_events, event_types, pay, reserve, reserved, shop, visit_day,
+        assert_expired_once, basket, confirm, event_types, pay, read_checkout, reserve, reserve_id,
+        reserved_on_visit_day, spawn_shop, visit_day,
     },
-    helpers::spawn_app,
     partner_fixtures::partner,
 };
 
 #[tokio::test]
 async fn a_partner_sells_tickets_from_basket_to_paid_order() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(10)).await;
-    app.admin_put(
+    let (app, shop) = spawn_shop(Some(10)).await;
+    app.admin_put_ok(
         &format!("/admin/v1/campaigns/{}", shop.partner.campaign),
         &json!({ "name": "Summer", "loyalty_points_per_unit": "2" }),
     )
-    .await
-    .assert_status(200);
+    .await;
 
     // Reserve: the priced review holds 3 places.
     let created = reserve(&app, &shop, 3).await;
@@ -33,7 +31,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     );
     assert_eq!(created["totals"]["total"]["value"], "39.00");
     assert_eq!(created["lines"][0]["unit_price"]["value"], "12.50");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 3);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 3);
     let checkout_id = created["checkout_id"].as_str().unwrap().to_owned();
 
     // Confirm: an order awaiting payment and where to pay it.
@@ -44,12 +42,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
         "{display}"
     );
     let payment_url = placed["payment_url"].as_str().unwrap().to_owned();
-    let read = shop
-        .partner
-        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
-        .await
-        .assert_status(200)["data"]
-        .clone();
+    let read = read_checkout(&app, &shop, &checkout_id).await;
     assert_eq!(read["status"], "CONFIRMED");
     assert_eq!(read["order_status"], "PENDING_PAYMENT");
     assert_eq!(read["payment"]["status"], "OPEN");
@@ -65,28 +58,19 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
         back,
         format!("http://localhost:5173/done?basket=7&payment_id={payment_id}")
     );
-    let paid = shop
-        .partner
-        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
-        .await
-        .assert_status(200)["data"]
-        .clone();
+    let paid = read_checkout(&app, &shop, &checkout_id).await;
     assert_eq!(paid["status"], "PAID");
     assert_eq!(paid["order_status"], "FULFILLED");
     assert_eq!(paid["payment"]["status"], "PAID");
     assert!(paid["payment"].get("payment_url").is_none());
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         3,
         "sold, still taken"
     );
 
     // Tickets in the customer's orders.
-    let orders = shop
-        .partner
-        .get(&app, "/v2/me/fulfillment/orders")
-        .await
-        .assert_status(200);
+    let orders = shop.partner.get_ok(&app, "/v2/me/fulfillment/orders").await;
     let order = &orders["data"][0];
     assert_eq!(order["order_id"], placed["order_id"]);
     assert_eq!(order["total"]["value"], "39.00");
@@ -103,23 +87,21 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     assert_eq!(tickets[0]["status"], "VALID");
     let one = shop
         .partner
-        .get(
+        .get_ok(
             &app,
             &format!(
                 "/v2/me/fulfillment/orders/{}",
                 placed["order_id"].as_str().unwrap()
             ),
         )
-        .await
-        .assert_status(200);
+        .await;
     assert_eq!(one["data"]["tickets"].as_array().unwrap().len(), 3);
 
     // Points: 39.00 × 2 per unit.
     let ledger = shop
         .partner
-        .get(&app, "/v2/me/loyalty/ledger/entries")
-        .await
-        .assert_status(200);
+        .get_ok(&app, "/v2/me/loyalty/ledger/entries")
+        .await;
     let entry = &ledger["data"][0];
     assert_eq!(entry["kind"], "EARN");
     assert_eq!(entry["points"], 78);
@@ -140,15 +122,13 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
 
 #[tokio::test]
 async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(5)).await;
-    app.admin_post(
+    let (app, shop) = spawn_shop(Some(5)).await;
+    app.admin_post_created(
         "/admin/v1/vouchers",
         &json!({ "campaign_id": shop.partner.campaign, "code": "ONCE", "kind": "AMOUNT",
                  "value": "5.00", "max_redemptions": 1 }),
     )
-    .await
-    .assert_status(201);
+    .await;
     let mut body = basket(&shop.product, 2);
     body["voucher_codes"] = json!(["once", "NOPE"]);
     let created = shop
@@ -173,20 +153,15 @@ async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
         .assert_status(201)["data"]
         .clone();
     assert_eq!(other["vouchers"], json!([]));
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 4);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 4);
 
     pay(&app, placed["payment_url"].as_str().unwrap(), "decline").await;
-    let read = shop
-        .partner
-        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
-        .await
-        .assert_status(200)["data"]
-        .clone();
+    let read = read_checkout(&app, &shop, checkout_id).await;
     assert_eq!(read["status"], "CANCELLED");
     assert_eq!(read["order_status"], "CANCELLED");
     assert_eq!(read["payment"]["status"], "DECLINED");
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         2,
         "given back once"
     );
@@ -205,7 +180,7 @@ async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
         )
         .await;
     assert_eq!(again.status.as_u16(), 303);
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 2);
     // The redemption is free again.
     let third = shop
         .partner
@@ -223,11 +198,9 @@ async fn a_declined_payment_cancels_the_order_and_gives_everything_back() {
 
 #[tokio::test]
 async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(5)).await;
-    let created = reserve(&app, &shop, 2).await;
-    let checkout_id = created["checkout_id"].as_str().unwrap().to_owned();
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    let (app, shop) = spawn_shop(Some(5)).await;
+    let checkout_id = reserve_id(&app, &shop, 2).await;
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 2);
     execute_sql!(
         &app,
         "UPDATE checkout SET expires_at = $1 WHERE checkout_id = $2",
@@ -244,38 +217,25 @@ async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
                 .unwrap()
         })
     });
-    let read = shop
-        .partner
-        .get(&app, &format!("/v2/checkouts/{checkout_id}"))
-        .await
-        .assert_status(200)["data"]
-        .clone();
+    let read = read_checkout(&app, &shop, &checkout_id).await;
     for sweep in sweeps {
         sweep.await.unwrap();
     }
     assert_eq!(read["status"], "EXPIRED");
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         0,
         "released exactly once"
     );
-    assert_eq!(
-        count_events(&app, &shop, "checkouts.CheckoutExpired").await,
-        1
-    );
-    confirm(&app, &shop, &checkout_id)
-        .await
-        .assert_problem(409, "checkout-not-reserved");
+    assert_expired_once(&app, &shop, &checkout_id).await;
 }
 
 #[tokio::test]
 async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(5)).await;
-    let created = reserve(&app, &shop, 2).await;
-    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let (app, shop) = spawn_shop(Some(5)).await;
+    let checkout_id = reserve_id(&app, &shop, 2).await;
     let path = format!("/v2/checkouts/{checkout_id}");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 2);
 
     // Another customer cannot see it, so cannot release it.
     let stranger = partner(&app).await;
@@ -283,39 +243,31 @@ async fn a_released_reservation_gives_its_places_back_at_once_and_only_once() {
         .delete(&app, &path)
         .await
         .assert_problem(404, "checkout-not-found");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 2);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 2);
 
     let released = shop.partner.delete(&app, &path).await;
     assert_eq!(released.status.as_u16(), 204, "{}", released.text);
     assert!(released.header("x-correlation-id").is_some());
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 0);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 0);
     assert_eq!(
-        shop.partner.get(&app, &path).await.assert_status(200)["data"]["status"],
+        shop.partner.get_ok(&app, &path).await["data"]["status"],
         "EXPIRED"
     );
     // Twice is a no-op: the places are given back once.
     assert_eq!(shop.partner.delete(&app, &path).await.status.as_u16(), 204);
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 0);
-    assert_eq!(
-        count_events(&app, &shop, "checkouts.CheckoutExpired").await,
-        1
-    );
-    confirm(&app, &shop, checkout_id)
-        .await
-        .assert_problem(409, "checkout-not-reserved");
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 0);
+    assert_expired_once(&app, &shop, &checkout_id).await;
 }
 
 #[tokio::test]
 async fn a_confirmed_checkout_cannot_be_released() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(5)).await;
-    let created = reserve(&app, &shop, 1).await;
-    let checkout_id = created["checkout_id"].as_str().unwrap();
+    let (app, shop) = spawn_shop(Some(5)).await;
+    let checkout_id = reserve_id(&app, &shop, 1).await;
     let path = format!("/v2/checkouts/{checkout_id}");
-    confirm(&app, &shop, checkout_id).await.assert_status(200);
+    confirm(&app, &shop, &checkout_id).await.assert_status(200);
     shop.partner
         .delete(&app, &path)
         .await
         .assert_problem(409, "checkout-not-reserved");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 1);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 1);
 }

@@ -15,7 +15,7 @@ use server::providers::{
 use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, Connection};
 
 use crate::{
-    checkout_fixtures::{basket, customer, express, express_body, key, shop},
+    checkout_fixtures::{basket, customer, express_one_as_guest, shop},
     helpers::spawn_app_with_state,
 };
 
@@ -118,15 +118,7 @@ async fn no_write_transaction_is_open_while_the_payment_is_created() {
     let shop = shop(&app, Some(10)).await;
 
     // The express checkout.
-    express(
-        &app,
-        &shop.partner.campaign,
-        None,
-        &key(),
-        &express_body(&shop.product, 1),
-    )
-    .await
-    .assert_status(200);
+    express_one_as_guest(&app, &shop).await.assert_status(200);
 
     // A reservation, then its confirmation.
     let reserved = shop

@@ -7,16 +7,14 @@ use axum::{body::Bytes, http::HeaderMap, routing::post, Router};
 use futures::future::join_all;
 use serde_json::json;
 
-use crate::{
-    checkout_fixtures::{express, express_body, key, reserved, shop, visit_day},
-    helpers::spawn_app,
+use crate::checkout_fixtures::{
+    express, express_body, express_one_in_session, key, reserved_on_visit_day, shop, spawn_shop,
 };
 
 #[tokio::test]
 async fn n_seats_and_four_n_buyers_sell_exactly_n() {
     const SEATS: usize = 12;
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(SEATS as i32)).await;
+    let (app, shop) = spawn_shop(Some(SEATS as i32)).await;
     let body = express_body(&shop.product, 1);
     let responses = join_all((0..4 * SEATS).map(|_| {
         let (app, campaign, body) = (&app, &shop.partner.campaign, &body);
@@ -39,7 +37,7 @@ async fn n_seats_and_four_n_buyers_sell_exactly_n() {
         (SEATS, 3 * SEATS),
         "every response is one or the other"
     );
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, SEATS as i64);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, SEATS as i64);
     let orders = crate::checkout_fixtures::events(&app, &shop)
         .await
         .into_iter()
@@ -50,8 +48,7 @@ async fn n_seats_and_four_n_buyers_sell_exactly_n() {
 
 #[tokio::test]
 async fn ten_copies_of_one_request_make_one_order() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(100)).await;
+    let (app, shop) = spawn_shop(Some(100)).await;
     let body = express_body(&shop.product, 2);
     let k = key();
     let responses = join_all((0..10).map(|_| {
@@ -79,7 +76,7 @@ async fn ten_copies_of_one_request_make_one_order() {
     assert_eq!(replay.status.as_u16(), 208);
     assert_eq!(replay.text, bodies[0]);
     assert_eq!(
-        reserved(&app, &shop.group, visit_day()).await,
+        reserved_on_visit_day(&app, &shop).await,
         2,
         "one order of two"
     );
@@ -114,20 +111,11 @@ async fn a_partners_webhook_receives_signed_events_it_can_verify() {
         "frame_origins": update["frame_origins"], "return_origins": update["return_origins"],
         "webhook_url": hook_url,
     });
-    app.admin_put(&format!("/admin/v1/clients/{id}"), &update)
-        .await
-        .assert_status(200);
+    app.admin_put_ok(&format!("/admin/v1/clients/{id}"), &update)
+        .await;
     let secret = client.webhook_secret.unwrap();
 
-    express(
-        &app,
-        &shop.partner.campaign,
-        Some(&shop.partner.token),
-        &key(),
-        &express_body(&shop.product, 1),
-    )
-    .await
-    .assert_status(200);
+    express_one_in_session(&app, &shop).await.assert_status(200);
 
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while received.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
@@ -169,8 +157,7 @@ async fn a_partners_webhook_receives_signed_events_it_can_verify() {
 
 #[tokio::test]
 async fn a_sold_out_day_is_refused_without_a_write_and_a_replay_still_replays() {
-    let app = spawn_app().await;
-    let shop = shop(&app, Some(1)).await;
+    let (app, shop) = spawn_shop(Some(1)).await;
     let body = express_body(&shop.product, 1);
     let campaign = &shop.partner.campaign;
     let winner = key();
@@ -188,7 +175,7 @@ async fn a_sold_out_day_is_refused_without_a_write_and_a_replay_still_replays() 
         .await
         .unwrap();
     assert!(!seen, "a refused request wrote no idempotency record");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 1);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 1);
 
     let replay = express(&app, campaign, None, &winner, &body).await;
     assert_eq!(replay.status.as_u16(), 208, "{}", replay.text);
@@ -206,5 +193,5 @@ async fn a_sold_out_day_is_refused_without_a_write_and_a_replay_still_replays() 
         )
         .await;
     reserve.assert_problem(422, "checkout-product-not-fulfillable");
-    assert_eq!(reserved(&app, &shop.group, visit_day()).await, 1);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 1);
 }

@@ -6,8 +6,10 @@ use server::store::{ClientSecrets, PartnerClientInput};
 use uuid::Uuid;
 
 use crate::{
-    checkout_fixtures::{events, express, express_body, key, pay, shop, Shop},
-    helpers::{spawn_app, TestApp, TestClient},
+    checkout_fixtures::{
+        events, express_one_as_guest, express_one_in_session, pay, spawn_shop, Shop,
+    },
+    helpers::{TestApp, TestClient},
     partner_fixtures::Partner,
 };
 
@@ -49,15 +51,7 @@ async fn second_partner(app: &TestApp, shop: &Shop, return_origin: &str) -> Shop
 /// A guest's express checkout returning to `http://localhost:5173`: its checkout id and
 /// payment URL.
 async fn guest_checkout(app: &TestApp, shop: &Shop) -> (String, String) {
-    let placed = express(
-        app,
-        &shop.partner.campaign,
-        None,
-        &key(),
-        &express_body(&shop.product, 1),
-    )
-    .await
-    .assert_status(200);
+    let placed = express_one_as_guest(app, shop).await.assert_status(200);
     (
         placed["data"]["checkout_id"].as_str().unwrap().to_owned(),
         placed["data"]["payment_url"].as_str().unwrap().to_owned(),
@@ -80,8 +74,7 @@ async fn checkout_status(app: &TestApp, checkout_id: &str) -> String {
 
 #[tokio::test]
 async fn another_partner_does_not_hear_of_a_guests_order() {
-    let app = spawn_app().await;
-    let shop = shop(&app, None).await; // its client registered http://localhost:*
+    let (app, shop) = spawn_shop(None).await; // its client registered http://localhost:*
     let other = second_partner(&app, &shop, "https://other.example").await;
 
     let (checkout_id, payment_url) = guest_checkout(&app, &shop).await;
@@ -100,8 +93,7 @@ async fn another_partner_does_not_hear_of_a_guests_order() {
 
 #[tokio::test]
 async fn a_payment_id_alone_neither_shows_nor_settles_the_payment() {
-    let app = spawn_app().await;
-    let shop = shop(&app, None).await;
+    let (app, shop) = spawn_shop(None).await;
     let (checkout_id, payment_url) = guest_checkout(&app, &shop).await;
 
     // What another partner may learn (events and return URLs carry the payment id) opens
@@ -136,8 +128,7 @@ async fn a_payment_id_alone_neither_shows_nor_settles_the_payment() {
 
 #[tokio::test]
 async fn a_guest_checkout_whose_return_origin_several_partners_registered_is_told_to_nobody() {
-    let app = spawn_app().await;
-    let shop = shop(&app, None).await;
+    let (app, shop) = spawn_shop(None).await;
     let other = second_partner(&app, &shop, "http://localhost:*").await;
 
     let (checkout_id, _) = guest_checkout(&app, &shop).await;
@@ -146,15 +137,9 @@ async fn a_guest_checkout_whose_return_origin_several_partners_registered_is_tol
         assert_eq!(events_of(&app, partner, &checkout_id).await, 0);
     }
     // A session's checkout stays its partner's, whatever origins others registered.
-    let placed = express(
-        &app,
-        &other.partner.campaign,
-        Some(&other.partner.token),
-        &key(),
-        &express_body(&other.product, 1),
-    )
-    .await
-    .assert_status(200);
+    let placed = express_one_in_session(&app, &other)
+        .await
+        .assert_status(200);
     let own = placed["data"]["checkout_id"].as_str().unwrap();
     assert_eq!(events_of(&app, &other, own).await, 2);
     assert_eq!(events_of(&app, &shop, own).await, 0);

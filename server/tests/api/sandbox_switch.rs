@@ -5,7 +5,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::{
-    checkout_fixtures::{express, express_body, key, shop},
+    checkout_fixtures::{express_one_as_guest, shop},
     helpers::spawn_app_with,
 };
 
@@ -13,15 +13,9 @@ use crate::{
 async fn with_the_sandbox_switched_off_its_page_is_404_and_checkouts_fail_at_the_provider() {
     let app = spawn_app_with(|c| c.sandbox_payments = false).await;
     let shop = shop(&app, None).await;
-    express(
-        &app,
-        &shop.partner.campaign,
-        None,
-        &key(),
-        &express_body(&shop.product, 1),
-    )
-    .await
-    .assert_problem(502, "checkout-order-failed");
+    express_one_as_guest(&app, &shop)
+        .await
+        .assert_problem(502, "checkout-order-failed");
     let path = format!("/pay/{}?key={}", Uuid::new_v4(), "0".repeat(32));
     app.get(&path).await.assert_problem(404, "not-found");
     let posted: Value = app

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::{
     catalog_fixtures::merchant_body,
-    checkout_fixtures::{express, express_body, key, reserved, shop, visit_day, ZONE},
+    checkout_fixtures::{express, express_body, key, reserved_on_visit_day, shop, ZONE},
     helpers::{spawn_app_with, TestApp},
 };
 
@@ -51,7 +51,7 @@ async fn n_seats_and_four_n_buyers_spread_over_two_nodes_sell_exactly_n() {
         refused.assert_problem(422, "checkout-product-not-fulfillable");
     }
     assert_eq!(sold, SEATS);
-    assert_eq!(reserved(&a, &shop.group, visit_day()).await, SEATS as i64);
+    assert_eq!(reserved_on_visit_day(&a, &shop).await, SEATS as i64);
 }
 
 #[tokio::test]
@@ -87,7 +87,7 @@ async fn copies_of_one_request_sent_to_both_nodes_make_one_order() {
         assert_eq!(replay.status, 208);
         assert_eq!(replay.text, bodies[0]);
     }
-    assert_eq!(reserved(&a, &shop.group, visit_day()).await, 2);
+    assert_eq!(reserved_on_visit_day(&a, &shop).await, 2);
 }
 
 #[tokio::test]
@@ -134,9 +134,8 @@ async fn a_merchant_renamed_through_one_node_is_seen_through_the_other_within_th
     assert_eq!(before["data"].as_array().unwrap().len(), 0);
 
     let input = merchant_body("Aquarium", ZONE);
-    a.admin_put(&format!("/admin/v1/merchants/{}", shop.merchant), &input)
-        .await
-        .assert_status(200);
+    a.admin_put_ok(&format!("/admin/v1/merchants/{}", shop.merchant), &input)
+        .await;
     let changed = Instant::now();
 
     let bound = Duration::from_secs(CACHE_TTL) + Duration::from_secs(2);
