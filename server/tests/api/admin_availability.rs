@@ -5,17 +5,19 @@ use serde_json::{json, Value};
 
 use crate::{
     catalog_fixtures::{
-        admin_timeslots, create_group, create_merchant, create_product, field, product_body,
-        set_day_reserved, set_timeslot_reserved, spawn_app_with_merchant,
+        admin_timeslots, create_group, create_merchant, create_product, field, open_slots,
+        product_body, set_day_reserved, set_timeslot_reserved, spawn_app_with_merchant,
     },
     helpers::{spawn_app, TestApp},
 };
 
-/// A merchant in `timezone` with one availability group; returns (merchant, group).
-async fn merchant_with_group(app: &TestApp, timezone: &str) -> (String, String) {
-    let merchant = create_merchant(app, "Artis", timezone).await;
-    let group = create_group(app, &merchant, "Gate").await;
-    (merchant, group)
+/// A fresh app with a merchant in `timezone` that has one availability group; returns the
+/// merchant's and the group's ids too.
+async fn spawn_group_in(timezone: &str) -> (TestApp, String, String) {
+    let app = spawn_app().await;
+    let merchant = create_merchant(&app, "Artis", timezone).await;
+    let group = create_group(&app, &merchant, "Gate").await;
+    (app, merchant, group)
 }
 
 async fn product_in_group(app: &TestApp, merchant: &str, group: &str, title: &str) -> String {
@@ -38,8 +40,7 @@ async fn calendar(app: &TestApp, product: &str, from: &str, until: &str) -> Vec<
 
 #[tokio::test]
 async fn a_calendar_write_prices_every_day_and_sets_the_shared_group_capacity() {
-    let app = spawn_app().await;
-    let (merchant, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
+    let (app, merchant, group) = spawn_group_in("Europe/Amsterdam").await;
     let adult = product_in_group(&app, &merchant, &group, "Adult").await;
     let child = product_in_group(&app, &merchant, &group, "Child").await;
 
@@ -94,8 +95,7 @@ async fn a_calendar_write_prices_every_day_and_sets_the_shared_group_capacity() 
 
 #[tokio::test]
 async fn capacity_below_reserved_is_a_conflict_and_changes_nothing() {
-    let app = spawn_app().await;
-    let (merchant, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
+    let (app, merchant, group) = spawn_group_in("Europe/Amsterdam").await;
     let product = product_in_group(&app, &merchant, &group, "Adult").await;
     let path = format!("/admin/v1/products/{product}/calendar");
     app.admin_put_ok(
@@ -196,13 +196,13 @@ async fn a_product_sold_without_a_date_has_no_calendar_to_write() {
     body["no_date"] = json!(true);
     let product = create_product(&app, &body).await;
     let id = product["product_id"].as_str().unwrap();
-    app.admin_put(
+    app.assert_admin_conflict(
+        Method::PUT,
         &format!("/admin/v1/products/{id}/calendar"),
         &json!({ "from": "2026-05-01", "until": "2026-05-02",
                  "price": "1", "list_price": "1", "capacity": 1 }),
     )
-    .await
-    .assert_problem(409, "conflict");
+    .await;
     let days = app
         .admin_get_ok(&format!("/admin/v1/products/{id}/calendar"))
         .await;
@@ -213,16 +213,10 @@ async fn a_product_sold_without_a_date_has_no_calendar_to_write() {
 
 #[tokio::test]
 async fn on_the_spring_forward_day_a_missing_local_time_is_skipped_and_offsets_change() {
-    let app = spawn_app().await;
-    let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
-    let written = app
-        .admin_put_ok(
-            &format!("/admin/v1/availability-groups/{group}/timeslots"),
-            &json!({ "from": "2026-03-28", "until": "2026-03-30", "capacity": 20,
-                     "times": [ { "start": "10:00", "end": "11:00" },
-                                { "start": "02:30", "end": "03:30" } ] }),
-        )
-        .await;
+    let (app, _, group) = spawn_group_in("Europe/Amsterdam").await;
+    let times =
+        json!([ { "start": "10:00", "end": "11:00" }, { "start": "02:30", "end": "03:30" } ]);
+    let written = open_slots(&app, &group, ("2026-03-28", "2026-03-30"), times, Some(20)).await;
     assert_eq!(written["data"]["timeslots_written"], 5);
     assert_eq!(
         written["data"]["skipped"],
@@ -259,8 +253,7 @@ async fn on_the_spring_forward_day_a_missing_local_time_is_skipped_and_offsets_c
 
 #[tokio::test]
 async fn on_the_fall_back_day_a_repeated_local_time_takes_its_first_occurrence() {
-    let app = spawn_app().await;
-    let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
+    let (app, _, group) = spawn_group_in("Europe/Amsterdam").await;
     let written = app
         .admin_put_ok(
             &format!("/admin/v1/availability-groups/{group}/timeslots"),
@@ -287,14 +280,9 @@ async fn on_the_fall_back_day_a_repeated_local_time_takes_its_first_occurrence()
 
 #[tokio::test]
 async fn timeslots_are_local_to_a_merchant_far_from_utc() {
-    let app = spawn_app().await;
-    let (_, group) = merchant_with_group(&app, "Pacific/Kiritimati").await;
-    app.admin_put_ok(
-        &format!("/admin/v1/availability-groups/{group}/timeslots"),
-        &json!({ "from": "2026-01-01", "until": "2026-01-01", "capacity": 5,
-                 "times": [ { "start": "00:30", "end": "01:30" } ] }),
-    )
-    .await;
+    let (app, _, group) = spawn_group_in("Pacific/Kiritimati").await;
+    let times = json!([ { "start": "00:30", "end": "01:30" } ]);
+    open_slots(&app, &group, ("2026-01-01", "2026-01-01"), times, Some(5)).await;
     let slots = admin_timeslots(&app, &group, "2026-01-01", "2026-01-01").await;
     assert_eq!(slots.len(), 1, "found by its local date, not its UTC date");
     assert_eq!(slots[0]["date"], "2026-01-01");
@@ -306,15 +294,10 @@ async fn timeslots_are_local_to_a_merchant_far_from_utc() {
 
 #[tokio::test]
 async fn rewriting_timeslots_keeps_ids_and_capacity_below_reserved_is_a_conflict() {
-    let app = spawn_app().await;
-    let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
+    let (app, _, group) = spawn_group_in("Europe/Amsterdam").await;
     let path = format!("/admin/v1/availability-groups/{group}/timeslots");
-    app.admin_put_ok(
-        &path,
-        &json!({ "from": "2026-06-01", "until": "2026-06-02", "capacity": 10,
-                 "times": [ { "start": "09:00", "end": "10:00" } ] }),
-    )
-    .await;
+    let times = json!([ { "start": "09:00", "end": "10:00" } ]);
+    open_slots(&app, &group, ("2026-06-01", "2026-06-02"), times, Some(10)).await;
     let before = admin_timeslots(&app, &group, "2026-06-01", "2026-06-02").await;
     set_timeslot_reserved(&app, before[1]["timeslot_id"].as_str().unwrap(), 4).await;
     let before = admin_timeslots(&app, &group, "2026-05-31", "2026-06-03").await;
@@ -347,8 +330,7 @@ async fn rewriting_timeslots_keeps_ids_and_capacity_below_reserved_is_a_conflict
 
 #[tokio::test]
 async fn invalid_timeslot_input_names_every_bad_field() {
-    let app = spawn_app().await;
-    let (_, group) = merchant_with_group(&app, "Europe/Amsterdam").await;
+    let (app, _, group) = spawn_group_in("Europe/Amsterdam").await;
     let path = format!("/admin/v1/availability-groups/{group}/timeslots");
     app.assert_admin_invalid(
         Method::PUT,

@@ -186,15 +186,9 @@ async fn an_availability_group_is_created_read_updated_and_listed() {
     );
 
     let missing = uuid::Uuid::new_v4();
-    app.admin_get(&format!("/admin/v1/availability-groups/{missing}"))
-        .await
-        .assert_problem(404, "not-found");
-    app.admin_put(
-        &format!("/admin/v1/availability-groups/{missing}"),
-        &json!({ "merchant_id": other, "name": "x" }),
-    )
-    .await
-    .assert_problem(404, "not-found");
+    let body = json!({ "merchant_id": other, "name": "x" });
+    app.assert_admin_unknown(&format!("/admin/v1/availability-groups/{missing}"), &body)
+        .await;
 }
 
 #[tokio::test]
@@ -234,12 +228,12 @@ async fn a_group_in_use_cannot_move_to_another_merchant() {
     let other = create_merchant(&app, "Blijdorp", "Europe/Amsterdam").await;
     let product = create_product(&app, &product_body(&merchant, "Entry")).await;
     let group = product["availability_group_id"].as_str().unwrap();
-    app.admin_put(
+    app.assert_admin_conflict(
+        Method::PUT,
         &format!("/admin/v1/availability-groups/{group}"),
         &json!({ "merchant_id": other, "name": "Moved" }),
     )
-    .await
-    .assert_problem(409, "conflict");
+    .await;
     let read = app
         .admin_get_ok(&format!("/admin/v1/availability-groups/{group}"))
         .await;

@@ -81,11 +81,8 @@ async fn a_client_is_created_read_updated_listed_and_deleted() {
     assert!(body["data"][0].get("client_secret").is_none());
     assert!(!listed.text.contains(secret));
 
-    assert_eq!(app.admin_delete(&path).await.status, 204);
-    app.admin_get(&path).await.assert_problem(404, "not-found");
-    app.admin_delete(&path)
-        .await
-        .assert_problem(404, "not-found");
+    app.admin_delete_for_good(&path, &json!({ "name": "Shop 3" }))
+        .await;
 }
 
 #[tokio::test]
@@ -168,12 +165,12 @@ async fn a_taken_client_id_is_a_conflict() {
         .admin_create_client(&json!({ "name": "Acme", "client_id": " acme-shop " }))
         .await;
     assert_eq!(created["client_id"], "acme-shop");
-    app.admin_post(
+    app.assert_admin_conflict(
+        Method::POST,
         "/admin/v1/clients",
         &json!({ "name": "Other", "client_id": "acme-shop" }),
     )
-    .await
-    .assert_problem(409, "conflict");
+    .await;
 }
 
 #[tokio::test]
@@ -347,16 +344,13 @@ async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
 async fn an_unknown_client_is_not_found() {
     let app = spawn_app().await;
     let path = format!("/admin/v1/clients/{}", uuid::Uuid::new_v4());
-    app.admin_get(&path).await.assert_problem(404, "not-found");
-    app.admin_put(&path, &json!({ "name": "x" }))
-        .await
-        .assert_problem(404, "not-found");
-    app.admin_post(&format!("{path}/secret"), &json!({}))
-        .await
-        .assert_problem(404, "not-found");
-    app.admin_post(&format!("{path}/webhook-secret"), &json!({}))
-        .await
-        .assert_problem(404, "not-found");
+    app.assert_admin_unknown(&path, &json!({ "name": "x" }))
+        .await;
+    for rotation in ["secret", "webhook-secret"] {
+        app.admin_post(&format!("{path}/{rotation}"), &json!({}))
+            .await
+            .assert_problem(404, "not-found");
+    }
 }
 
 #[tokio::test]

@@ -84,9 +84,12 @@ async fn an_issuer_is_listed_once() {
     let app = spawn_app().await;
     app.admin_post_created("/admin/v1/identity-issuers", &issuer("https://a.example"))
         .await;
-    app.admin_post("/admin/v1/identity-issuers", &issuer("https://a.example"))
-        .await
-        .assert_problem(409, "conflict");
+    app.assert_admin_conflict(
+        Method::POST,
+        "/admin/v1/identity-issuers",
+        &issuer("https://a.example"),
+    )
+    .await;
     let other = app
         .admin_post_created("/admin/v1/identity-issuers", &issuer("https://b.example"))
         .await;
@@ -94,9 +97,8 @@ async fn an_issuer_is_listed_once() {
         "/admin/v1/identity-issuers/{}",
         other["data"]["identity_issuer_id"].as_str().unwrap()
     );
-    app.admin_put(&path, &issuer("https://a.example"))
-        .await
-        .assert_problem(409, "conflict");
+    app.assert_admin_conflict(Method::PUT, &path, &issuer("https://a.example"))
+        .await;
 }
 
 #[tokio::test]

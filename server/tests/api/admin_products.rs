@@ -7,7 +7,7 @@ use crate::{
     catalog_fixtures::{
         create_group, create_merchant, create_product, product_body, spawn_app_with_merchant,
     },
-    helpers::{spawn_app, TestApp},
+    helpers::{error_code, spawn_app, TestApp},
 };
 
 /// A fresh app with the merchant "Artis" and the campaign "Summer"; returns their ids too.
@@ -23,6 +23,15 @@ async fn group_count(app: &TestApp, merchant: &str) -> serde_json::Value {
         "/admin/v1/availability-groups?merchant_id={merchant}"
     ))
     .await
+}
+
+/// POSTs the product `body` and asserts the validation problem names `field` alone; returns
+/// that error's code.
+async fn assert_product_refused(app: &TestApp, body: &serde_json::Value, field: &str) -> String {
+    let problem = app
+        .assert_admin_invalid(Method::POST, "/admin/v1/products", body, &[field])
+        .await;
+    error_code(&problem, field)
 }
 
 #[tokio::test]
@@ -172,25 +181,14 @@ async fn invalid_product_input_names_every_bad_field() {
 
     let mut body = product_body(&merchant, "Pass");
     body["ticket_validity_type"] = json!("VALIDITY_PERIOD");
-    let problem = app
-        .assert_admin_invalid(
-            Method::POST,
-            "/admin/v1/products",
-            &body,
-            &["ticket_validity_date"],
-        )
-        .await;
-    assert_eq!(problem["errors"][0]["code"], "required");
+    assert_eq!(
+        assert_product_refused(&app, &body, "ticket_validity_date").await,
+        "required"
+    );
 
     let mut body = product_body(&merchant, "Pass");
     body["ticket_validity_date"] = json!("2026-12-31");
-    app.assert_admin_invalid(
-        Method::POST,
-        "/admin/v1/products",
-        &body,
-        &["ticket_validity_date"],
-    )
-    .await;
+    assert_product_refused(&app, &body, "ticket_validity_date").await;
 
     let mut body = product_body(&merchant, "Guidebook");
     body["product_type"] = json!("MERCHANDISE");
@@ -199,8 +197,7 @@ async fn invalid_product_input_names_every_bad_field() {
 
     let mut body = product_body(&merchant, "Guidebook");
     body["unit_price"] = json!(12.5);
-    app.assert_admin_invalid(Method::POST, "/admin/v1/products", &body, &["unit_price"])
-        .await; // money is a string, never a float
+    assert_product_refused(&app, &body, "unit_price").await; // money is a string, never a float
 }
 
 #[tokio::test]
@@ -211,43 +208,26 @@ async fn unknown_references_are_named_and_nothing_is_half_written() {
     let campaign = app.create_campaign("Summer").await;
 
     let body = product_body(&uuid::Uuid::new_v4().to_string(), "Ghost");
-    app.assert_admin_invalid(Method::POST, "/admin/v1/products", &body, &["merchant_id"])
-        .await;
+    assert_product_refused(&app, &body, "merchant_id").await;
 
     let mut body = product_body(&merchant, "Entry");
     body["availability_group_id"] = json!(uuid::Uuid::new_v4());
-    let problem = app
-        .assert_admin_invalid(
-            Method::POST,
-            "/admin/v1/products",
-            &body,
-            &["availability_group_id"],
-        )
-        .await;
-    assert_eq!(problem["errors"][0]["code"], "unknown_reference");
+    assert_eq!(
+        assert_product_refused(&app, &body, "availability_group_id").await,
+        "unknown_reference"
+    );
 
     body["availability_group_id"] = json!(foreign_group);
-    let problem = app
-        .assert_admin_invalid(
-            Method::POST,
-            "/admin/v1/products",
-            &body,
-            &["availability_group_id"],
-        )
-        .await;
-    assert_eq!(problem["errors"][0]["code"], "invalid_reference");
+    assert_eq!(
+        assert_product_refused(&app, &body, "availability_group_id").await,
+        "invalid_reference"
+    );
 
     // The dedicated group and the first membership are written before the unknown campaign
     // fails; the transaction takes them back.
     let mut body = product_body(&merchant, "Entry");
     body["campaign_ids"] = json!([campaign, uuid::Uuid::new_v4()]);
-    app.assert_admin_invalid(
-        Method::POST,
-        "/admin/v1/products",
-        &body,
-        &["campaign_ids[1]"],
-    )
-    .await;
+    assert_product_refused(&app, &body, "campaign_ids[1]").await;
 
     assert_eq!(app.admin_item_count("/admin/v1/products").await, 0);
     assert_eq!(group_count(&app, &merchant).await, 0, "no orphaned group");

@@ -69,9 +69,12 @@ async fn a_voucher_is_created_with_a_normalized_code_read_updated_listed_and_del
 async fn a_code_is_unique_within_its_campaign_whatever_its_case() {
     let (app, c1, c2) = spawn_app_with_two_campaigns().await;
     create(&app, &voucher(&c1, "SUMMER")).await;
-    app.admin_post("/admin/v1/vouchers", &voucher(&c1, " summer "))
-        .await
-        .assert_problem(409, "conflict");
+    app.assert_admin_conflict(
+        Method::POST,
+        "/admin/v1/vouchers",
+        &voucher(&c1, " summer "),
+    )
+    .await;
     create(&app, &voucher(&c2, "summer")).await;
 
     let other = create(&app, &voucher(&c1, "WINTER")).await;
@@ -79,9 +82,8 @@ async fn a_code_is_unique_within_its_campaign_whatever_its_case() {
         "/admin/v1/vouchers/{}",
         other["voucher_id"].as_str().unwrap()
     );
-    app.admin_put(&path, &voucher(&c1, "Summer"))
-        .await
-        .assert_problem(409, "conflict");
+    app.assert_admin_conflict(Method::PUT, &path, &voucher(&c1, "Summer"))
+        .await;
 }
 
 #[tokio::test]

@@ -80,11 +80,12 @@ pub async fn create_product(app: &TestApp, body: &Value) -> Value {
     app.admin_post_created("/admin/v1/products", body).await["data"].clone()
 }
 
-/// Opens timeslots at `times` on every day of `days` in a group, through the operator API.
+/// Opens timeslots at `times` on every day of `days` (dates, as `NaiveDate`s or strings) in a
+/// group, through the operator API; returns the answer.
 pub async fn open_slots(
     app: &TestApp,
     group: &str,
-    days: (chrono::NaiveDate, chrono::NaiveDate),
+    days: (impl serde::Serialize, impl serde::Serialize),
     times: Value,
     capacity: Option<i32>,
 ) -> Value {

@@ -434,6 +434,13 @@ impl TestApp {
             .assert_problem(400, problem);
     }
 
+    /// Sends `body` with `method` to the operator route `path` and asserts a 409 `conflict`.
+    pub async fn assert_admin_conflict(&self, method: Method, path: &str, body: &Value) {
+        self.send(self.admin(method, path).json(body))
+            .await
+            .assert_problem(409, "conflict");
+    }
+
     /// Asserts that reading the operator record at `path` and replacing it with `body` are
     /// both 404 `not-found`.
     pub async fn assert_admin_unknown(&self, path: &str, body: &Value) {
