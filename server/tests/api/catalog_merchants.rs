@@ -37,23 +37,14 @@ async fn merchants(app: &TestApp, p: &Partner, n: usize) -> HashSet<String> {
 /// next_token.
 async fn traverse(app: &TestApp, p: &Partner, limit: u32) -> Vec<Value> {
     let mut items = Vec::new();
-    let mut next: Option<String> = None;
-    loop {
-        let mut path = format!("/v2/merchants?limit={limit}");
-        if let Some(token) = &next {
-            path.push_str(&format!("&next_token={token}"));
-        }
-        let body = p.get_ok(app, &path).await;
+    for body in p.pages(app, &format!("/v2/merchants?limit={limit}")).await {
         let page = body["data"].as_array().unwrap();
         assert!(page.len() <= limit as usize);
         assert_eq!(body["meta"]["item_count"], page.len());
         assert_eq!(body["meta"]["pagination"]["limit"], limit);
         items.extend(page.iter().cloned());
-        match body["meta"]["pagination"]["next_token"].as_str() {
-            Some(token) => next = Some(token.to_owned()),
-            None => return items,
-        }
     }
+    items
 }
 
 #[tokio::test]

@@ -133,6 +133,28 @@ pub async fn express_one_in_session(app: &TestApp, shop: &Shop) -> TestResponse 
     .await
 }
 
+/// Asserts that copies of one express request made one order: every copy either succeeded
+/// (200, or 208 for a replay) with the same body or was refused as `idempotency-key-in-use`,
+/// and at least one succeeded; returns the successes' bodies.
+#[track_caller]
+pub fn assert_one_order(responses: &[TestResponse]) -> Vec<String> {
+    let mut bodies = Vec::new();
+    for r in responses {
+        match r.status.as_u16() {
+            200 | 208 => bodies.push(r.text.clone()),
+            _ => {
+                r.assert_problem(409, "idempotency-key-in-use");
+            }
+        }
+    }
+    assert!(!bodies.is_empty());
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "every success is the same order"
+    );
+    bodies
+}
+
 /// Chooses `action` (pay, decline, cancel) on the sandbox page; returns the redirect target.
 pub async fn pay(app: &TestApp, payment_url: &str, action: &str) -> String {
     let path = payment_url

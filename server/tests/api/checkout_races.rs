@@ -8,7 +8,8 @@ use futures::future::join_all;
 use serde_json::json;
 
 use crate::checkout_fixtures::{
-    express, express_body, express_one_in_session, key, reserved_on_visit_day, shop, spawn_shop,
+    assert_one_order, express, express_body, express_one_in_session, key, reserved_on_visit_day,
+    shop, spawn_shop,
 };
 
 #[tokio::test]
@@ -56,21 +57,7 @@ async fn ten_copies_of_one_request_make_one_order() {
         async move { express(app, campaign, None, k, body).await }
     }))
     .await;
-    let mut bodies = Vec::new();
-    for r in &responses {
-        match r.status.as_u16() {
-            200 | 208 => bodies.push(r.text.clone()),
-            409 => {
-                r.assert_problem(409, "idempotency-key-in-use");
-            }
-            other => panic!("unexpected {other}: {}", r.text),
-        }
-    }
-    assert!(!bodies.is_empty());
-    assert!(
-        bodies.windows(2).all(|w| w[0] == w[1]),
-        "every success is the same order"
-    );
+    let bodies = assert_one_order(&responses);
     // Once the first is done, every retry replays it.
     let replay = express(&app, &shop.partner.campaign, None, &k, &body).await;
     assert_eq!(replay.status.as_u16(), 208);

@@ -88,6 +88,27 @@ impl Partner {
         assert_eq!(body["data"], json!([]), "{path}");
     }
 
+    /// Every page of `path` (which has a query) with the bearer, from the first to the one
+    /// without a `next_token`; their bodies, in order.
+    pub async fn pages(&self, app: &TestApp, path: &str) -> Vec<Value> {
+        let mut pages = Vec::new();
+        let mut next: Option<String> = None;
+        loop {
+            let mut page_path = path.to_owned();
+            if let Some(token) = &next {
+                page_path.push_str(&format!("&next_token={token}"));
+            }
+            let body = self.get_ok(app, &page_path).await;
+            next = body["meta"]["pagination"]["next_token"]
+                .as_str()
+                .map(str::to_owned);
+            pages.push(body);
+            if next.is_none() {
+                return pages;
+            }
+        }
+    }
+
     /// GET with the bearer and an Accept-Language.
     pub async fn get_in(&self, app: &TestApp, path: &str, language: &str) -> TestResponse {
         app.send(
