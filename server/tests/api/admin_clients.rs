@@ -8,7 +8,9 @@ use server::{
     store::{ClientSecrets, PartnerClientInput},
 };
 
-use crate::helpers::{error_code, spawn_app, spawn_app_with_two_campaigns};
+use crate::helpers::{
+    error_code, spawn_app, spawn_app_with_two_campaigns, upsert_partner_customer,
+};
 
 fn id(value: &Value) -> String {
     value["partner_client_id"].as_str().unwrap().to_owned()
@@ -358,17 +360,7 @@ async fn a_client_with_customers_cannot_be_deleted() {
     let app = spawn_app().await;
     let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
     let pc: uuid::Uuid = id(&created).parse().unwrap();
-    app.state
-        .store
-        .upsert_customer(
-            server::store::CustomerKey::Partner {
-                partner_client_id: pc,
-                reference: "user-1",
-            },
-            &Default::default(),
-        )
-        .await
-        .unwrap();
+    upsert_partner_customer(app.state.store.as_ref(), pc, "user-1").await;
     app.admin_delete(&format!("/admin/v1/clients/{pc}"))
         .await
         .assert_problem(409, "conflict");

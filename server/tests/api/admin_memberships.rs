@@ -6,7 +6,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use server::store::{CustomerDetails, CustomerKey, StoreError};
 
-use crate::helpers::{error_code, spawn_app, spawn_app_with_customer};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_customer, upsert_partner_customer};
 
 fn membership(customer: &uuid::Uuid, campaign: &str, discount: &str) -> Value {
     json!({ "customer_id": customer, "campaign_id": campaign, "name": "Gold",
@@ -137,10 +137,9 @@ async fn active_memberships_exclude_lapsed_ones_and_come_deepest_discount_first(
     )
     .await;
 
-    let active = app
-        .state
-        .store
-        .active_memberships(alice, campaign.parse().unwrap(), today)
+    let (store, campaign) = (&app.state.store, campaign.parse().unwrap());
+    let active = store
+        .active_memberships(alice, campaign, today)
         .await
         .unwrap();
     let discounts: Vec<String> = active
@@ -150,10 +149,8 @@ async fn active_memberships_exclude_lapsed_ones_and_come_deepest_discount_first(
     // SQLite keeps decimals as text, where "9.5" sorts above "10": name the backend on failure.
     assert_eq!(discounts, ["10", "9.5"], "on {}", app.state.store.backend());
     let tomorrow = today.checked_add_days(Days::new(1)).unwrap();
-    let later = app
-        .state
-        .store
-        .active_memberships(alice, campaign.parse().unwrap(), tomorrow)
+    let later = store
+        .active_memberships(alice, campaign, tomorrow)
         .await
         .unwrap();
     assert_eq!(later.len(), 1);
@@ -215,10 +212,7 @@ async fn a_customer_is_upserted_by_the_partner_reference() {
     assert_eq!(read.last_name.as_deref(), Some("Smith"));
     assert_eq!(read.locale.as_deref(), Some("nl-NL"));
 
-    let elsewhere = store
-        .upsert_customer(key(other_pc), &Default::default())
-        .await
-        .unwrap();
+    let elsewhere = upsert_partner_customer(store.as_ref(), other_pc, "user-1").await;
     assert_ne!(elsewhere, first);
 
     let unknown = store

@@ -394,17 +394,7 @@ impl TestApp {
             .unwrap()
             .parse()
             .unwrap();
-        self.state
-            .store
-            .upsert_customer(
-                server::store::CustomerKey::Partner {
-                    partner_client_id,
-                    reference,
-                },
-                &Default::default(),
-            )
-            .await
-            .expect("customer upserted")
+        upsert_partner_customer(self.state.store.as_ref(), partner_client_id, reference).await
     }
 
     /// Creates a campaign through the operator API and returns its id.
@@ -817,4 +807,20 @@ pub async fn store_partner_client(
         .upsert_partner_client(name, &input, &secrets)
         .await
         .unwrap();
+}
+
+/// The customer `reference` of partner client `partner_client_id`, upserted without details.
+pub async fn upsert_partner_customer(
+    store: &dyn server::store::Store,
+    partner_client_id: uuid::Uuid,
+    reference: &str,
+) -> uuid::Uuid {
+    let key = server::store::CustomerKey::Partner {
+        partner_client_id,
+        reference,
+    };
+    store
+        .upsert_customer(key, &Default::default())
+        .await
+        .expect("customer upserted")
 }

@@ -38,16 +38,23 @@ async fn reserved(app: &TestApp, group: Uuid, on: NaiveDate) -> i64 {
     crate::db_reads::reserved_on_day(app, group, on).await
 }
 
-async fn group_with_seats(app: &TestApp) -> Uuid {
-    shop(app, Some(SEATS)).await.group.parse().unwrap()
+/// A fresh app with a shop whose group has `SEATS` places a day; the group's id.
+async fn spawn_group_with_seats() -> (TestApp, Uuid) {
+    let app = spawn_app().await;
+    let group = shop(&app, Some(SEATS)).await.group.parse().unwrap();
+    (app, group)
+}
+
+/// The visit day and the day after it.
+fn two_visit_days() -> (NaiveDate, NaiveDate) {
+    (visit_day(), visit_day().succ_opt().unwrap())
 }
 
 #[tokio::test]
 async fn a_short_take_fails_the_commit_naming_it_and_keeps_the_others_too() {
-    let app = spawn_app().await;
+    let (app, group) = spawn_group_with_seats().await;
     let store = app.state.store.as_ref();
-    let group = group_with_seats(&app).await;
-    let (first, second) = (visit_day(), visit_day().succ_opt().unwrap());
+    let (first, second) = two_visit_days();
 
     let short = day(group, second, SEATS as u32 + 1);
     match take(store, &[day(group, first, 2), short]).await {
@@ -73,10 +80,9 @@ async fn a_short_take_fails_the_commit_naming_it_and_keeps_the_others_too() {
 
 #[tokio::test]
 async fn of_two_short_days_the_first_is_named() {
-    let app = spawn_app().await;
+    let (app, group) = spawn_group_with_seats().await;
     let store = app.state.store.as_ref();
-    let group = group_with_seats(&app).await;
-    let (first, second) = (visit_day(), visit_day().succ_opt().unwrap());
+    let (first, second) = two_visit_days();
     let too_many = SEATS as u32 + 1;
     let asked = [day(group, first, too_many), day(group, second, too_many)];
     match take(store, &asked).await {
@@ -87,9 +93,8 @@ async fn of_two_short_days_the_first_is_named() {
 
 #[tokio::test]
 async fn a_short_timeslot_after_a_day_with_places_is_the_one_named() {
-    let app = spawn_app().await;
+    let (app, group) = spawn_group_with_seats().await;
     let store = app.state.store.as_ref();
-    let group = group_with_seats(&app).await;
     let on = visit_day();
     let start = Utc.from_utc_datetime(&on.and_hms_opt(9, 0, 0).unwrap());
     let slot = NewTimeslot {
@@ -124,9 +129,8 @@ async fn a_short_timeslot_after_a_day_with_places_is_the_one_named() {
 
 #[tokio::test]
 async fn racing_commits_take_exactly_the_places_left_and_leave_no_connection_in_a_transaction() {
-    let app = spawn_app().await;
+    let (app, group) = spawn_group_with_seats().await;
     let store = app.state.store.clone();
-    let group = group_with_seats(&app).await;
     let on = visit_day();
 
     let outcomes = join_all((0..4 * SEATS).map(|_| {
@@ -196,7 +200,7 @@ async fn commits_taking_two_days_in_either_order_never_deadlock() {
     let app = spawn_app().await;
     let store = app.state.store.clone();
     let group = shop(&app, None).await.group.parse().unwrap();
-    let (first, second) = (visit_day(), visit_day().succ_opt().unwrap());
+    let (first, second) = two_visit_days();
     // Unlimited days, their rows made first: every commit updates both rows.
     take(
         store.as_ref(),

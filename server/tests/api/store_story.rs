@@ -10,7 +10,7 @@ use server::store::{
 };
 use uuid::Uuid;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, upsert_partner_customer};
 
 async fn store() -> (crate::helpers::TestApp, Arc<dyn Store>) {
     let app = spawn_app().await;
@@ -76,13 +76,13 @@ async fn nodes_starting_together_converge_on_one_key() {
 #[tokio::test]
 async fn customers_are_upserted_by_their_key() {
     let (_app, store, partner) = store_with_partner().await;
-    let key = || CustomerKey::Partner {
+    let key = CustomerKey::Partner {
         partner_client_id: partner,
         reference: "ref-1",
     };
     let first = store
         .upsert_customer(
-            key(),
+            key,
             &CustomerDetails {
                 email: Some("a@b.nl".into()),
                 ..Default::default()
@@ -90,37 +90,16 @@ async fn customers_are_upserted_by_their_key() {
         )
         .await
         .unwrap();
-    let again = store
-        .upsert_customer(key(), &CustomerDetails::default())
-        .await
-        .unwrap();
+    let again = upsert_partner_customer(store.as_ref(), partner, "ref-1").await;
     assert_eq!(first, again);
-    let other = store
-        .upsert_customer(
-            CustomerKey::Partner {
-                partner_client_id: partner,
-                reference: "ref-2",
-            },
-            &CustomerDetails::default(),
-        )
-        .await
-        .unwrap();
+    let other = upsert_partner_customer(store.as_ref(), partner, "ref-2").await;
     assert_ne!(first, other);
 }
 
 #[tokio::test]
 async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
     let (_app, store, partner) = store_with_partner().await;
-    let customer = store
-        .upsert_customer(
-            CustomerKey::Partner {
-                partner_client_id: partner,
-                reference: "r",
-            },
-            &CustomerDetails::default(),
-        )
-        .await
-        .unwrap();
+    let customer = upsert_partner_customer(store.as_ref(), partner, "r").await;
     let hash = vec![7u8; 32];
     store
         .create_session(&NewSession {
