@@ -21,9 +21,7 @@ async fn baseline_express(app: &TestApp, key: &str) -> TestResponse {
 #[tokio::test]
 async fn the_baselines_are_not_mounted_by_default() {
     let app = spawn_app().await;
-    app.get("/bench/baseline")
-        .await
-        .assert_problem(404, "not-found");
+    app.assert_not_found("/bench/baseline").await;
     baseline_express(&app, &key())
         .await
         .assert_problem(404, "not-found");

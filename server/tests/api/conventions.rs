@@ -44,9 +44,7 @@ async fn a_plain_inbound_correlation_id_is_kept_and_an_unsafe_one_replaced() {
 #[tokio::test]
 async fn unknown_route_is_a_not_found_problem() {
     let app = spawn_app().await;
-    app.get("/v2/nothing-here")
-        .await
-        .assert_problem(404, "not-found");
+    app.assert_not_found("/v2/nothing-here").await;
 }
 
 #[tokio::test]

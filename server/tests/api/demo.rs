@@ -110,7 +110,7 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
 #[tokio::test]
 async fn the_demo_shop_embeds_the_frame_with_a_fresh_code_in_demo_mode_only() {
     let app = crate::helpers::spawn_app_with(|config| config.demo = true).await;
-    app.get("/demo/shop").await.assert_problem(404, "not-found");
+    app.assert_not_found("/demo/shop").await;
     seed_if_empty(&app.state).await.unwrap();
 
     let first = app.get("/demo/shop").await;
@@ -126,5 +126,5 @@ async fn the_demo_shop_embeds_the_frame_with_a_fresh_code_in_demo_mode_only() {
 
     let off = crate::helpers::spawn_app_with(|config| config.demo = false).await;
     seed_if_empty(&off.state).await.unwrap();
-    off.get("/demo/shop").await.assert_problem(404, "not-found");
+    off.assert_not_found("/demo/shop").await;
 }

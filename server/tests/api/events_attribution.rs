@@ -117,7 +117,7 @@ async fn a_payment_id_alone_neither_shows_nor_settles_the_payment() {
             "{path}: not paid"
         );
         posted.assert_problem(404, "not-found");
-        app.get(&path).await.assert_problem(404, "not-found");
+        app.assert_not_found(&path).await;
     }
 
     // With its key, the customer pays.

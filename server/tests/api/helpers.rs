@@ -267,6 +267,11 @@ impl TestApp {
         self.send(self.request(Method::GET, path)).await
     }
 
+    /// Asserts that GET `path` is a 404 `not-found` problem.
+    pub async fn assert_not_found(&self, path: &str) {
+        self.get(path).await.assert_problem(404, "not-found");
+    }
+
     /// POSTs an `application/x-www-form-urlencoded` body, as OAuth clients and HTML forms do.
     pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> TestResponse {
         self.send(self.request(Method::POST, path).form(form)).await

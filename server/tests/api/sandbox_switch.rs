@@ -17,7 +17,7 @@ async fn with_the_sandbox_switched_off_its_page_is_404_and_checkouts_fail_at_the
         .await
         .assert_problem(502, "checkout-order-failed");
     let path = format!("/pay/{}?key={}", Uuid::new_v4(), "0".repeat(32));
-    app.get(&path).await.assert_problem(404, "not-found");
+    app.assert_not_found(&path).await;
     let posted: Value = app
         .post_form(&path, &[("action", "pay")])
         .await
