@@ -233,25 +233,38 @@ impl FulfillmentProvider for ScriptedFulfillment {
     }
 }
 
-/// The sandbox, except that payment creation fails or gives no redirect on command.
-pub struct ScriptedPayments {
-    pub script: Arc<Mutex<Script>>,
+/// How a test's payment provider creates a payment; everything else it leaves to the sandbox
+/// (see `SandboxExcept`).
+#[async_trait::async_trait]
+pub trait CreatePayment: Send + Sync {
+    async fn create_payment(
+        &self,
+        sandbox: &SandboxPayments,
+        request: &PaymentRequest,
+    ) -> anyhow::Result<Option<url::Url>>;
+}
+
+/// The sandbox of `state`, except that `create` creates the payments.
+pub struct SandboxExcept<C> {
     pub sandbox: SandboxPayments,
+    pub create: C,
+}
+
+impl<C> SandboxExcept<C> {
+    pub fn new(state: &server::state::AppState, create: C) -> Self {
+        let sandbox = SandboxPayments::new(state.config.base_url(), state.sandbox_pay.clone());
+        Self { sandbox, create }
+    }
 }
 
 #[async_trait::async_trait]
-impl PaymentProvider for ScriptedPayments {
+impl<C: CreatePayment> PaymentProvider for SandboxExcept<C> {
     fn name(&self) -> &'static str {
         "sandbox"
     }
 
     async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<url::Url>> {
-        let script = *self.script.lock().unwrap();
-        match script {
-            Script::Succeed => self.sandbox.create_payment(request).await,
-            Script::Refuse => Ok(None),
-            Script::Fail => anyhow::bail!("the provider answered 500"),
-        }
+        self.create.create_payment(&self.sandbox, request).await
     }
 
     async fn provision_account(
@@ -264,6 +277,25 @@ impl PaymentProvider for ScriptedPayments {
 
     async fn kyc_url(&self, provider_account_id: &str) -> anyhow::Result<url::Url> {
         self.sandbox.kyc_url(provider_account_id).await
+    }
+}
+
+/// Payment creation that fails or gives no redirect on command.
+pub struct ScriptedPayments(pub Arc<Mutex<Script>>);
+
+#[async_trait::async_trait]
+impl CreatePayment for ScriptedPayments {
+    async fn create_payment(
+        &self,
+        sandbox: &SandboxPayments,
+        request: &PaymentRequest,
+    ) -> anyhow::Result<Option<url::Url>> {
+        let script = *self.0.lock().unwrap();
+        match script {
+            Script::Succeed => sandbox.create_payment(request).await,
+            Script::Refuse => Ok(None),
+            Script::Fail => anyhow::bail!("the provider answered 500"),
+        }
     }
 }
 
@@ -296,10 +328,7 @@ pub async fn spawn_scripted() -> (TestApp, Scripts) {
             let mut providers = (*state.fulfillment).clone();
             providers.register("scripted", Arc::new(ScriptedFulfillment(f)));
             state.fulfillment = Arc::new(providers);
-            state.payments = Arc::new(ScriptedPayments {
-                script: p,
-                sandbox: SandboxPayments::new(state.config.base_url(), state.sandbox_pay.clone()),
-            });
+            state.payments = Arc::new(SandboxExcept::new(state, ScriptedPayments(p)));
         },
     )
     .await;

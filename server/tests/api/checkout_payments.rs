@@ -9,21 +9,20 @@ use std::{
 };
 
 use secrecy::ExposeSecret;
-use server::providers::{
-    sandbox::SandboxPayments, PaymentProvider, PaymentRequest, ProvisionedAccount,
-};
+use server::providers::{sandbox::SandboxPayments, PaymentProvider, PaymentRequest};
 use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, Connection};
 
 use crate::{
-    checkout_fixtures::{basket, customer, express_one_as_guest, shop},
+    checkout_fixtures::{
+        basket, customer, express_one_as_guest, shop, CreatePayment, SandboxExcept,
+    },
     helpers::spawn_app_with_state,
 };
 
-/// The sandbox, except that while it creates a payment it looks at the database for a write
-/// transaction of the server's that is open, and records what it saw.
+/// Payment creation by the sandbox that first looks at the database for a write transaction
+/// of the server's that is open, and records what it saw.
 struct WatchingPayments {
     database_url: String,
-    sandbox: SandboxPayments,
     /// One entry per payment created: whether a write transaction was open meanwhile.
     seen: Arc<Mutex<Vec<bool>>>,
 }
@@ -70,27 +69,15 @@ impl WatchingPayments {
 }
 
 #[async_trait::async_trait]
-impl PaymentProvider for WatchingPayments {
-    fn name(&self) -> &'static str {
-        "sandbox"
-    }
-
-    async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<url::Url>> {
+impl CreatePayment for WatchingPayments {
+    async fn create_payment(
+        &self,
+        sandbox: &SandboxPayments,
+        request: &PaymentRequest,
+    ) -> anyhow::Result<Option<url::Url>> {
         let open = self.write_transaction_open().await;
         self.seen.lock().unwrap().push(open);
-        self.sandbox.create_payment(request).await
-    }
-
-    async fn provision_account(
-        &self,
-        legal_name: &str,
-        email: &str,
-    ) -> anyhow::Result<ProvisionedAccount> {
-        self.sandbox.provision_account(legal_name, email).await
-    }
-
-    async fn kyc_url(&self, provider_account_id: &str) -> anyhow::Result<url::Url> {
-        self.sandbox.kyc_url(provider_account_id).await
+        sandbox.create_payment(request).await
     }
 }
 
@@ -101,17 +88,12 @@ async fn no_write_transaction_is_open_while_the_payment_is_created() {
     let app = spawn_app_with_state(
         |_| {},
         move |state| {
-            state.payments = Arc::new(WatchingPayments {
-                database_url: state
-                    .config
-                    .database_url
-                    .as_ref()
-                    .unwrap()
-                    .expose_secret()
-                    .to_owned(),
-                sandbox: SandboxPayments::new(state.config.base_url(), state.sandbox_pay.clone()),
+            let database_url = state.config.database_url.as_ref().unwrap();
+            let watching = WatchingPayments {
+                database_url: database_url.expose_secret().to_owned(),
                 seen: watched,
-            });
+            };
+            state.payments = Arc::new(SandboxExcept::new(state, watching));
         },
     )
     .await;
