@@ -7,6 +7,11 @@ use server::demo::{seed_if_empty, DEMO_CAMPAIGN, SECOND_CAMPAIGN};
 
 use crate::helpers::{spawn_app, TestClient};
 
+/// The string `field` of every item, as a set.
+fn strings_of<'a>(items: &'a [Value], field: &str) -> HashSet<&'a str> {
+    items.iter().map(|i| i[field].as_str().unwrap()).collect()
+}
+
 #[tokio::test]
 async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
     let app = spawn_app().await;
@@ -71,10 +76,7 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
             100,
         )
         .await;
-    let first_merchants: HashSet<&str> = products
-        .iter()
-        .map(|p| p["merchant_id"].as_str().unwrap())
-        .collect();
+    let first_merchants = strings_of(&products, "merchant_id");
     assert!(
         second
             .iter()
@@ -88,12 +90,8 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
             100,
         )
         .await;
-    let kinds: HashSet<&str> = vouchers
-        .iter()
-        .map(|v| v["kind"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        kinds,
+        strings_of(&vouchers, "kind"),
         HashSet::from(["PERCENTAGE", "AMOUNT"]),
         "vouchers of both kinds"
     );
