@@ -156,13 +156,14 @@ fn idempotent(
     }
 }
 
-/// Runs ten `attempt`s at once, each on a task of its own, and gives back their outcomes.
-async fn ten_at_once<T, F>(attempt: impl Fn() -> F) -> Vec<T>
+/// Runs ten `attempt`s at once, each on a task of its own with its own handle on `store`, and
+/// gives back their outcomes.
+async fn ten_at_once<T, F>(store: &Arc<dyn Store>, attempt: impl Fn(Arc<dyn Store>) -> F) -> Vec<T>
 where
     F: std::future::Future<Output = T> + Send + 'static,
     T: Send + 'static,
 {
-    futures::future::join_all((0..10).map(|_| tokio::spawn(attempt())))
+    futures::future::join_all((0..10).map(|_| tokio::spawn(attempt(store.clone()))))
         .await
         .into_iter()
         .map(Result::unwrap)
@@ -173,14 +174,11 @@ where
 async fn an_idempotency_key_is_claimed_once_and_its_stale_lock_taken_over() {
     let (_app, store) = store().await;
     let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
-    let outcomes = ten_at_once(|| {
-        let store = store.clone();
-        async move {
-            store
-                .claim_idempotency_key(&idempotent(campaign, key, b"a", now), now)
-                .await
-                .unwrap()
-        }
+    let outcomes = ten_at_once(&store, |store| async move {
+        store
+            .claim_idempotency_key(&idempotent(campaign, key, b"a", now), now)
+            .await
+            .unwrap()
     })
     .await;
     assert_eq!(
@@ -333,23 +331,20 @@ async fn a_key_claimed_with_its_transaction_is_committed_before_the_transaction(
 async fn claims_with_their_transactions_race_for_a_key_and_one_wins() {
     let (_app, store) = store().await;
     let (campaign, key, now) = (Uuid::new_v4(), Uuid::new_v4(), Utc::now());
-    let outcomes = ten_at_once(|| {
-        let store = store.clone();
-        async move {
-            let claim = store
-                .claim_and_begin(&idempotent(campaign, key, b"a", now), now)
-                .await
-                .unwrap();
-            match claim {
-                // Ended at once (SQLite's one writer waits for it); the claim stays in flight.
-                IdempotencyClaim::Claimed(tx) => {
-                    tx.commit().await.unwrap();
-                    true
-                }
-                IdempotencyClaim::InFlight => false,
-                IdempotencyClaim::Replay { .. } => panic!("nothing was stored to replay"),
-                IdempotencyClaim::Reused => panic!("every claim sends the same request"),
+    let outcomes = ten_at_once(&store, |store| async move {
+        let claim = store
+            .claim_and_begin(&idempotent(campaign, key, b"a", now), now)
+            .await
+            .unwrap();
+        match claim {
+            // Ended at once (SQLite's one writer waits for it); the claim stays in flight.
+            IdempotencyClaim::Claimed(tx) => {
+                tx.commit().await.unwrap();
+                true
             }
+            IdempotencyClaim::InFlight => false,
+            IdempotencyClaim::Replay { .. } => panic!("nothing was stored to replay"),
+            IdempotencyClaim::Reused => panic!("every claim sends the same request"),
         }
     })
     .await;
