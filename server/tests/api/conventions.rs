@@ -192,6 +192,32 @@ async fn openapi_documents_every_route() {
 }
 
 #[tokio::test]
+async fn every_operator_operation_is_documented_as_admin_and_needing_the_operator_token() {
+    let app = spawn_app().await;
+    let doc = app.get("/openapi.json").await.assert_status(200);
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("path item") {
+            let operator = path.starts_with("/admin/");
+            let secured = operation["security"] == json!([{ "admin_token": [] }]);
+            assert_eq!(
+                operator,
+                operation["tags"] == json!(["admin"]),
+                "{method} {path}"
+            );
+            if operator {
+                assert!(secured, "{method} {path} documents no operator token");
+                operations += 1;
+            }
+        }
+    }
+    assert!(
+        operations > 40,
+        "only {operations} operator operations documented"
+    );
+}
+
+#[tokio::test]
 async fn operator_api_needs_its_token_and_is_absent_without_one() {
     let app = spawn_app().await;
     app.get("/admin/v1/campaigns")
