@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { axeViolations } from './support/a11y';
 import { expect, test } from './support/fixtures';
 import { BASE_URL } from './support/partner';
-import { chooseFirstAvailableDay, fillCustomerDetails, openShop, PAYMENT_PAGE, ticketsFrame } from './support/shop';
+import { chooseFirstAvailableDay, fillCustomerDetails, openShop, PAYMENT_PAGE, ticketsFrame, waitForSettledFrame } from './support/shop';
 
 function texts(locale: string): any {
   return JSON.parse(readFileSync(join(__dirname, '..', '..', 'app', 'locales', `${locale}.json`), 'utf8'));
@@ -82,6 +82,8 @@ for (const locale of ['en-GB', 'nl-NL']) {
         // The zoo's timeslots, and a physical product's address form.
         const zoo = await openShop(page, partner, { user: `e2e-look2-${locale}-${width}-${Date.now()}` });
         await zoo.getByRole('link', { name: locale === 'nl-NL' ? 'Dierenpark De Zonnebloem' : 'Sunflower Zoo' }).click();
+        // The merchant's page is taller: a click while the host still resizes the iframe is lost.
+        await waitForSettledFrame(page);
         await zoo.getByRole('link', { name: /^(Day ticket with entry time|Dagkaart met tijdslot)$/ }).click();
         await chooseFirstAvailableDay(zoo).catch(() => zoo.getByRole('grid').locator('button.bookable').first().click());
         await expect(zoo.getByRole('radio').first()).toBeVisible();
@@ -104,6 +106,7 @@ for (const locale of ['en-GB', 'nl-NL']) {
 test('a physical product\'s address form is clean for axe', async ({ page, partner }) => {
   const frame = await openShop(page, partner, { user: `e2e-address-${Date.now()}` });
   await frame.getByRole('link', { name: /Canal House Museum/ }).click();
+  await waitForSettledFrame(page);
   await frame.getByRole('link', { name: /Museum guide/ }).click();
   await frame.getByRole('button', { name: 'Continue' }).click();
   await fillCustomerDetails(frame);
