@@ -42,6 +42,37 @@ for (const { locale, museum, money } of CASES) {
       await expect(day).toHaveAttribute('aria-label', money);
       await expect(frame.getByRole('button', { name: t.product.proceed })).toBeVisible();
     });
+
+    test(`on a 320 px phone the ${locale} menu stays one row`, async ({ page, partner }) => {
+      const t = texts(locale);
+      await page.setViewportSize({ width: 320, height: 640 });
+      const frame = await openShop(page, partner);
+      const menu = frame.getByRole('navigation', { name: t.nav.label });
+      const links = [t.nav.shop, t.nav.orders, t.nav.points].map((name) => menu.getByRole('link', { name }));
+      const boxes = await Promise.all(links.map(async (link) => (await link.boundingBox())!));
+      // One row: every link's box spans the same band, whatever its own height.
+      const top = Math.max(...boxes.map((b) => b.y));
+      const bottom = Math.min(...boxes.map((b) => b.y + b.height));
+      expect(top).toBeLessThan(bottom);
+      for (const box of boxes) expect(box.height).toBeGreaterThanOrEqual(44);
+      // A label may take two lines, but only between its words: each word is one box.
+      for (const link of links) {
+        const split = await link.evaluate((el) => {
+          const split: string[] = [];
+          const texts = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+            for (const word of (text.textContent ?? '').matchAll(/\S+/g)) {
+              const range = document.createRange();
+              range.setStart(text, word.index!);
+              range.setEnd(text, word.index! + word[0].length);
+              if (range.getClientRects().length > 1) split.push(word[0]);
+            }
+          }
+          return split;
+        });
+        expect(split).toEqual([]);
+      }
+    });
   });
 }
 
