@@ -77,6 +77,9 @@ for (const locale of ['en-GB', 'nl-NL']) {
 
         await after.getByRole('link', { name: t.nav.points }).click();
         await expect(after.getByRole('table')).toBeVisible();
+        // The order's points, named in the customer's language with its display id, then the day.
+        const earned = t.ledger.earned_for_order.replace('{{ reference }}', 'BX-[0-9A-Z]{4}-[0-9A-Z]{4}');
+        await expect(after.getByRole('cell', { name: new RegExp(`^${earned} \\d`) })).toBeVisible();
         await look('8-points');
 
         // The zoo's timeslots, and a physical product's address form.

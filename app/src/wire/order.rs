@@ -68,6 +68,10 @@ pub struct LoyaltyEntry {
     /// Signed: negative for REDEEM.
     pub points: i64,
     pub balance_after: i64,
+    /// In English, as stored; a localized screen builds its own text from `kind` and
+    /// `order_display_id`.
     pub description: String,
     pub order_id: Option<Uuid>,
+    /// The display id (`BX-7K3M-9Q2P`) of `order_id`'s order, with it.
+    pub order_display_id: Option<String>,
 }

@@ -121,6 +121,7 @@ async fn list_loyalty_entries(
                 balance_after: e.balance_after,
                 description: e.description,
                 order_id: e.customer_order_id,
+                order_display_id: e.order_display_id,
             })
             .collect(),
         limit: page.limit,

@@ -64,6 +64,8 @@ pub struct LoyaltyEntryRecord {
     pub balance_after: i64,
     pub description: String,
     pub customer_order_id: Option<Uuid>,
+    /// The display id of `customer_order_id`'s order.
+    pub order_display_id: Option<String>,
 }
 
 /// An order with its first payment.

@@ -107,6 +107,7 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     assert_eq!(entry["points"], 78);
     assert_eq!(entry["balance_after"], 78);
     assert_eq!(entry["order_id"], placed["order_id"]);
+    assert_eq!(entry["order_display_id"], placed["order_display_id"]);
 
     // Every step is an event the partner can poll, oldest first.
     let seen = event_types(&app, &shop).await;

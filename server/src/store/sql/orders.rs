@@ -85,11 +85,13 @@ impl OrderStore for SqlStore {
     ) -> StoreResult<Vec<LoyaltyEntryRecord>> {
         let (after_date, after_id) = after.unzip();
         Ok(sqlx::query_as(
-            "SELECT loyalty_entry_id, occurred_at, kind, points, balance_after, description, customer_order_id
-             FROM loyalty_entry
-             WHERE customer_id = $1 AND campaign_id = $2
-               AND ($3 IS NULL OR occurred_at < $3 OR (occurred_at = $3 AND loyalty_entry_id < $4))
-             ORDER BY occurred_at DESC, loyalty_entry_id DESC LIMIT $5",
+            "SELECT e.loyalty_entry_id, e.occurred_at, e.kind, e.points, e.balance_after, e.description,
+                    e.customer_order_id, o.display_id AS order_display_id
+             FROM loyalty_entry e
+             LEFT JOIN customer_order o ON o.customer_order_id = e.customer_order_id
+             WHERE e.customer_id = $1 AND e.campaign_id = $2
+               AND ($3 IS NULL OR e.occurred_at < $3 OR (e.occurred_at = $3 AND e.loyalty_entry_id < $4))
+             ORDER BY e.occurred_at DESC, e.loyalty_entry_id DESC LIMIT $5",
         )
         .bind(customer_id)
         .bind(campaign_id)
