@@ -6,7 +6,7 @@
 //! compiled data holds every CLDR locale (far past the WASM budget) and its datagen needs the
 //! network at build time, which this project's builds do not have.
 
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Timelike};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Timelike, Utc};
 use rust_decimal::{Decimal, RoundingStrategy};
 
 use crate::{
@@ -95,6 +95,13 @@ pub fn date_medium(locale: Locale, date: NaiveDate) -> String {
         year = date.year()
     )
     .to_string()
+}
+
+/// The calendar day of an instant where the customer is, in the browser's time zone. Only for
+/// screens that render in the browser (those with the customer's own data: orders, points); a
+/// server render would use the server's zone.
+pub fn customers_day(at: DateTime<Utc>) -> NaiveDate {
+    at.with_timezone(&chrono::Local).date_naive()
 }
 
 /// `December 2026`: a calendar's caption.

@@ -113,6 +113,28 @@ test('a product without dates has no calendar and sells for today', async ({ pag
   await expect(tickets.getByText(/Valid until/).first()).toBeVisible();
 });
 
+// A zone whose calendar day differs from UTC's at the hour the run starts (UTC+14 from 11:00 UTC,
+// UTC-11 before), so a screen that dated an order by UTC would show the wrong day.
+const FAR_ZONE = new Date().getUTCHours() >= 11 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+
+test.describe(`a customer in ${FAR_ZONE}`, () => {
+  test.use({ timezoneId: FAR_ZONE });
+
+  test('sees the order and its points dated by the customer\'s own calendar', async ({ page, partner }) => {
+    test.setTimeout(60_000);
+    const frame = await openProduct(page, partner, /Adventure Park/, /Annual pass/);
+    await frame.getByRole('button', { name: 'Continue' }).click();
+    await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+    const tickets = await payAndSeeTickets(page, partner);
+    const today = new Intl.DateTimeFormat('en-GB', { timeZone: FAR_ZONE, day: 'numeric', month: 'long', year: 'numeric' }).format(new Date());
+
+    await tickets.getByRole('link', { name: 'My orders' }).click();
+    await expect(tickets.getByText(`Ordered on ${today}`)).toBeVisible();
+    await tickets.getByRole('link', { name: 'My points' }).click();
+    await expect(tickets.getByRole('cell', { name: new RegExp(`^Points for order BX-\\S+ ${today}$`) })).toBeVisible();
+  });
+});
+
 test('a physical product is refused until the delivery address is given, with the errors at the fields', async ({ page, partner }) => {
   const frame = await openProduct(page, partner, /Canal House Museum/, /Museum guide/);
   await frame.getByRole('button', { name: 'Continue' }).click();

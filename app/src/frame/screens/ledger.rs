@@ -47,8 +47,8 @@ pub fn LedgerScreen() -> impl IntoView {
                                             view! { {before}<span class="reference">{reference}</span>{after} }
                                         }
                                     }</span>
-                                    <time class="entry-sub" datetime=entry.occurred_at.date_naive().to_string()>
-                                        {move || format::date_medium(i18n.get_locale(), entry.occurred_at.date_naive())}
+                                    <time class="entry-sub" datetime=format::customers_day(entry.occurred_at).to_string()>
+                                        {move || format::date_medium(i18n.get_locale(), format::customers_day(entry.occurred_at))}
                                     </time>
                                 </td>
                                 <td class="number">

@@ -45,7 +45,7 @@ fn OrderCard(order: Order) -> impl IntoView {
     let i18n = use_i18n();
     let reference = order.order_display_id.clone();
     let status = order.status.clone();
-    let placed = order.created_at.date_naive();
+    let placed = format::customers_day(order.created_at);
     let tickets = if order.tickets.is_empty() {
         view! { <p class="hint">{t!(i18n, orders.no_tickets)}</p> }.into_any()
     } else {
