@@ -108,6 +108,14 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
     assert_eq!(entry["balance_after"], 78);
     assert_eq!(entry["order_id"], placed["order_id"]);
     assert_eq!(entry["order_display_id"], placed["order_display_id"]);
+    // The rest of the entry's shape (decisions.md §5): its id, when, and the stored English text.
+    assert!(entry["id"].as_str().unwrap().parse::<uuid::Uuid>().is_ok());
+    assert!(entry["occurred_at"]
+        .as_str()
+        .unwrap()
+        .parse::<chrono::DateTime<chrono::Utc>>()
+        .is_ok());
+    assert_eq!(entry["description"], format!("Order {display}"));
 
     // Every step is an event the partner can poll, oldest first.
     let seen = event_types(&app, &shop).await;
