@@ -209,6 +209,7 @@ async fn campaign_and_partner(store: &dyn Store) -> anyhow::Result<Uuid> {
                 frame_origins: vec!["http://localhost:*".to_owned()],
                 return_origins: vec!["http://localhost:*".to_owned()],
                 webhook_url: None,
+                hold_limits: None,
             },
             &ClientSecrets {
                 secret_hash: server::secrets::hash_secret(CLIENT_SECRET),

@@ -1,5 +1,5 @@
 import { expect, test } from './support/fixtures';
-import { BASE_URL, createSession, trustPartnerIssuer } from './support/partner';
+import { BASE_URL, createSession, DEMO_CAMPAIGN, trustPartnerIssuer } from './support/partner';
 import { frameOf, hostEvents, openShop, ticketsFrame, waitForHostEvent } from './support/shop';
 
 test('the server render is in the request\'s language, never cached, referred or cookied, and framed only by the partner', async ({ request }) => {
@@ -104,4 +104,29 @@ test('opened outside a partner\'s page, the frame says where to go', async ({ pa
   // Playwright's browser asks for en-US, which the frame serves as en-GB.
   await page.goto(`${BASE_URL}/frame`);
   await expect(page.getByRole('heading', { name: "This page opens from a partner's website" })).toBeVisible();
+});
+
+test('a kept session resumes only on a reload of the opening it began in', async ({ page }) => {
+  // The frame opened in a first-party tab, as on a same-site host page: sessionStorage works,
+  // so the frame keeps its session for a reload.
+  const { session_code: code } = await createSession(`e2e-kept-${Date.now()}`);
+  await page.goto(`${BASE_URL}/frame?session_code=${code}`);
+  const merchants = page.getByRole('heading', { name: 'Where would you like to go?' });
+  await expect(merchants).toBeVisible();
+  expect(page.url()).toMatch(/[?&]opening=[0-9a-f]+/);
+  expect(await page.evaluate(() => sessionStorage.getItem('boxoffice.session'))).not.toBeNull();
+
+  await page.reload();
+  await expect(merchants).toBeVisible();
+
+  // The next person on this device opens the partner's page in identity mode: the frame
+  // waits for their token instead of showing the previous customer's session.
+  await page.goto(`${BASE_URL}/frame?client_id=demo-partner&campaign_id=${DEMO_CAMPAIGN}`);
+  await expect(page.getByText('Signing you in…')).toBeVisible();
+  await expect(merchants).toBeHidden();
+
+  // A handoff that fails (a code already used) clears what the tab kept.
+  await page.goto(`${BASE_URL}/frame?session_code=${code}`);
+  await expect(page.getByRole('heading', { name: "This page opens from a partner's website" })).toBeVisible();
+  expect(await page.evaluate(() => sessionStorage.getItem('boxoffice.session'))).toBeNull();
 });

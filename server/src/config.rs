@@ -99,10 +99,29 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]
     pub auth_rate_per_minute: u32,
 
-    /// Express checkouts per hour one client address may start without a bearer (guests):
-    /// each holds places for the payment window, so one caller cannot hold a day's capacity.
-    #[arg(long, env = "BOXOFFICE_GUEST_EXPRESS_PER_HOUR", default_value_t = 20)]
-    pub guest_express_per_hour: u32,
+    /// Open checkouts (reserved, or confirmed and awaiting payment) one customer or one
+    /// session may hold at once; 0: no bound. A partner client may set its own
+    /// (`hold_limits`, operator API). docs/security.md, "Holds".
+    #[arg(long, env = "BOXOFFICE_HOLD_RESERVATIONS", default_value_t = 8)]
+    pub hold_reservations: u32,
+
+    /// Open checkouts one customer or session may hold for one visit day; 0: no bound.
+    #[arg(long, env = "BOXOFFICE_HOLD_RESERVATIONS_PER_DAY", default_value_t = 4)]
+    pub hold_reservations_per_day: u32,
+
+    /// Places one customer or session may hold at once, over all its open checkouts; 0: no
+    /// bound.
+    #[arg(long, env = "BOXOFFICE_HOLD_PLACES", default_value_t = 100)]
+    pub hold_places: u32,
+
+    /// Places one customer or session may hold for one visit day; 0: no bound.
+    #[arg(long, env = "BOXOFFICE_HOLD_PLACES_PER_DAY", default_value_t = 40)]
+    pub hold_places_per_day: u32,
+
+    /// One client address (bearer or not) may hold this many times a customer's bounds: a
+    /// household, an office or a school shares one address.
+    #[arg(long, env = "BOXOFFICE_HOLD_ADDRESS_FACTOR", default_value_t = 4)]
+    pub hold_address_factor: u32,
 
     /// Load balancers and proxies whose `X-Forwarded-For` / `Forwarded` headers are believed,
     /// as comma-separated CIDRs or addresses (`10.0.0.0/8,192.0.2.7`). Only when the peer is
@@ -177,6 +196,17 @@ impl Config {
     pub fn outbound(&self) -> crate::outbound::OutboundPolicy {
         crate::outbound::OutboundPolicy {
             allow_private: self.allow_private_outbound,
+        }
+    }
+
+    /// The bounds on what one customer or session holds at once, as set; a partner client's
+    /// own replace them for its buyers (`checkout::holds`).
+    pub fn hold_limits(&self) -> crate::store::HoldLimits {
+        crate::store::HoldLimits {
+            reservations: self.hold_reservations,
+            reservations_per_day: self.hold_reservations_per_day,
+            places: self.hold_places,
+            places_per_day: self.hold_places_per_day,
         }
     }
 

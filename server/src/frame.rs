@@ -24,6 +24,7 @@ use crate::{
     frame_session::{
         payment_page_key, security_headers, server_fn_input_errors, ServerFrameBackend,
     },
+    http::rate_limit::{self, RateLimit},
     state::AppState,
 };
 
@@ -68,6 +69,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         ))
         .layer(middleware::from_fn(server_fn_input_errors))
         .layer(middleware::from_fn_with_state(
+            RateLimit::per_minute(state.config.auth_rate_per_minute),
+            limit_server_functions,
+        ))
+        .layer(middleware::from_fn_with_state(
             state.config.body_limit_bytes,
             body_limit,
         ));
@@ -84,6 +89,21 @@ pub fn router(state: &AppState) -> Router<AppState> {
         router = router.route_service(&format!("/{file}"), served);
     }
     router
+}
+
+/// The frame's server functions (`/frame/api/*`: the code exchange among them) are limited
+/// per client address like the token and exchange endpoints, so the frame is no way around
+/// their limit; its pages are not.
+async fn limit_server_functions(
+    State(limit): State<RateLimit>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.uri().path().starts_with("/frame/api/") {
+        rate_limit::middleware(State(limit), request, next).await
+    } else {
+        next.run(request).await
+    }
 }
 
 /// Holds a frame request's body to `BOXOFFICE_BODY_LIMIT`, answering 413 `payload-too-large`

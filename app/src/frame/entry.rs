@@ -1,5 +1,6 @@
-//! How the frame starts in the browser: from a session code, a session kept in this tab, or
-//! the host's identity token; then it connects to the host page and follows a deep link.
+//! How the frame starts in the browser: from a session code, a session kept in this tab (on a
+//! reload of the same opening only), or the host's identity token; then it connects to the
+//! host page and follows a deep link.
 
 /// Starts the session once the frame runs in the browser (never on the server render).
 pub fn start_session() {
@@ -90,22 +91,27 @@ mod browser {
             match exchange_session_code(code).await {
                 Ok(FrameExchange::Ready(mut ready)) => {
                     ready.return_url = opening.return_url.clone();
-                    stored::store(&ready);
-                    stored::forget_code(Some(&ready.client_id));
+                    stored::keep(&ready);
                     return SessionState::Active(ready);
                 }
                 Ok(FrameExchange::Expired { frame_origins }) => {
-                    stored::forget_code(None);
+                    stored::forget_stored();
+                    stored::forget_code();
                     if host::connect(&frame_origins) {
                         host::post(&Outgoing::SessionExpired);
                     }
                     return SessionState::CodeExpired;
                 }
-                // A used code on a reload still finds the session this tab kept.
-                Ok(FrameExchange::Invalid) | Err(_) => stored::forget_code(None),
+                // A failed handoff leaves nothing to resume: whoever opened the frame with
+                // this code is not shown an earlier customer's session.
+                Ok(FrameExchange::Invalid) | Err(_) => {
+                    stored::forget_stored();
+                    stored::forget_code();
+                    return SessionState::Missing;
+                }
             }
         }
-        if let Some(session) = stored::stored() {
+        if let Some(session) = stored::resumable(opening) {
             return SessionState::Active(session);
         }
         if let (Some(client_id), Some(campaign_id)) =
@@ -163,11 +169,12 @@ mod browser {
                     frame_origins,
                     return_url,
                 };
-                stored::store(&active);
+                stored::keep(&active);
                 session.set(SessionState::Active(active));
             }
             Err(_) => {
                 if matches!(session.get_untracked(), SessionState::AwaitingIdentity(_)) {
+                    stored::forget_stored();
                     session.set(SessionState::Missing);
                 }
             }

@@ -1,6 +1,7 @@
 //! The frame's session: the hosted UI exchanges the one-time code from its URL for a public
 //! bearer through a server function (so the exchange logic stays in the server), keeps the
-//! bearer in memory and sessionStorage only, and takes the code out of the address bar.
+//! bearer in memory and sessionStorage only, and takes the code out of the address bar. A
+//! kept session resumes only on a reload of the opening it began in (`browser::resumable`).
 //! Opened with `client_id` and `campaign_id` instead, it waits for the host's identity token.
 
 use leptos::prelude::*;
@@ -128,6 +129,9 @@ pub struct Opening {
     pub return_url: Option<String>,
     pub merchant_id: Option<Uuid>,
     pub product_id: Option<Uuid>,
+    /// The mark the frame put into its own address when its session began: present only on
+    /// a reload (or a step back) of that opening, the one case a kept session resumes in.
+    pub mark: Option<String>,
 }
 
 impl Opening {
@@ -146,24 +150,58 @@ pub mod browser {
     use super::*;
 
     const STORAGE_KEY: &str = "boxoffice.session";
+    /// The address parameter carrying the opening's mark (`Opening::mark`).
+    const MARK_PARAM: &str = "opening";
+
+    /// A session kept in this tab with the mark of the opening it began in.
+    #[derive(Serialize, Deserialize)]
+    struct Kept {
+        mark: String,
+        session: FrameSession,
+    }
 
     /// sessionStorage, when the browser lets a framed page have it.
     fn storage() -> Option<web_sys::Storage> {
         web_sys::window()?.session_storage().ok().flatten()
     }
 
-    /// A session kept in this tab from before (a reload), if it has not expired.
-    pub fn stored() -> Option<FrameSession> {
+    /// The session this tab kept, when `opening` is a reload of the opening it began in: the
+    /// same mark, partner client and campaign, and not expired. Any other opening of the
+    /// frame (the partner's next customer on a shared device) starts afresh.
+    pub fn resumable(opening: &Opening) -> Option<FrameSession> {
         let text = storage()?.get_item(STORAGE_KEY).ok().flatten()?;
-        let session: FrameSession = serde_json::from_str(&text).ok()?;
+        let kept: Kept = serde_json::from_str(&text).ok()?;
+        let session = kept.session;
+        let same_opening = opening.mark.as_deref() == Some(kept.mark.as_str())
+            && opening.client_id.as_deref() == Some(session.client_id.as_str())
+            && opening
+                .campaign_id
+                .is_none_or(|c| session.campaign_id == Some(c));
         let live = session.expires_at.is_none_or(|at| at > chrono::Utc::now());
-        live.then_some(session)
+        (same_opening && live).then_some(session)
     }
 
-    pub fn store(session: &FrameSession) {
-        if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(session)) {
+    /// Keeps `session` for a reload of this opening: stored under a fresh mark, and the
+    /// address rewritten without the code, with the mark and the client id (so a reload is
+    /// framed under the same partner's origins, CSP) and every other parameter as it was.
+    pub fn keep(session: &FrameSession) {
+        let mark = format!(
+            "{:012x}{:012x}",
+            (js_sys::Math::random() * 2f64.powi(48)) as u64,
+            (js_sys::Math::random() * 2f64.powi(48)) as u64
+        );
+        let kept = Kept {
+            mark: mark.clone(),
+            session: session.clone(),
+        };
+        if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(&kept)) {
             let _ = storage.set_item(STORAGE_KEY, &text);
         }
+        rewrite_address(|params| {
+            params.delete("session_code");
+            params.set("client_id", &session.client_id);
+            params.set(MARK_PARAM, &mark);
+        });
     }
 
     pub fn forget_stored() {
@@ -190,22 +228,28 @@ pub mod browser {
             return_url: params.get("return_url").filter(|u| u.starts_with("http")),
             merchant_id: uuid("merchant_id"),
             product_id: uuid("product_id"),
+            mark: params.get(MARK_PARAM).filter(|m| !m.is_empty()),
         }
     }
 
-    /// Replaces the address without the code; the client id goes in so a reload is framed
-    /// under the same partner's origins (CSP), and every other parameter stays.
-    pub fn forget_code(client_id: Option<&str>) {
+    /// Takes the code (and any mark) out of the address: a failed handoff leaves nothing
+    /// to resume.
+    pub fn forget_code() {
+        rewrite_address(|params| {
+            params.delete("session_code");
+            params.delete(MARK_PARAM);
+        });
+    }
+
+    /// Replaces the frame's address with its parameters as `change` leaves them.
+    fn rewrite_address(change: impl FnOnce(&web_sys::UrlSearchParams)) {
         let Some(window) = web_sys::window() else {
             return;
         };
         let Some(params) = params() else {
             return;
         };
-        params.delete("session_code");
-        if let Some(id) = client_id {
-            params.set("client_id", id);
-        }
+        change(&params);
         let path = window
             .location()
             .pathname()

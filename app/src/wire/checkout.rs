@@ -32,6 +32,11 @@ pub struct CheckoutRequest {
     pub voucher_codes: Vec<String>,
     #[serde(default)]
     pub external_reference: Option<String>,
+    /// The same customer's open checkout this one reprices (the basket again with a voucher):
+    /// it is not counted against what the customer may hold at once, since the caller
+    /// releases it once this one holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<Uuid>,
 }
 
 /// Where a physical product is shipped.
@@ -100,6 +105,7 @@ impl ExpressCheckoutRequest {
                 lines: self.lines,
                 voucher_codes: self.voucher_codes,
                 external_reference: self.external_reference,
+                replaces: None,
             },
             ConfirmRequest {
                 email: self.email,

@@ -4,16 +4,12 @@
 use app::wire::{
     Checkout, CheckoutRequest, ConfirmRequest, Envelope, ExpressCheckoutRequest, PlacedOrder,
 };
-use std::num::NonZeroU32;
-
 use axum::{
     extract::State,
     http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode},
-    middleware::{self, Next},
     response::{IntoResponse, Response},
 };
 use chrono::Utc;
-use governor::Quota;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -37,71 +33,55 @@ use crate::{
         extract::{ApiJson, ApiPath},
         locale::RequestLocale,
         openapi::{
-            Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem429,
-            Problem502, SessionCampaignHeader,
+            Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502,
+            SessionCampaignHeader,
         },
-        rate_limit::{self, RateLimit},
+        rate_limit::RequestAddress,
     },
     state::AppState,
 };
 
-pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    let per_hour = NonZeroU32::new(state.config.guest_express_per_hour.max(1)).expect("non-zero");
-    let guests: RateLimit = RateLimit::new(Quota::per_hour(per_hour));
+pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(express_checkout))
-        .layer(middleware::from_fn_with_state(guests, limit_guests))
         .routes(routes!(create_checkout))
         .routes(routes!(get_checkout, release_checkout))
         .routes(routes!(confirm_checkout))
 }
 
-/// Guests (no `Authorization` header) may start `BOXOFFICE_GUEST_EXPRESS_PER_HOUR` express
-/// checkouts per client address: each holds places for the payment window, so one caller
-/// must not be able to hold a day's capacity. A session's checkouts are not limited here.
-async fn limit_guests(
-    State(limit): State<RateLimit>,
-    request: axum::extract::Request,
-    next: Next,
-) -> Response {
-    if !request.headers().contains_key(header::AUTHORIZATION) {
-        if let Some(address) = rate_limit::client_address(&request) {
-            if let Err(refused) = limit.check(&address) {
-                return refused.into_response();
-            }
-        }
-    }
-    next.run(request).await
-}
-
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 static REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
-fn buyer(user: &PublicUser) -> Buyer {
+/// A bearer's buyer: what its checkouts are held by and attributed to (`checkout::holds`).
+fn buyer(user: &PublicUser, RequestAddress(address): RequestAddress) -> Buyer {
     Buyer {
         customer_id: Some(user.customer_id),
         partner_client_id: user.partner_client_id,
+        session_id: Some(user.session_id),
+        address,
     }
 }
 
 /// Reserves the basket for 15 minutes and returns the priced review: the authoritative
-/// totals and `requires_shipping_address`. Emits `checkouts.CheckoutStarted`.
+/// totals and `requires_shipping_address`. Emits `checkouts.CheckoutStarted`. Refused with
+/// 409 `checkout-hold-limit-reached` when the buyer already holds as much as one buyer may.
 #[utoipa::path(post, path = "/v2/checkouts", tag = "checkout", security(("public_bearer" = [])),
     params(SessionCampaignHeader),
     request_body = CheckoutRequest,
     responses((status = 201, body = inline(Envelope<Checkout>)),
-              Problem400, Problem401, Problem403, Problem404, Problem422, Problem502))]
+              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502))]
 async fn create_checkout(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
     RequestLocale(locale): RequestLocale,
+    address: RequestAddress,
     body: Result<ApiJson<CheckoutRequest>>,
 ) -> Result<Data<Checkout>> {
     let ApiJson(request) = body.map_err(basket::line_problem)?;
     let checkout = create(
         &state,
         campaign.campaign_id,
-        buyer(&user),
+        buyer(&user, address),
         locale,
         &request,
         Utc::now(),
@@ -177,11 +157,12 @@ async fn release_checkout(
     request_body = ExpressCheckoutRequest,
     responses((status = 200, body = inline(Envelope<PlacedOrder>)),
               (status = 208, body = inline(Envelope<PlacedOrder>), description = "Replay of the original success; treat as 200"),
-              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem429, Problem502))]
+              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502))]
 async fn express_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
     RequestLocale(locale): RequestLocale,
+    address: RequestAddress,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<Response> {
@@ -191,13 +172,16 @@ async fn express_checkout(
             let scope =
                 SessionCampaign::resolve(&state, user, campaign::optional_campaign_id(&headers)?)
                     .await?;
-            (scope.campaign.campaign_id, buyer(&scope.user))
+            (scope.campaign.campaign_id, buyer(&scope.user, address))
         }
         None => {
             let id = campaign::campaign_id(&headers)?;
             (
                 campaign::existing(&state, id).await?.campaign_id,
-                Buyer::default(),
+                Buyer {
+                    address: address.0,
+                    ..Buyer::default()
+                },
             )
         }
     };

@@ -27,7 +27,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(merchant_search::router())
         .merge(products::router())
         .merge(availability::router())
-        .merge(checkouts::router(state))
+        .merge(checkouts::router())
         .merge(orders::router())
         .merge(events::router())
 }

@@ -98,6 +98,8 @@ async fn set_express_baseline(
         merchant_id: merchant.merchant_id,
         customer_id: None,
         partner_client_id: None,
+        session_id: None,
+        client_address: None,
         provider: product.provider.clone(),
         locale: "nl-NL".to_owned(),
         visit_date: baseline.visit_date,

@@ -6,6 +6,7 @@
 //!   (order, payment, event);
 //! - `create`, `confirm`, `express`, `read`: the four operations of the API;
 //! - `idempotency`: the Idempotency-Key rule of the express checkout;
+//! - `holds`: what one buyer (customer, session, client address) may hold at once;
 //! - `lifecycle`: payment outcomes, expiry, release, tickets, loyalty, and the sweeper;
 //! - `pricing`: every amount, pure; `visit`, `basket`, `customer`: input rules.
 
@@ -14,6 +15,7 @@ pub mod confirm;
 pub mod create;
 pub mod customer;
 pub mod express;
+pub mod holds;
 pub mod idempotency;
 pub mod lifecycle;
 pub mod order_view;

@@ -13,6 +13,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{
+    holds::Holders,
     plan::Plan,
     pricing::{self, LineInput, PricingInput, VoucherInput, VoucherKind},
 };
@@ -27,11 +28,14 @@ use crate::{
 /// How long a reservation holds its capacity (docs/api-checkout.md).
 pub const HOLD: Duration = Duration::minutes(15);
 
-/// Who is buying: a signed-in customer (with the session's partner) or a guest.
+/// Who is buying: a signed-in customer (with the session's partner) or a guest, and the
+/// client address the request came from.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Buyer {
     pub customer_id: Option<Uuid>,
     pub partner_client_id: Option<Uuid>,
+    pub session_id: Option<Uuid>,
+    pub address: Option<std::net::IpAddr>,
 }
 
 /// What the reservation reads before its transaction begins, so the transaction holds its
@@ -147,6 +151,7 @@ pub fn refuse_if_short(state: &AppState, plan: &Plan) -> Result<()> {
 pub struct Prepared {
     provider: std::sync::Arc<dyn FulfillmentProvider>,
     discounts: Discounts,
+    holders: Holders,
 }
 
 impl Prepared {
@@ -188,9 +193,19 @@ pub async fn prepare(state: &AppState, plan: &Plan, r: &Reservation<'_>) -> Resu
         r.now,
     )
     .await?;
+    let b = r.buyer;
+    let holders = Holders::of(
+        state,
+        b.partner_client_id,
+        b.customer_id,
+        b.session_id,
+        b.address,
+    )
+    .await?;
     Ok(Prepared {
         provider: provider.clone(),
         discounts,
+        holders,
     })
 }
 
@@ -203,7 +218,19 @@ pub async fn reserve_in(
     plan: &Plan,
     r: &Reservation<'_>,
 ) -> Result<(Reserved, NewCheckout)> {
-    let checkout = reserve(tx.as_mut(), plan, &prepared.discounts, r).await?;
+    let places = plan.lines.iter().map(|l| l.quantity).sum();
+    prepared
+        .holders
+        .check(
+            tx.as_mut(),
+            plan.visit_date,
+            places,
+            r.request.replaces,
+            r.now,
+        )
+        .await?;
+    let address_key = prepared.holders.address_key.clone();
+    let checkout = reserve(tx.as_mut(), plan, &prepared.discounts, address_key, r).await?;
     let reserved = Reserved {
         tx,
         provider: prepared.provider,
@@ -262,6 +289,7 @@ async fn reserve(
     tx: &mut dyn CheckoutTx,
     plan: &Plan,
     discounts: &Discounts,
+    address_key: Option<String>,
     r: &Reservation<'_>,
 ) -> Result<NewCheckout> {
     // Redemptions are counted in id order (the lock order); exhausted vouchers are ignored
@@ -312,6 +340,8 @@ async fn reserve(
         merchant_id: plan.merchant.merchant_id,
         customer_id: r.buyer.customer_id,
         partner_client_id: r.buyer.partner_client_id,
+        session_id: r.buyer.session_id,
+        client_address: address_key,
         provider: plan.provider.clone(),
         locale: r.locale.tag().to_owned(),
         visit_date: plan.visit_date,

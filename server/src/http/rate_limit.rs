@@ -149,16 +149,31 @@ pub async fn client_address_middleware(
 /// The client address of a request: the resolved one, or the TCP peer when the resolving
 /// middleware did not run.
 pub fn client_address(request: &Request) -> Option<IpAddr> {
-    request
-        .extensions()
-        .get::<ClientAddress>()
-        .map(|a| a.0)
-        .or_else(|| {
-            request
-                .extensions()
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| canonical(c.0.ip()))
-        })
+    address_in(request.extensions())
+}
+
+fn address_in(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    extensions.get::<ClientAddress>().map(|a| a.0).or_else(|| {
+        extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| canonical(c.0.ip()))
+    })
+}
+
+/// The client address as a handler's argument (`None` off a TCP connection, as in unit
+/// tests of a router).
+#[derive(Debug, Clone, Copy)]
+pub struct RequestAddress(pub Option<IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for RequestAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(RequestAddress(address_in(&parts.extensions)))
+    }
 }
 
 /// A keyed limiter, refilled evenly, pruned every minute.

@@ -32,6 +32,10 @@ pub(crate) trait Backend {
     /// The locking clause that ends the select of rows to claim: rows another transaction is
     /// claiming are passed over instead of waited for.
     const SKIP_LOCKED: &'static str;
+    /// A statement that locks the `BIGINT` key `$1` until the transaction ends, where a read
+    /// before a write needs one to be exact; `None` where write transactions already run one
+    /// at a time (SQLite's `BEGIN IMMEDIATE`).
+    const XACT_LOCK: Option<&'static str>;
 
     /// The insert of an idempotency key's claim row whose values are `values` (the key's
     /// campaign and key, the request's hash, the customer, then the lock's end, now, the

@@ -18,7 +18,8 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::{
-    CustomerFields, IdempotentRequest, NewCheckout, NewOrder, NewTicket, Places, StoreResult,
+    CustomerFields, Held, Holder, IdempotentRequest, NewCheckout, NewOrder, NewTicket, Places,
+    StoreResult,
 };
 use crate::events::NewEvent;
 
@@ -64,6 +65,17 @@ pub trait PlacesTx: Send {
 #[async_trait::async_trait]
 pub trait CheckoutRowTx: Send {
     async fn insert_checkout(&mut self, checkout: &NewCheckout) -> StoreResult<()>;
+    /// What each of `holders` holds at `now`: its open checkouts (reserved and unexpired, or
+    /// confirmed and awaiting payment) and their places, in total and for `day`, leaving out
+    /// the checkout `except`. Each holder stays locked until the transaction ends, so two
+    /// reservations of one holder are counted one after the other (`checkout::holds`).
+    async fn held_by(
+        &mut self,
+        holders: &[Holder],
+        day: NaiveDate,
+        except: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<Held>>;
     /// Moves the checkout from `from` to `to` when it is in `from` (and, when `expired_by` is
     /// given, its hold ended by then); `false` when it was not: another request got there first.
     async fn transition_checkout(

@@ -87,6 +87,10 @@ pub struct NewCheckout {
     pub merchant_id: Uuid,
     pub customer_id: Option<Uuid>,
     pub partner_client_id: Option<Uuid>,
+    /// The bearer's session, and the client address the request came from: who the places
+    /// are held by besides the customer (`checkout::holds`).
+    pub session_id: Option<Uuid>,
+    pub client_address: Option<String>,
     pub provider: String,
     pub locale: String,
     pub visit_date: NaiveDate,

@@ -2,7 +2,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::StoreResult;
+use super::{HoldLimits, StoreResult};
 
 /// A partner client as operators read it: no secret, and no webhook signing secret (both are
 /// shown only when created or rotated).
@@ -22,6 +22,9 @@ pub struct PartnerClient {
     pub return_origins: Vec<String>,
     /// Where events are delivered, signed per Standard Webhooks.
     pub webhook_url: Option<String>,
+    /// What one of its buyers may hold at once (docs/security.md, "Holds"); `null`: the
+    /// server's settings (`BOXOFFICE_HOLD_*`).
+    pub hold_limits: Option<HoldLimits>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -62,6 +65,10 @@ pub struct PartnerClientInput {
     pub return_origins: Vec<String>,
     #[serde(default)]
     pub webhook_url: Option<String>,
+    /// Bounds of its own on what one buyer may hold at once (a partner selling to school
+    /// groups needs more places than a family buys); absent or `null`: the server's.
+    #[serde(default)]
+    pub hold_limits: Option<HoldLimits>,
 }
 
 impl PartnerClientInput {
@@ -124,6 +131,7 @@ pub(crate) struct PartnerClientRow {
     return_origins: sqlx::types::Json<Vec<String>>,
     webhook_url: Option<String>,
     webhook_secret: Option<String>,
+    hold_limits: Option<sqlx::types::Json<HoldLimits>>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     allowed_campaign_id: Option<Uuid>,
@@ -146,6 +154,7 @@ pub(crate) fn fold_client_rows(rows: Vec<PartnerClientRow>) -> Vec<PartnerClient
                     frame_origins: row.frame_origins.0,
                     return_origins: row.return_origins.0,
                     webhook_url: row.webhook_url,
+                    hold_limits: row.hold_limits.map(|l| l.0),
                     created_at: row.created_at,
                     updated_at: row.updated_at,
                 },

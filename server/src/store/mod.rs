@@ -17,6 +17,7 @@ mod clients;
 mod customers;
 mod db_decimal;
 mod events;
+mod holds;
 mod idempotency;
 mod issuers;
 mod keys;
@@ -56,6 +57,7 @@ pub use clients::{
 pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
+pub use holds::{Held, HoldLimits, Holder};
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};

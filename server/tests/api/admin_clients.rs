@@ -311,6 +311,7 @@ async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
         frame_origins: vec!["http://localhost:*".into()],
         return_origins: vec!["http://localhost:*".into()],
         webhook_url: None,
+        hold_limits: None,
     };
     let secrets_for = |secret: &str| ClientSecrets {
         secret_hash: secrets::hash_secret(secret),

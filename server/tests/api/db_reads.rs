@@ -36,6 +36,15 @@ pub async fn reserved_on_day(app: &TestApp, group: Uuid, day: NaiveDate) -> i64 
     reserved.map_or(0, i64::from)
 }
 
+/// Checkouts that hold places (reserved or confirmed), whatever their hold's end.
+pub async fn open_checkouts(app: &TestApp) -> i64 {
+    let sql = "SELECT COUNT(*) FROM checkout WHERE status IN ('RESERVED', 'CONFIRMED')";
+    on_database!(app, |conn| sqlx::query_scalar(sql)
+        .fetch_one(&mut conn)
+        .await
+        .expect("count the checkouts"))
+}
+
 /// The `last_error` of a webhook delivery that was attempted, if any was.
 pub async fn attempted_delivery_error(app: &TestApp) -> Option<Option<String>> {
     let sql = "SELECT last_error FROM webhook_delivery WHERE attempts > 0";

@@ -4,10 +4,7 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::{
-    checkout_fixtures::{express, express_body, key, shop},
-    helpers::{spawn_app, spawn_app_with},
-};
+use crate::helpers::{spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn invented_methods_and_paths_do_not_become_metric_labels() {
@@ -125,29 +122,4 @@ async fn token_endpoints_count_per_client_id_and_address() {
         )
         .await;
     basic.assert_problem(429, "rate-limited");
-}
-
-#[tokio::test]
-async fn guest_express_checkouts_are_limited_per_address() {
-    let app = spawn_app_with(|c| c.guest_express_per_hour = 2).await;
-    let shop = shop(&app, Some(100)).await;
-    let body = express_body(&shop.product, 1);
-    for _ in 0..2 {
-        express(&app, &shop.partner.campaign, None, &key(), &body)
-            .await
-            .assert_status(200);
-    }
-    let refused = express(&app, &shop.partner.campaign, None, &key(), &body).await;
-    refused.assert_problem(429, "rate-limited");
-    assert!(refused.header("retry-after").is_some());
-    // A session's checkouts are not guest checkouts.
-    express(
-        &app,
-        &shop.partner.campaign,
-        Some(&shop.partner.token),
-        &key(),
-        &body,
-    )
-    .await
-    .assert_status(200);
 }

@@ -24,6 +24,7 @@ async fn second_partner(app: &TestApp, shop: &Shop, return_origin: &str) -> Shop
         frame_origins: vec![return_origin.to_owned()],
         return_origins: vec![return_origin.to_owned()],
         webhook_url: None,
+        hold_limits: None,
     };
     let secrets = ClientSecrets {
         secret_hash: server::secrets::hash_secret(&secret),

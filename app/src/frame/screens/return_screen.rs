@@ -29,9 +29,14 @@ const POLLS: u32 = 40;
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
     Paid(Order),
-    Failed { merchant_id: Uuid },
+    Failed {
+        merchant_id: Uuid,
+    },
     Pending,
     Missing,
+    /// The checkout is not this session's customer's (or does not exist: the API does not
+    /// tell the two apart, so nobody learns whether another's order exists).
+    NotYours,
 }
 
 /// What a checkout says about its payment.
@@ -51,10 +56,14 @@ fn outcome_of(checkout: &Checkout) -> Outcome {
 }
 
 async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<Outcome, ApiError> {
-    let checkout = api
+    let checkout = match api
         .get::<Checkout>(format!("/v2/checkouts/{checkout_id}"))
-        .await?
-        .data;
+        .await
+    {
+        Ok(checkout) => checkout.data,
+        Err(error) if error.name() == Some("checkout-not-found") => return Ok(Outcome::NotYours),
+        Err(error) => return Err(error),
+    };
     let paid_for = checkout.payment.as_ref().map(|p| p.payment_id);
     if payment_id.is_some() && paid_for != payment_id {
         return Ok(Outcome::Missing);
@@ -140,6 +149,12 @@ pub fn ReturnScreen() -> impl IntoView {
         Some(Ok(Outcome::Missing)) => {
             view! { <ScreenTitle>{t!(i18n, after_payment.missing)}</ScreenTitle> }.into_any()
         }
+        Some(Ok(Outcome::NotYours)) => view! {
+            <ScreenTitle>{t!(i18n, after_payment.not_yours_title)}</ScreenTitle>
+            <p>{t!(i18n, after_payment.not_yours_help)}</p>
+            <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
+        }
+        .into_any(),
         Some(Ok(Outcome::Failed { merchant_id })) => view! {
             <ScreenTitle>{t!(i18n, after_payment.failed_title)}</ScreenTitle>
             <p>{t!(i18n, after_payment.failed_help)}</p>

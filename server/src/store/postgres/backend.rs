@@ -36,6 +36,7 @@ impl Backend for Postgres {
         "e.tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint";
 
     const SKIP_LOCKED: &'static str = "FOR UPDATE SKIP LOCKED";
+    const XACT_LOCK: Option<&'static str> = Some("SELECT pg_advisory_xact_lock($1)");
 
     /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
     /// does not wait for its WAL to reach the disk. A claim only has to be seen by the

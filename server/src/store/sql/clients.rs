@@ -52,8 +52,8 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
-                 return_origins, webhook_url, webhook_secret, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)",
         )
         .bind(partner_client_id)
         .bind(client_id)
@@ -64,6 +64,7 @@ impl ClientStore for SqlStore {
         .bind(&input.webhook_url)
         .bind(&secrets.webhook_secret)
         .bind(now)
+        .bind(input.hold_limits.map(sqlx::types::Json))
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A partner client with this client_id"))?;
@@ -87,14 +88,15 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let (partner_client_id,): (Uuid,) = sqlx::query_as(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
-                 return_origins, webhook_url, webhook_secret, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)
              ON CONFLICT (client_id) DO UPDATE SET
                  name = excluded.name,
                  secret_hash = excluded.secret_hash,
                  frame_origins = excluded.frame_origins,
                  return_origins = excluded.return_origins,
                  webhook_url = excluded.webhook_url,
+                 hold_limits = excluded.hold_limits,
                  webhook_secret = COALESCE(partner_client.webhook_secret, excluded.webhook_secret),
                  updated_at = excluded.updated_at
              RETURNING partner_client_id",
@@ -108,6 +110,7 @@ impl ClientStore for SqlStore {
         .bind(&input.webhook_url)
         .bind(&secrets.webhook_secret)
         .bind(now)
+        .bind(input.hold_limits.map(sqlx::types::Json))
         .fetch_one(&mut *tx)
         .await?;
         CAMPAIGNS
@@ -143,7 +146,7 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let updated = sqlx::query(
             "UPDATE partner_client SET name = $2, frame_origins = $3, return_origins = $4,
-                 webhook_url = $5, updated_at = $6
+                 webhook_url = $5, updated_at = $6, hold_limits = $7
              WHERE partner_client_id = $1",
         )
         .bind(partner_client_id)
@@ -152,6 +155,7 @@ impl ClientStore for SqlStore {
         .bind(sqlx::types::Json(&input.return_origins))
         .bind(&input.webhook_url)
         .bind(Utc::now())
+        .bind(input.hold_limits.map(sqlx::types::Json))
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() == 0 {

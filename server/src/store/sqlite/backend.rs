@@ -38,6 +38,7 @@ impl Backend for Sqlite {
     /// One writer: a claim's select and update run under the write lock `BEGIN IMMEDIATE`
     /// takes, so no two claims overlap and there is nothing to skip.
     const SKIP_LOCKED: &'static str = "";
+    const XACT_LOCK: Option<&'static str> = None;
 
     /// Takes SQLite's write lock at once, so a read-then-write never fails to upgrade.
     async fn begin_write(pool: &sqlx::Pool<Db>) -> sqlx::Result<sqlx::Transaction<'static, Db>> {

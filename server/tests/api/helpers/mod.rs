@@ -160,8 +160,12 @@ pub async fn spawn_app_with_state(
     config.db_max_connections = Some(8);
     // The tests' webhook receivers and identity providers are local servers on port 0.
     config.allow_private_outbound = true;
-    // Checkout tests run many guest express checkouts from one address.
-    config.guest_express_per_hour = 1_000_000;
+    // Checkout tests hold many places from one address and one customer; the hold tests
+    // set their own bounds.
+    config.hold_reservations = 0;
+    config.hold_reservations_per_day = 0;
+    config.hold_places = 0;
+    config.hold_places_per_day = 0;
     let postgres = match std::env::var("TEST_DATABASE_URL") {
         Ok(url) if !url.is_empty() => Some(PostgresDb::create(&url).await),
         _ => None,

@@ -22,6 +22,7 @@ impl TestApp {
             frame_origins: vec!["http://localhost:*".to_owned()],
             return_origins: vec!["http://localhost:*".to_owned()],
             webhook_url: None,
+            hold_limits: None,
         };
         let secrets = server::store::ClientSecrets {
             secret_hash: server::secrets::hash_secret(&secret),
@@ -154,6 +155,7 @@ pub async fn store_partner_client(
         frame_origins: Vec::new(),
         return_origins: Vec::new(),
         webhook_url: hook.map(str::to_owned),
+        hold_limits: None,
     };
     let secrets = server::store::ClientSecrets {
         secret_hash: server::secrets::hash_secret("secret"),

@@ -34,6 +34,7 @@ pub fn repriced(checkout: &Checkout, voucher_codes: Vec<String>) -> CheckoutRequ
             .collect(),
         voucher_codes,
         external_reference: checkout.external_reference.clone(),
+        replaces: Some(checkout.checkout_id),
     }
 }
 

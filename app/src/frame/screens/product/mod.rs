@@ -52,6 +52,7 @@ pub fn problem_text(locale: Locale, error: &ApiError) -> String {
         Some("checkout-product-not-priceable") => td_string!(locale, problem.not_priceable),
         Some("checkout-date-in-past") => td_string!(locale, problem.date_in_past),
         Some("checkout-fulfillment-request-rejected") => td_string!(locale, problem.rejected),
+        Some("checkout-hold-limit-reached") => td_string!(locale, problem.hold_limit),
         Some("checkout-timeslot-required") => td_string!(locale, product.need_time),
         _ => td_string!(locale, problem.generic),
     };
@@ -155,6 +156,7 @@ fn basket(
         lines,
         voucher_codes: Vec::new(),
         external_reference: None,
+        replaces: None,
     })
 }
 
@@ -350,5 +352,30 @@ mod tests {
             false,
         );
         assert_eq!(empty.unwrap_err(), "Choose at least one ticket.");
+    }
+
+    #[test]
+    fn a_refused_hold_is_told_in_the_customers_language() {
+        let refused = ApiError::Problem(crate::wire::Problem {
+            kind: "urn:boxoffice:error:checkout-hold-limit-reached".into(),
+            title: String::new(),
+            status: 409,
+            detail: "This customer may hold 4 open checkouts at once".into(),
+            correlation_id: String::new(),
+            errors: Vec::new(),
+            error: None,
+            error_description: None,
+        });
+        let generic = problem_text(Locale::en_GB, &ApiError::Network);
+        for (locale, words) in [
+            (Locale::en_GB, "on hold"),
+            (Locale::nl_NL, "vastgehouden"),
+            (Locale::de_DE, "reserviert"),
+            (Locale::fr_FR, "réservés"),
+        ] {
+            let text = problem_text(locale, &refused);
+            assert!(text.contains(words), "{locale:?}: {text}");
+            assert_ne!(text, generic);
+        }
     }
 }

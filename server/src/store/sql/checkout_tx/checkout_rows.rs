@@ -1,10 +1,13 @@
 //! The checkout row, its lines, vouchers and newsletter consents.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{Batch, SqlCheckoutTx};
-use crate::store::{CheckoutRowTx, CustomerFields, DbDecimal, NewCheckout, StoreResult};
+use super::{Batch, SqlCheckoutTx, ThisBackend};
+use crate::store::{
+    backend::Backend, CheckoutRowTx, CustomerFields, DbDecimal, Held, Holder, NewCheckout,
+    StoreResult,
+};
 
 #[async_trait::async_trait]
 impl CheckoutRowTx for SqlCheckoutTx {
@@ -14,9 +17,10 @@ impl CheckoutRowTx for SqlCheckoutTx {
             "INSERT INTO checkout (checkout_id, campaign_id, merchant_id, customer_id, partner_client_id, status,
                  visit_date, timeslot_id, flexible_date, currency, subtotal, discount_total, wallet_applied, total,
                  requires_shipping_address, voucher_codes, external_reference, expires_at, created_at, updated_at,
-                 provider, locale, email, first_name, last_name, return_url, shipping_address)
+                 provider, locale, email, first_name, last_name, return_url, shipping_address,
+                 session_id, client_address, places)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20,
-                 $21, $22, $23, $24, $25, $26)",
+                 $21, $22, $23, $24, $25, $26, $27, $28, $29)",
         )
         .bind(c.checkout_id)
         .bind(c.campaign_id)
@@ -48,7 +52,10 @@ impl CheckoutRowTx for SqlCheckoutTx {
             .bind(
                 f.and_then(|f| f.shipping_address.clone())
                     .map(sqlx::types::Json),
-            );
+            )
+            .bind(c.session_id)
+            .bind(c.client_address.clone())
+            .bind(c.lines.iter().map(|l| i64::from(l.quantity)).sum::<i64>());
         if let Some(f) = f {
             insert_newsletter_consents(&mut self.batch, c.checkout_id, &f.newsletters, now);
         }
@@ -86,6 +93,54 @@ impl CheckoutRowTx for SqlCheckoutTx {
                 .bind(DbDecimal(*discount));
         }
         Ok(())
+    }
+
+    async fn held_by(
+        &mut self,
+        holders: &[Holder],
+        day: NaiveDate,
+        except: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<Held>> {
+        self.flush().await?;
+        if let Some(lock) = ThisBackend::XACT_LOCK {
+            // In one order, so two buyers sharing holders never wait for each other crosswise.
+            let mut keys: Vec<i64> = holders.iter().map(Holder::lock_key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for key in keys {
+                sqlx::query(lock).bind(key).execute(&mut *self.tx).await?;
+            }
+        }
+        let mut held = Vec::with_capacity(holders.len());
+        for holder in holders {
+            let query = format!(
+                "SELECT COUNT(*) AS reservations,
+                        CAST(COALESCE(SUM(places), 0) AS BIGINT) AS places,
+                        COUNT(CASE WHEN visit_date = $2 THEN 1 END) AS reservations_that_day,
+                        CAST(COALESCE(SUM(CASE WHEN visit_date = $2 THEN places END), 0) AS BIGINT)
+                            AS places_that_day
+                 FROM checkout
+                 WHERE {} = $1 AND status IN ('RESERVED', 'CONFIRMED')
+                   AND (status = 'CONFIRMED' OR expires_at > $3)
+                   AND ($4 IS NULL OR checkout_id <> $4)",
+                holder.column()
+            );
+            let query = sqlx::query_as::<_, Held>(&query);
+            let query = match holder {
+                Holder::Customer(id) | Holder::Session(id) => query.bind(*id),
+                Holder::Address(address) => query.bind(address.clone()),
+            };
+            held.push(
+                query
+                    .bind(day)
+                    .bind(now)
+                    .bind(except)
+                    .fetch_one(&mut *self.tx)
+                    .await?,
+            );
+        }
+        Ok(held)
     }
 
     async fn transition_checkout(
