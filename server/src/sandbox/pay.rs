@@ -168,5 +168,10 @@ mod tests {
             return_to("https://shop.example/done", id),
             format!("https://shop.example/done?payment_id={id}")
         );
+        // embed.js's default return URL is the page's whole address, fragment included.
+        assert_eq!(
+            return_to("https://shop.example/done?boxoffice_checkout=c#tickets", id),
+            format!("https://shop.example/done?boxoffice_checkout=c&payment_id={id}#tickets")
+        );
     }
 }
