@@ -104,6 +104,11 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_GUEST_EXPRESS_PER_HOUR", default_value_t = 20)]
     pub guest_express_per_hour: u32,
 
+    /// Leading bits of an IPv6 client address that every per-address limit counts it by (a
+    /// subscriber is usually handed a whole /64); IPv4 clients are counted by their address.
+    #[arg(long, env = "BOXOFFICE_RATE_LIMIT_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub rate_limit_ipv6_prefix: u8,
+
     /// Load balancers and proxies whose `X-Forwarded-For` / `Forwarded` headers are believed,
     /// as comma-separated CIDRs or addresses (`10.0.0.0/8,192.0.2.7`). Only when the peer is
     /// one of them is the client address taken from those headers: the right-most address

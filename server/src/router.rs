@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
     let proxies = TrustedProxies {
         nets: state.config.trusted_proxies.clone().into(),
         header: state.config.forwarded_header,
+        ipv6_prefix: state.config.rate_limit_ipv6_prefix,
     };
     // Outermost first: the correlation id must exist before anything logs or fails, and the
     // problem rewriter must see every response, panics included. The client address (behind

@@ -65,7 +65,7 @@ async fn limit_guests(
     next: Next,
 ) -> Response {
     if !request.headers().contains_key(header::AUTHORIZATION) {
-        if let Some(address) = rate_limit::client_address(&request) {
+        if let Some(address) = rate_limit::client_key(&request) {
             if let Err(refused) = limit.check(&address) {
                 return refused.into_response();
             }
