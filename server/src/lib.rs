@@ -49,6 +49,7 @@ use crate::{config::Config, state::AppState};
 /// Connects the store (running migrations), loads shared keys and prepares everything the
 /// handlers need.
 pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
+    config.check().map_err(anyhow::Error::msg)?;
     let database_url = match &config.database_url {
         Some(url) => url.expose_secret().to_owned(),
         None => {

@@ -29,7 +29,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(auth::jwks::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
-        .merge(demo_shop::router())
+        .merge(demo_shop::router(&state))
         .merge(bench_baseline::router(&state))
         .split_for_parts();
     openapi::mark_operator_operations(&mut doc);
