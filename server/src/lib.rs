@@ -69,14 +69,20 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
     let mailer = mail::Mailer::new(store.clone(), &config)?;
-    let sandbox_pay = if config.sandbox_payments {
-        Some(keys::payment_page_key(store.as_ref()).await?)
+    let (sandbox_pay, sandbox_kyc) = if config.sandbox_payments {
+        (
+            Some(keys::payment_page_key(store.as_ref()).await?),
+            Some(keys::kyc_page_key(store.as_ref()).await?),
+        )
     } else {
-        None
+        (None, None)
     };
-    let payments: Arc<dyn providers::PaymentProvider> = Arc::new(
-        providers::sandbox::SandboxPayments::new(config.base_url(), sandbox_pay.clone()),
-    );
+    let payments: Arc<dyn providers::PaymentProvider> =
+        Arc::new(providers::sandbox::SandboxPayments::new(
+            config.base_url(),
+            sandbox_pay.clone(),
+            sandbox_kyc.clone(),
+        ));
     let leptos = leptos_options(&config);
     let catalog = Arc::new(catalog::Catalog::new(&config));
     let identity = Arc::new(auth::identity::IdentityVerifier::new(config.outbound()));
@@ -90,6 +96,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         mailer,
         payments,
         sandbox_pay,
+        sandbox_kyc,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,

@@ -51,11 +51,11 @@ pub fn key_matches(state: &AppState, payment_id: Uuid, key: Option<&str>) -> boo
     }
 }
 
-/// The page's query: the payment's key.
+/// The query of a sandbox page: its key.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageKey {
-    /// The payment's key, from its `payment_url`.
+    /// The page's key, from the URL it was handed out in (`payment_url`, `kyc_url`).
     pub key: Option<String>,
 }
 
