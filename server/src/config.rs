@@ -47,9 +47,16 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<SecretString>,
 
-    /// Seed demo data into an empty database (`0` turns it off).
-    #[arg(long, env = "BOXOFFICE_DEMO", default_value = "1", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    /// Demo mode (`1`; off by default): seed demo data into an empty database, with a partner
+    /// client whose secret is public, print its credentials at start and serve `/demo/shop`.
+    /// Refused unless the public URL is a loopback address (see --demo-allow-public).
+    #[arg(long, env = "BOXOFFICE_DEMO", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub demo: bool,
+
+    /// UNSAFE: allow demo mode on a public URL that is not a loopback address. Anyone who can
+    /// reach the server then holds the demo partner's published secret.
+    #[arg(long, env = "BOXOFFICE_DEMO_ALLOW_PUBLIC", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub demo_allow_public: bool,
 
     /// The built-in sandbox payment provider (`0` switches it off: its page `/pay` answers 404
     /// and checkouts fail with `checkout-order-failed`, as with any provider that fails).
@@ -122,6 +129,11 @@ pub struct Config {
     /// household, an office or a school shares one address.
     #[arg(long, env = "BOXOFFICE_HOLD_ADDRESS_FACTOR", default_value_t = 4)]
     pub hold_address_factor: u32,
+
+    /// Leading bits of an IPv6 client address that every per-address limit counts it by (a
+    /// subscriber is usually handed a whole /64); IPv4 clients are counted by their address.
+    #[arg(long, env = "BOXOFFICE_RATE_LIMIT_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub rate_limit_ipv6_prefix: u8,
 
     /// Load balancers and proxies whose `X-Forwarded-For` / `Forwarded` headers are believed,
     /// as comma-separated CIDRs or addresses (`10.0.0.0/8,192.0.2.7`). Only when the peer is
@@ -210,6 +222,20 @@ impl Config {
         }
     }
 
+    /// Refuses settings that must not run together: demo mode (whose partner secret is
+    /// published) on a public URL other than a loopback address, unless explicitly allowed.
+    pub fn check(&self) -> Result<(), String> {
+        if self.demo && !self.demo_allow_public && !is_loopback(&self.public_url) {
+            return Err(format!(
+                "demo mode (BOXOFFICE_DEMO=1) publishes a partner secret, so it runs only on a \
+                 loopback public URL, not {}; set BOXOFFICE_DEMO_ALLOW_PUBLIC=1 to run it there \
+                 anyway (unsafe)",
+                self.base_url()
+            ));
+        }
+        Ok(())
+    }
+
     /// A configuration with every default, as the tests and tools start from.
     pub fn defaults() -> Self {
         Self::parse_from(["server"])
@@ -223,6 +249,19 @@ pub enum ForwardedHeader {
     XForwardedFor,
     /// `Forwarded: for=client, for=proxy1` (RFC 7239).
     Forwarded,
+}
+
+/// Whether `url` names this machine: a loopback address or `localhost` (RFC 6761).
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(v4)) => v4.is_loopback(),
+        Some(url::Host::Ipv6(v6)) => v6.is_loopback(),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
+    }
 }
 
 /// A CIDR (`10.0.0.0/8`) or a single address (`192.0.2.7`, taken as `/32` or `/128`).
@@ -278,8 +317,47 @@ mod tests {
 
     #[test]
     fn the_demo_switch_takes_0_and_1() {
+        assert!(!Config::defaults().demo, "off unless asked for");
         assert!(!Config::parse_from(["server", "--demo", "0"]).demo);
         assert!(Config::parse_from(["server", "--demo", "1"]).demo);
         assert!(!Config::parse_from(["server", "--demo", "false"]).demo);
+    }
+
+    #[test]
+    fn demo_mode_runs_only_on_a_loopback_public_url_unless_allowed() {
+        let demo = |url: &str, allow: &str| {
+            Config::parse_from([
+                "server",
+                "--demo",
+                "1",
+                "--public-url",
+                url,
+                "--demo-allow-public",
+                allow,
+            ])
+            .check()
+        };
+        for url in [
+            "http://127.0.0.1:3000",
+            "http://127.9.9.9",
+            "http://[::1]:3000",
+            "http://localhost:3000",
+            "http://shop.localhost",
+        ] {
+            assert_eq!(demo(url, "0"), Ok(()), "{url}");
+        }
+        for url in [
+            "https://tickets.example.com",
+            "http://10.0.0.5:3000",
+            "http://192.0.2.1",
+            "http://[2001:db8::1]",
+            "http://localhost.example.com",
+        ] {
+            let refused = demo(url, "0").expect_err(url);
+            assert!(refused.contains("BOXOFFICE_DEMO_ALLOW_PUBLIC"), "{refused}");
+            assert_eq!(demo(url, "1"), Ok(()), "{url} with the override");
+        }
+        let production = Config::parse_from(["server", "--public-url", "https://t.example"]);
+        assert_eq!(production.check(), Ok(()), "no demo, nothing to refuse");
     }
 }

@@ -1,4 +1,5 @@
-//! Demo data: on an empty database (and unless `BOXOFFICE_DEMO=0`) the server seeds a catalog
+//! Demo data: in demo mode (`BOXOFFICE_DEMO=1`, off by default), on an empty database, the
+//! server seeds a catalog
 //! that covers every product shape, so the service can be tried at once. The ids are fixed, so
 //! docs can name them, and two nodes seeding at once collide on the first insert instead of
 //! seeding twice.
@@ -61,6 +62,20 @@ impl fmt::Display for DemoSummary {
             self.base_url
         )
     }
+}
+
+/// What the server does about the demo as it starts: nothing outside demo mode (no data, no
+/// banner, so no secret reaches its output); in demo mode it seeds an empty database and
+/// returns the banner to print, also when the demo was seeded on an earlier start.
+pub async fn at_start(state: &AppState) -> anyhow::Result<Option<DemoSummary>> {
+    if !state.config.demo {
+        return Ok(None);
+    }
+    if let Some(seeded) = seed_if_empty(state).await? {
+        return Ok(Some(seeded));
+    }
+    let seeded_before = state.store.campaign(DEMO_CAMPAIGN).await?.is_some();
+    Ok(seeded_before.then(|| summary(state)))
 }
 
 /// Seeds the demo when the database has no campaign yet; `None` when there was data already.

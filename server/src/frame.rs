@@ -15,15 +15,14 @@ use axum::{
     response::{IntoResponse, Response},
     Router,
 };
-use leptos::prelude::provide_context;
+use leptos::prelude::{provide_context, use_context};
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::{
     error::{Error, ProblemType},
-    frame_session::{
-        payment_page_key, security_headers, server_fn_input_errors, ServerFrameBackend,
-    },
+    frame_headers::{security_headers, CspNonce},
+    frame_session::{payment_page_key, server_fn_input_errors, ServerFrameBackend},
     http::rate_limit::{self, RateLimit},
     state::AppState,
 };
@@ -56,6 +55,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
             move || {
                 provide_context(context_state.clone());
                 provide_context(backend.clone());
+                provide_response_nonce();
             },
             move || app::shell(options.clone()),
         )
@@ -103,6 +103,17 @@ async fn limit_server_functions(
         rate_limit::middleware(State(limit), request, next).await
     } else {
         next.run(request).await
+    }
+}
+
+/// Hands Leptos the nonce of this response's script policy (`frame_headers`), in place of the
+/// one leptos_axum makes for every render, so the hydration script it writes carries the nonce
+/// the header names. Runs after leptos_axum's own contexts, so this one is the one used.
+fn provide_response_nonce() {
+    let nonce = use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<CspNonce>().cloned());
+    if let Some(CspNonce(nonce)) = nonce {
+        provide_context(leptos::nonce::Nonce::from_value(nonce));
     }
 }
 

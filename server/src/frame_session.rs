@@ -1,5 +1,6 @@
 //! The server's side of the hosted frame: its code exchange (through the same credential
-//! logic as the headless exchange) and the headers that keep it framed only by its partner.
+//! logic as the headless exchange), its server functions' input errors and the sandbox payment
+//! page's key. Its headers are in `frame_headers`.
 
 use app::frame::{
     screens::pay::PaymentPage,
@@ -7,7 +8,6 @@ use app::frame::{
 };
 use axum::{
     extract::{Request, State},
-    http::{header, HeaderValue},
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -91,7 +91,7 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
 }
 
 /// The frame origins of the partner whose session a code belongs to.
-async fn origins_of_code(state: &AppState, code: &str) -> Result<Vec<String>, Error> {
+pub(crate) async fn origins_of_code(state: &AppState, code: &str) -> Result<Vec<String>, Error> {
     let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
         return Ok(Vec::new());
     };
@@ -149,54 +149,4 @@ pub async fn payment_page_key(
         }
     }
     next.run(request).await
-}
-
-/// Headers of every frame page: never cached or referred, and framed only by the origins the
-/// partner registered (found from the session code, or after the exchange from `client_id`);
-/// without either, by nobody.
-pub async fn security_headers(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let query = request.uri().query().unwrap_or_default().to_owned();
-    let mut response = next.run(request).await;
-    let origins = frame_ancestors(&state, &query).await.unwrap_or_default();
-    let ancestors = if origins.is_empty() {
-        "'none'".to_owned()
-    } else {
-        origins.join(" ")
-    };
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    if let Ok(value) = HeaderValue::from_str(&format!("frame-ancestors {ancestors}")) {
-        headers.insert(header::CONTENT_SECURITY_POLICY, value);
-    }
-    response
-}
-
-async fn frame_ancestors(state: &AppState, query: &str) -> Result<Vec<String>, Error> {
-    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
-        match key.as_ref() {
-            "session_code" => return origins_of_code(state, &value).await,
-            "client_id" => {
-                return Ok(state
-                    .store
-                    .partner_client_by_client_id(&value)
-                    .await?
-                    .map(|c| c.client.frame_origins)
-                    .unwrap_or_default())
-            }
-            _ => {}
-        }
-    }
-    Ok(Vec::new())
 }

@@ -8,7 +8,7 @@ use crate::{
     auth::tokens::{generate_ed25519, Audience, Ed25519Key, TokenRejection, TokenService},
     config::Config,
     http::cursor::CursorSigner,
-    providers::sandbox::PaymentPageKey,
+    providers::sandbox::{KycPageKey, PaymentPageKey},
     state::AppState,
     store::{KeyPurpose, SigningKey, Store},
 };
@@ -22,11 +22,24 @@ pub async fn cursor_signer(store: &dyn Store) -> anyhow::Result<CursorSigner> {
 /// of it under its own label, so neither key tells anything of the other), so every node
 /// makes and checks the same URLs.
 pub async fn payment_page_key(store: &dyn Store) -> anyhow::Result<PaymentPageKey> {
+    let secret = derived_key(store, b"boxoffice sandbox payment page key v1").await?;
+    Ok(PaymentPageKey::new(secret))
+}
+
+/// The key of the sandbox KYC page's URLs, derived like [`payment_page_key`] under a label of
+/// its own.
+pub async fn kyc_page_key(store: &dyn Store) -> anyhow::Result<KycPageKey> {
+    let secret = derived_key(store, b"boxoffice sandbox kyc page key v1").await?;
+    Ok(KycPageKey::new(secret))
+}
+
+/// An HMAC of the shared cursor secret under `label`.
+async fn derived_key(store: &dyn Store, label: &[u8]) -> anyhow::Result<Vec<u8>> {
     use hmac::{Hmac, Mac};
     let secret = cursor_secret(store).await?;
     let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&secret).expect("HMAC takes any key length");
-    mac.update(b"boxoffice sandbox payment page key v1");
-    Ok(PaymentPageKey::new(mac.finalize().into_bytes().to_vec()))
+    mac.update(label);
+    Ok(mac.finalize().into_bytes().to_vec())
 }
 
 /// The database's active cursor secret, made on first start.

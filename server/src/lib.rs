@@ -20,6 +20,7 @@ pub mod display_code;
 pub mod error;
 pub mod events;
 pub mod frame;
+pub mod frame_headers;
 pub mod frame_session;
 pub mod fuzzing;
 pub mod http;
@@ -49,6 +50,7 @@ use crate::{config::Config, state::AppState};
 /// Connects the store (running migrations), loads shared keys and prepares everything the
 /// handlers need.
 pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
+    config.check().map_err(anyhow::Error::msg)?;
     let database_url = match &config.database_url {
         Some(url) => url.expose_secret().to_owned(),
         None => {
@@ -67,14 +69,20 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
     let mailer = mail::Mailer::new(store.clone(), &config)?;
-    let sandbox_pay = if config.sandbox_payments {
-        Some(keys::payment_page_key(store.as_ref()).await?)
+    let (sandbox_pay, sandbox_kyc) = if config.sandbox_payments {
+        (
+            Some(keys::payment_page_key(store.as_ref()).await?),
+            Some(keys::kyc_page_key(store.as_ref()).await?),
+        )
     } else {
-        None
+        (None, None)
     };
-    let payments: Arc<dyn providers::PaymentProvider> = Arc::new(
-        providers::sandbox::SandboxPayments::new(config.base_url(), sandbox_pay.clone()),
-    );
+    let payments: Arc<dyn providers::PaymentProvider> =
+        Arc::new(providers::sandbox::SandboxPayments::new(
+            config.base_url(),
+            sandbox_pay.clone(),
+            sandbox_kyc.clone(),
+        ));
     let leptos = leptos_options(&config);
     let catalog = Arc::new(catalog::Catalog::new(&config));
     let identity = Arc::new(auth::identity::IdentityVerifier::new(config.outbound()));
@@ -88,6 +96,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         mailer,
         payments,
         sandbox_pay,
+        sandbox_kyc,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,

@@ -6,21 +6,10 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::parse();
     server::init_tracing(&config);
     let listen = config.listen;
-    let demo = config.demo;
     let state = server::build_state(config).await?;
-    if demo {
-        match server::demo::seed_if_empty(&state).await? {
-            Some(summary) => println!("{summary}"),
-            None if state
-                .store
-                .campaign(server::demo::DEMO_CAMPAIGN)
-                .await?
-                .is_some() =>
-            {
-                println!("{}", server::demo::summary(&state))
-            }
-            None => {}
-        }
+    // Only in demo mode: the demo's published credentials, for a newcomer to try the API.
+    if let Some(banner) = server::demo::at_start(&state).await? {
+        println!("{banner}");
     }
     let listener = tokio::net::TcpListener::bind(listen).await?;
     tracing::info!(address = %listen, backend = state.store.backend(), "Boxoffice is listening");

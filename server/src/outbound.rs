@@ -37,20 +37,39 @@ pub enum OutboundRefusal {
 }
 
 /// An address a request may go to under the public-only policy: none of loopback, private
-/// (RFC 1918, IPv6 unique local), link-local, shared (RFC 6598), unspecified, multicast,
-/// broadcast, `0.0.0.0/8`, or an IPv4-mapped form of any of them.
+/// (RFC 1918, IPv6 unique local and the old site-local `fec0::/10`), link-local, shared
+/// (RFC 6598), unspecified, multicast, broadcast, `0.0.0.0/8`, the IETF protocol block
+/// `192.0.0.0/24`, the benchmarking block `198.18.0.0/15` and the reserved `240.0.0.0/4`.
+///
+/// IPv6 forms that carry an IPv4 address are judged as follows (docs/security.md, "Outbound
+/// requests"): IPv4-mapped (`::ffff:a.b.c.d`) and the well-known NAT64 prefix
+/// (`64:ff9b::/96`, where a DNS64 resolver puts every IPv4-only host on an IPv6-only network)
+/// by the IPv4 address they carry; the local-use NAT64 prefix `64:ff9b:1::/48` (its mapping
+/// is the site's own), 6to4 (`2002::/16`), Teredo (`2001::/32`) and IPv4-compatible
+/// (`::a.b.c.d`, deprecated) are refused whole: no public service is reached only through
+/// them, and what they lead to depends on relays outside the address.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+        IpAddr::V6(v6) => match embedded_v4(v6) {
             Some(v4) => is_public_v4(v4),
             None => is_public_v6(v6),
         },
     }
 }
 
+/// The IPv4 address an IPv4-mapped or well-known-prefix NAT64 address stands for.
+fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return Some(v4);
+    }
+    let s = ip.segments();
+    let nat64 = s[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    nat64.then(|| Ipv4Addr::from((u32::from(s[6]) << 16) | u32::from(s[7])))
+}
+
 fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
+    let [a, b, c, _] = ip.octets();
     !(ip.is_loopback()
         || ip.is_private()
         || ip.is_link_local()
@@ -58,16 +77,28 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
         || ip.is_multicast()
         || ip.is_broadcast()
         || a == 0
-        || (a == 100 && (64..128).contains(&b)))
+        || (a == 100 && (64..128).contains(&b))
+        || (a == 192 && b == 0 && c == 0)
+        || (a == 198 && (b & 0xfe) == 18)
+        || a >= 240)
 }
 
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
+    let s = ip.segments();
+    let first = s[0];
     !(ip.is_loopback()
         || ip.is_unspecified()
         || ip.is_multicast()
         || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80)
+        || (first & 0xffc0) == 0xfe80
+        || (first & 0xffc0) == 0xfec0
+        // IPv4-compatible `::a.b.c.d` (and anything else under `::/96`).
+        || s[..6] == [0; 6]
+        // NAT64 local use (`64:ff9b:1::/48`), or any other address under `64:ff9b::/32`
+        // that is not the well-known prefix judged by its IPv4 address.
+        || (first == 0x64 && s[1] == 0xff9b)
+        || first == 0x2002
+        || (first == 0x2001 && s[1] == 0))
 }
 
 /// Checks a URL as it is saved: http(s), and under the public-only policy no literal
@@ -122,7 +153,10 @@ impl Resolve for PublicOnlyResolver {
 /// given timeout, and under the public-only policy a resolver that refuses non-public
 /// addresses. Literal addresses are not resolved: call [`check_url`] before each request too.
 pub fn client(policy: OutboundPolicy, timeout: Duration) -> reqwest::Client {
+    // `no_proxy`: a proxy named in the environment (`HTTPS_PROXY`, …) would make the
+    // connection, so the address checks here would judge the proxy, not the target.
     let mut builder = reqwest::Client::builder()
+        .no_proxy()
         .timeout(timeout)
         .redirect(reqwest::redirect::Policy::none());
     if !policy.allow_private {
@@ -195,6 +229,57 @@ mod tests {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
         for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "100.128.0.1"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn reserved_ipv4_blocks_and_ipv6_transition_forms_are_not_public() {
+        for ip in [
+            // IETF protocol assignments, benchmarking, reserved (with its edges).
+            "192.0.0.1",
+            "192.0.0.255",
+            "198.18.0.1",
+            "198.19.255.255",
+            "240.0.0.1",
+            "254.1.2.3",
+            // Site-local (deprecated, still routed inside some sites).
+            "fec0::1",
+            "feff:ffff::1",
+            // Well-known NAT64 prefix: judged by the IPv4 address it carries.
+            "64:ff9b::7f00:1",
+            "64:ff9b::a00:1",
+            "64:ff9b::a9fe:a9fe",
+            // NAT64 local use, 6to4, Teredo, IPv4-compatible: refused whole, even when the
+            // IPv4 address inside is public.
+            "64:ff9b:1::808:808",
+            "2002:808:808::1",
+            "2002:7f00:1::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "::8.8.8.8",
+            "::127.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+            // Refused as a saved URL too, as the resolver refuses it at every request.
+            let url = match ip.parse::<IpAddr>().unwrap() {
+                IpAddr::V4(v4) => format!("http://{v4}/hook"),
+                IpAddr::V6(v6) => format!("http://[{v6}]/hook"),
+            };
+            assert_eq!(
+                check_url(&url, OutboundPolicy::PUBLIC_ONLY),
+                Err(OutboundRefusal::NonPublic),
+                "{url}"
+            );
+        }
+        for ip in [
+            "192.0.1.1",
+            "198.17.255.255",
+            "198.20.0.1",
+            "223.255.255.254",
+            "64:ff9b::808:808",
+            "2001:db9::1",
+            "2003::1",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
     }

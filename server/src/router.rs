@@ -13,7 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::{
     admin, api, auth, bench_baseline, demo_shop, frame,
     http::{
-        correlation, fallback, locale, openapi, ops,
+        correlation, fallback, framing, locale, openapi, ops,
         rate_limit::{self, TrustedProxies},
     },
     sandbox,
@@ -29,7 +29,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(auth::jwks::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
-        .merge(demo_shop::router())
+        .merge(demo_shop::router(&state))
         .merge(bench_baseline::router(&state))
         .split_for_parts();
     openapi::mark_operator_operations(&mut doc);
@@ -44,12 +44,15 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
     let proxies = TrustedProxies {
         nets: state.config.trusted_proxies.clone().into(),
         header: state.config.forwarded_header,
+        ipv6_prefix: state.config.rate_limit_ipv6_prefix,
     };
     // Outermost first: the correlation id must exist before anything logs or fails, and the
-    // problem rewriter must see every response, panics included. The client address (behind
-    // trusted proxies, from their header) is resolved once, for every rate limit.
+    // problem rewriter must see every response, panics included; so must the framing default.
+    // The client address (behind trusted proxies, from their header) is resolved once, for
+    // every rate limit.
     let layers = ServiceBuilder::new()
         .layer(middleware::from_fn(correlation::middleware))
+        .layer(middleware::from_fn(framing::middleware))
         .layer(middleware::from_fn_with_state(
             proxies,
             rate_limit::client_address_middleware,

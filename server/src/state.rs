@@ -12,7 +12,10 @@ use crate::{
     config::Config,
     http::cursor::CursorSigner,
     mail::Mailer,
-    providers::{sandbox::PaymentPageKey, FulfillmentProviders, PaymentProvider},
+    providers::{
+        sandbox::{KycPageKey, PaymentPageKey},
+        FulfillmentProviders, PaymentProvider,
+    },
     store::Store,
 };
 
@@ -29,6 +32,8 @@ pub struct AppState {
     pub payments: Arc<dyn PaymentProvider>,
     /// The key of the sandbox payment page's URLs; `None` when the sandbox provider is off.
     pub sandbox_pay: Option<PaymentPageKey>,
+    /// The key of the sandbox KYC page's URLs; `None` when the sandbox provider is off.
+    pub sandbox_kyc: Option<KycPageKey>,
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,

@@ -11,7 +11,7 @@ mod oauth;
 mod orders;
 mod products;
 mod sessions;
-mod token_request;
+pub(crate) mod token_request;
 
 use utoipa_axum::router::OpenApiRouter;
 

@@ -57,7 +57,7 @@ async fn limit_per_client(
     request: Request,
     next: Next,
 ) -> Response {
-    let Some(address) = rate_limit::client_address(&request) else {
+    let Some(address) = rate_limit::client_key(&request) else {
         return next.run(request).await;
     };
     let (parts, body) = request.into_parts();

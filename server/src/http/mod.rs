@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod envelope;
 pub mod extract;
 pub mod fallback;
+pub mod framing;
 pub mod locale;
 pub mod openapi;
 pub mod ops;

@@ -4,7 +4,11 @@
 //! The client address is the TCP peer, unless the peer is a trusted proxy
 //! (`BOXOFFICE_TRUSTED_PROXIES`): then it is the right-most address of `X-Forwarded-For` (or
 //! `Forwarded`, per `BOXOFFICE_FORWARDED_HEADER`) that is not itself a trusted proxy, so a
-//! client cannot choose its own address by sending the header. Limits are kept per node: with
+//! client cannot choose its own address by sending the header. A limit counts an IPv4 client by
+//! its address and an IPv6 client by its network (`BOXOFFICE_RATE_LIMIT_IPV6_PREFIX`, a /64 by
+//! default): one subscriber is handed a whole /64, so counting single IPv6 addresses would let
+//! one client take a fresh address, and a fresh budget, for every request ([`address_key`]).
+//! Limits are kept per node: with
 //! N nodes behind a balancer an address gets at most N times the limit, which still stops
 //! brute force against codes and secrets. Every limiter forgets keys that are back to a full
 //! bucket once a minute, so its memory follows the recent callers, not every caller ever.
@@ -38,11 +42,20 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddress(pub IpAddr);
 
-/// What resolving the client address needs: the trusted proxies and the header they write.
+/// The key the limits count a request under: its client address through [`address_key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressKey(pub IpAddr);
+
+/// Bits of an IPv6 client address a limit counts by when nothing else is configured.
+pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+
+/// What resolving the client address needs: the trusted proxies and the header they write;
+/// and how many bits of an IPv6 client address its limits count by.
 #[derive(Debug, Clone)]
 pub struct TrustedProxies {
     pub nets: Arc<[IpNet]>,
     pub header: ForwardedHeader,
+    pub ipv6_prefix: u8,
 }
 
 impl TrustedProxies {
@@ -72,6 +85,20 @@ impl TrustedProxies {
             }
         }
         nearest
+    }
+}
+
+/// What a limit counts `address` under: an IPv4 address (or an IPv4-mapped one) as it is, an
+/// IPv6 address by its first `v6_prefix` bits (at most 128), the rest zeroed. Every per-address
+/// bound uses this, so one client is one key wherever it is counted.
+pub fn address_key(address: IpAddr, v6_prefix: u8) -> IpAddr {
+    match canonical(address) {
+        IpAddr::V6(v6) => {
+            let bits = u32::from(v6_prefix.min(128));
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            IpAddr::V6((u128::from(v6) & mask).into())
+        }
+        v4 => v4,
     }
 }
 
@@ -129,7 +156,8 @@ fn forwarded(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
         .collect()
 }
 
-/// Puts the [`ClientAddress`] into the request's extensions, for the limits and the logs.
+/// Puts the [`ClientAddress`] and its [`AddressKey`] into the request's extensions, for the
+/// limits.
 pub async fn client_address_middleware(
     State(proxies): State<TrustedProxies>,
     mut request: Request,
@@ -141,7 +169,9 @@ pub async fn client_address_middleware(
         .map(|c| c.0.ip());
     if let Some(peer) = peer {
         let address = proxies.client_address(peer, request.headers());
+        let key = address_key(address, proxies.ipv6_prefix);
         request.extensions_mut().insert(ClientAddress(address));
+        request.extensions_mut().insert(AddressKey(key));
     }
     next.run(request).await
 }
@@ -160,8 +190,8 @@ fn address_in(extensions: &axum::http::Extensions) -> Option<IpAddr> {
     })
 }
 
-/// The client address as a handler's argument (`None` off a TCP connection, as in unit
-/// tests of a router).
+/// The client address as every per-address bound counts it ([`client_key`]), as a handler's
+/// argument (`None` off a TCP connection, as in unit tests of a router).
 #[derive(Debug, Clone, Copy)]
 pub struct RequestAddress(pub Option<IpAddr>);
 
@@ -172,8 +202,21 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for RequestAddress {
         parts: &mut axum::http::request::Parts,
         _state: &S,
     ) -> Result<Self, Self::Rejection> {
-        Ok(RequestAddress(address_in(&parts.extensions)))
+        Ok(RequestAddress(key_in(&parts.extensions)))
     }
+}
+
+/// What a request is counted under by every per-address bound: the resolved key, or the TCP
+/// peer's (under the default prefix) when the resolving middleware did not run.
+pub fn client_key(request: &Request) -> Option<IpAddr> {
+    key_in(request.extensions())
+}
+
+fn key_in(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    extensions
+        .get::<AddressKey>()
+        .map(|k| k.0)
+        .or_else(|| address_in(extensions).map(|a| address_key(a, DEFAULT_IPV6_PREFIX)))
 }
 
 /// A keyed limiter, refilled evenly, pruned every minute.
@@ -264,9 +307,9 @@ async fn prune<K: Hash + Eq + Clone + Send + Sync + 'static>(
     }
 }
 
-/// Limits requests per client address.
+/// Limits requests per client address (its [`client_key`]).
 pub async fn middleware(State(limit): State<RateLimit>, request: Request, next: Next) -> Response {
-    if let Some(address) = client_address(&request) {
+    if let Some(address) = client_key(&request) {
         if let Err(refused) = limit.check(&address) {
             return refused.into_response();
         }
@@ -282,6 +325,7 @@ mod tests {
         TrustedProxies {
             nets: nets.iter().map(|n| n.parse().unwrap()).collect(),
             header,
+            ipv6_prefix: DEFAULT_IPV6_PREFIX,
         }
     }
 
@@ -346,6 +390,25 @@ mod tests {
             lb.client_address(ip("192.0.2.1"), &sent),
             ip("2001:db8:cafe::17")
         );
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_network_and_an_ipv4_client_by_its_address() {
+        let key = |text: &str, bits: u8| address_key(ip(text), bits);
+        assert_eq!(key("2001:db8:1:2:aaaa::1", 64), ip("2001:db8:1:2::"));
+        assert_eq!(
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff", 64),
+            key("2001:db8:1:2::5", 64),
+            "one /64, one key"
+        );
+        assert_ne!(key("2001:db8:1:3::1", 64), key("2001:db8:1:2::1", 64));
+        assert_eq!(key("2001:db8:1:2:3::1", 48), ip("2001:db8:1::"));
+        assert_eq!(key("2001:db8::1", 128), ip("2001:db8::1"));
+        assert_eq!(key("2001:db8::1", 200), ip("2001:db8::1"), "capped at 128");
+        assert_eq!(key("2001:db8::1", 0), ip("::"));
+        assert_eq!(key("192.0.2.7", 64), ip("192.0.2.7"));
+        assert_eq!(key("192.0.2.8", 0), ip("192.0.2.8"), "IPv4 is never masked");
+        assert_eq!(key("::ffff:192.0.2.7", 64), ip("192.0.2.7"));
     }
 
     #[tokio::test]

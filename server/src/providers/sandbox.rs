@@ -18,51 +18,74 @@ use uuid::Uuid;
 use super::{PaymentProvider, PaymentRequest, ProvisionedAccount};
 use crate::display_code::crockford;
 
-/// Bytes of the HMAC kept in a payment page's key (128 bits, as 32 hex digits).
+/// Bytes of the HMAC kept in a page's key (128 bits, as 32 hex digits).
 const KEY_BYTES: usize = 16;
 
-/// Makes and checks the keys of the sandbox payment page's URLs.
+/// The HMAC key behind one kind of sandbox page URL; each kind has its own, derived under its
+/// own label (`crate::keys`), so a key of one kind opens no page of another.
 #[derive(Clone)]
-pub struct PaymentPageKey {
+struct UrlKey {
     secret: Arc<[u8]>,
 }
 
-impl std::fmt::Debug for PaymentPageKey {
+/// Shows no part of the secret.
+impl std::fmt::Debug for UrlKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PaymentPageKey(..)")
+        f.write_str("UrlKey(..)")
     }
 }
 
-impl PaymentPageKey {
-    pub fn new(secret: impl Into<Vec<u8>>) -> Self {
-        let secret: Vec<u8> = secret.into();
+impl UrlKey {
+    fn new(secret: Vec<u8>) -> Self {
         Self {
             secret: Arc::from(secret),
         }
     }
 
-    fn tag(&self, payment_id: Uuid) -> [u8; KEY_BYTES] {
+    fn tag(&self, label: &[u8], subject: &[u8]) -> [u8; KEY_BYTES] {
         let mut mac =
             Hmac::<sha2::Sha256>::new_from_slice(&self.secret).expect("HMAC takes any key length");
-        mac.update(b"pay:");
-        mac.update(payment_id.as_bytes());
+        mac.update(label);
+        mac.update(subject);
         let mut out = [0u8; KEY_BYTES];
         out.copy_from_slice(&mac.finalize().into_bytes()[..KEY_BYTES]);
         out
     }
 
-    /// The key of `payment_id`'s page, as it goes into the URL.
-    pub fn for_payment(&self, payment_id: Uuid) -> String {
-        self.tag(payment_id)
+    /// The key of `subject`'s page, as it goes into the URL.
+    fn for_subject(&self, label: &[u8], subject: &[u8]) -> String {
+        self.tag(label, subject)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect()
     }
 
+    /// Whether `key` is `subject`'s, compared in constant time.
+    fn verify(&self, label: &[u8], subject: &[u8], key: &str) -> bool {
+        let expected = self.for_subject(label, subject);
+        key.len() == expected.len() && bool::from(expected.as_bytes().ct_eq(key.as_bytes()))
+    }
+}
+
+/// Makes and checks the keys of the sandbox payment page's URLs.
+#[derive(Debug, Clone)]
+pub struct PaymentPageKey(UrlKey);
+
+impl PaymentPageKey {
+    const LABEL: &'static [u8] = b"pay:";
+
+    pub fn new(secret: impl Into<Vec<u8>>) -> Self {
+        Self(UrlKey::new(secret.into()))
+    }
+
+    /// The key of `payment_id`'s page, as it goes into the URL.
+    pub fn for_payment(&self, payment_id: Uuid) -> String {
+        self.0.for_subject(Self::LABEL, payment_id.as_bytes())
+    }
+
     /// Whether `key` is `payment_id`'s, compared in constant time.
     pub fn verify(&self, payment_id: Uuid, key: &str) -> bool {
-        let expected = self.for_payment(payment_id);
-        key.len() == expected.len() && bool::from(expected.as_bytes().ct_eq(key.as_bytes()))
+        self.0.verify(Self::LABEL, payment_id.as_bytes(), key)
     }
 
     /// The path (with its query) of `payment_id`'s page.
@@ -71,17 +94,49 @@ impl PaymentPageKey {
     }
 }
 
+/// Makes and checks the keys of the sandbox KYC page's URLs (one per merchant account), so
+/// only who was handed the account's `kyc_url` can verify it.
+#[derive(Debug, Clone)]
+pub struct KycPageKey(UrlKey);
+
+impl KycPageKey {
+    const LABEL: &'static [u8] = b"kyc:";
+
+    pub fn new(secret: impl Into<Vec<u8>>) -> Self {
+        Self(UrlKey::new(secret.into()))
+    }
+
+    /// The key of `provider_account_id`'s page, as it goes into the URL.
+    pub fn for_account(&self, provider_account_id: &str) -> String {
+        self.0
+            .for_subject(Self::LABEL, provider_account_id.as_bytes())
+    }
+
+    /// Whether `key` is `provider_account_id`'s, compared in constant time.
+    pub fn verify(&self, provider_account_id: &str, key: &str) -> bool {
+        self.0
+            .verify(Self::LABEL, provider_account_id.as_bytes(), key)
+    }
+}
+
 pub struct SandboxPayments {
     base_url: String,
     /// `None`: the sandbox is switched off and opens no payment.
     page_key: Option<PaymentPageKey>,
+    /// `None`: the sandbox is switched off and its KYC page opens for nobody.
+    kyc_key: Option<KycPageKey>,
 }
 
 impl SandboxPayments {
-    pub fn new(base_url: impl Into<String>, page_key: Option<PaymentPageKey>) -> Self {
+    pub fn new(
+        base_url: impl Into<String>,
+        page_key: Option<PaymentPageKey>,
+        kyc_key: Option<KycPageKey>,
+    ) -> Self {
         Self {
             base_url: base_url.into(),
             page_key,
+            kyc_key,
         }
     }
 }
@@ -117,11 +172,20 @@ impl PaymentProvider for SandboxPayments {
         })
     }
 
+    /// The sandbox KYC page of the account, its key in the query (`crate::sandbox::kyc`).
+    /// With the sandbox switched off the URL has no key, and the page answers 404 like any
+    /// page of a switched-off sandbox; the onboarding status that shows it stays readable.
     async fn kyc_url(&self, provider_account_id: &str) -> anyhow::Result<Url> {
-        Ok(Url::parse(&format!(
-            "{}/sandbox/kyc/{provider_account_id}",
-            self.base_url
-        ))?)
+        let mut url = Url::parse(&self.base_url)?;
+        url.path_segments_mut()
+            .map_err(|()| anyhow::anyhow!("the public URL cannot take a path"))?
+            .pop_if_empty()
+            .extend(["sandbox", "kyc", provider_account_id]);
+        if let Some(key) = &self.kyc_key {
+            url.query_pairs_mut()
+                .append_pair("key", &key.for_account(provider_account_id));
+        }
+        Ok(url)
     }
 }
 
@@ -143,5 +207,39 @@ mod tests {
         let other = PaymentPageKey::new(b"other".to_vec());
         assert!(!other.verify(a, &for_a), "another server's key");
         assert_eq!(key.page_path(a), format!("/pay/{a}?key={for_a}"));
+    }
+
+    #[test]
+    fn a_kyc_pages_key_is_its_accounts_and_no_payments() {
+        let key = KycPageKey::new(b"secret".to_vec());
+        let for_a = key.for_account("sbx_acct_a");
+        assert_eq!(for_a.len(), 2 * KEY_BYTES);
+        assert!(key.verify("sbx_acct_a", &for_a));
+        assert!(!key.verify("sbx_acct_b", &for_a), "another account's key");
+        assert!(!key.verify("sbx_acct_a", ""), "no key");
+        assert!(!KycPageKey::new(b"other".to_vec()).verify("sbx_acct_a", &for_a));
+        // Even under the same secret, a payment's key is no account's.
+        let payment = Uuid::new_v4();
+        let pay = PaymentPageKey::new(b"secret".to_vec()).for_payment(payment);
+        assert!(!key.verify(&payment.to_string(), &pay));
+    }
+
+    #[tokio::test]
+    async fn the_kyc_url_carries_the_accounts_key_while_the_sandbox_is_on() {
+        let key = KycPageKey::new(b"secret".to_vec());
+        let on = SandboxPayments::new("https://box.example", None, Some(key.clone()));
+        let url = on.kyc_url("sbx_acct_a").await.unwrap();
+        assert_eq!(
+            url.as_str(),
+            format!(
+                "https://box.example/sandbox/kyc/sbx_acct_a?key={}",
+                key.for_account("sbx_acct_a")
+            )
+        );
+        let off = SandboxPayments::new("https://box.example", None, None);
+        assert_eq!(
+            off.kyc_url("sbx_acct_a").await.unwrap().as_str(),
+            "https://box.example/sandbox/kyc/sbx_acct_a"
+        );
     }
 }

@@ -51,11 +51,11 @@ pub fn key_matches(state: &AppState, payment_id: Uuid, key: Option<&str>) -> boo
     }
 }
 
-/// The page's query: the payment's key.
+/// The query of a sandbox page: its key.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageKey {
-    /// The payment's key, from its `payment_url`.
+    /// The page's key, from the URL it was handed out in (`payment_url`, `kyc_url`).
     pub key: Option<String>,
 }
 
@@ -167,6 +167,11 @@ mod tests {
         assert_eq!(
             return_to("https://shop.example/done", id),
             format!("https://shop.example/done?payment_id={id}")
+        );
+        // embed.js's default return URL is the page's whole address, fragment included.
+        assert_eq!(
+            return_to("https://shop.example/done?boxoffice_checkout=c#tickets", id),
+            format!("https://shop.example/done?boxoffice_checkout=c&payment_id={id}#tickets")
         );
     }
 }

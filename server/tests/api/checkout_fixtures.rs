@@ -252,7 +252,11 @@ pub struct SandboxExcept<C> {
 
 impl<C> SandboxExcept<C> {
     pub fn new(state: &server::state::AppState, create: C) -> Self {
-        let sandbox = SandboxPayments::new(state.config.base_url(), state.sandbox_pay.clone());
+        let sandbox = SandboxPayments::new(
+            state.config.base_url(),
+            state.sandbox_pay.clone(),
+            state.sandbox_kyc.clone(),
+        );
         Self { sandbox, create }
     }
 }

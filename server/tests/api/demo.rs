@@ -2,10 +2,14 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-use server::demo::{seed_if_empty, DEMO_CAMPAIGN, SECOND_CAMPAIGN};
+use reqwest::Method;
+use serde_json::{json, Value};
+use server::{
+    config::Config,
+    demo::{at_start, seed_if_empty, DEMO_CAMPAIGN, DEMO_CLIENT_ID, SECOND_CAMPAIGN},
+};
 
-use crate::helpers::{spawn_app, TestClient};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp, TestClient, TestResponse};
 
 /// The string `field` of every item, as a set.
 fn strings_of<'a>(items: &'a [Value], field: &str) -> HashSet<&'a str> {
@@ -14,7 +18,7 @@ fn strings_of<'a>(items: &'a [Value], field: &str) -> HashSet<&'a str> {
 
 #[tokio::test]
 async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(|config| config.demo = true).await;
     let summary = seed_if_empty(&app.state)
         .await
         .unwrap()
@@ -105,24 +109,158 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
     assert_eq!(summary.client_secret, "demo-secret");
 }
 
+/// `POST /demo/shop/session` for `visitor`.
+async fn demo_session(app: &TestApp, visitor: &str) -> TestResponse {
+    app.send(
+        app.request(Method::POST, "/demo/shop/session")
+            .json(&json!({ "visitor": visitor })),
+    )
+    .await
+}
+
+/// The customer a demo session code stands for, after the frame's own exchange.
+async fn customer_of(app: &TestApp, code: &str) -> Value {
+    let exchanged = app.post_form("/frame/api/session", &[("code", code)]).await;
+    let ready: Value = exchanged.json();
+    let bearer = ready["Ready"]["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{ready}"));
+    app.me(bearer).await.assert_status(200)["data"]["customer_id"].clone()
+}
+
+fn visitor() -> String {
+    format!("demo-visit-{}", uuid::Uuid::new_v4())
+}
+
 #[tokio::test]
-async fn the_demo_shop_embeds_the_frame_with_a_fresh_code_in_demo_mode_only() {
-    let app = crate::helpers::spawn_app_with(|config| config.demo = true).await;
+async fn demo_mode_is_off_unless_asked_for() {
+    // The test server's settings leave `demo` at the server's default.
+    let app = spawn_app().await;
+    assert!(!app.state.config.demo);
+    assert!(
+        at_start(&app.state).await.unwrap().is_none(),
+        "no banner, so no secret is printed"
+    );
+    assert!(app
+        .state
+        .store
+        .partner_client_by_client_id(DEMO_CLIENT_ID)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(app
+        .state
+        .store
+        .campaign(DEMO_CAMPAIGN)
+        .await
+        .unwrap()
+        .is_none());
     app.assert_not_found("/demo/shop").await;
+    demo_session(&app, &visitor())
+        .await
+        .assert_problem(404, "not-found");
+
+    // Demo data seeded by hand (an earlier demo run) opens nothing either.
+    seed_if_empty(&app.state).await.unwrap();
+    app.assert_not_found("/demo/shop").await;
+    assert!(at_start(&app.state).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn demo_mode_seeds_and_shows_its_credentials_when_asked_for() {
+    let app = spawn_app_with(|config| config.demo = true).await;
+    let banner = at_start(&app.state).await.unwrap().expect("seeded");
+    assert_eq!(banner.client_id, DEMO_CLIENT_ID);
+    assert!(banner.to_string().contains("demo-secret"));
+    assert!(
+        at_start(&app.state).await.unwrap().is_some(),
+        "on every start"
+    );
+}
+
+#[tokio::test]
+async fn demo_mode_is_refused_on_a_public_url_that_is_not_loopback() {
+    let mut config = Config::defaults();
+    config.demo = true;
+    config.public_url = "https://tickets.example.com".parse().unwrap();
+    let refused = server::build_state(config.clone())
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        refused.to_string().contains("BOXOFFICE_DEMO_ALLOW_PUBLIC"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn each_demo_shop_visit_is_its_own_customer() {
+    let app = spawn_app_with(|config| config.demo = true).await;
     seed_if_empty(&app.state).await.unwrap();
 
-    let first = app.get("/demo/shop").await;
-    assert_eq!(first.status.as_u16(), 200, "{}", first.text);
-    assert_eq!(first.header("cache-control"), Some("no-store"));
-    assert!(first.text.contains("/embed.js") && first.text.contains("Boxoffice.mount("));
-    let code = |page: &str| {
-        let start = page.find(r#""sessionCode":""#).unwrap() + 15;
-        page[start..start + page[start..].find('"').unwrap()].to_owned()
-    };
-    let second = app.get("/demo/shop").await;
-    assert_ne!(code(&first.text), code(&second.text), "a new code per page");
+    let page = app.get("/demo/shop").await;
+    assert_eq!(page.status.as_u16(), 200, "{}", page.text);
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    assert!(page.text.contains("/embed.js") && page.text.contains("Boxoffice.mount("));
+    assert!(page.text.contains("/demo/shop/session") && page.text.contains("sessionStorage"));
+    assert!(
+        !page.text.contains("sessionCode\":\""),
+        "no code in the page itself"
+    );
 
-    let off = crate::helpers::spawn_app_with(|config| config.demo = false).await;
+    let (one, two) = (visitor(), visitor());
+    let code = |response: TestResponse| {
+        assert_eq!(response.header("cache-control"), Some("no-store"));
+        response.assert_status(201)["data"]["session_code"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let first = code(demo_session(&app, &one).await);
+    let reload = code(demo_session(&app, &one).await);
+    let other = code(demo_session(&app, &two).await);
+    assert_ne!(first, reload, "a new code per page view");
+    let customer = customer_of(&app, &first).await;
+    assert_eq!(
+        customer_of(&app, &reload).await,
+        customer,
+        "a reload keeps the customer"
+    );
+    assert_ne!(
+        customer_of(&app, &other).await,
+        customer,
+        "another visit, another customer"
+    );
+
+    // Nobody chooses whose customer they are.
+    for chosen in ["demo-visitor", "f-1", "demo-visit-not-a-uuid"] {
+        let refused = demo_session(&app, chosen).await;
+        refused.assert_problem(400, "request-validation-failed");
+    }
+    app.get("/demo/shop?user=demo-visitor")
+        .await
+        .assert_problem(400, "request-validation-failed");
+
+    let off = spawn_app_with(|config| config.demo = false).await;
     seed_if_empty(&off.state).await.unwrap();
     off.assert_not_found("/demo/shop").await;
+}
+
+#[tokio::test]
+async fn the_demo_shop_is_rate_limited_per_address() {
+    let app = spawn_app_with(|config| {
+        config.demo = true;
+        config.auth_rate_per_minute = 3;
+    })
+    .await;
+    seed_if_empty(&app.state).await.unwrap();
+    for _ in 0..3 {
+        demo_session(&app, &visitor()).await.assert_status(201);
+    }
+    let refused = demo_session(&app, &visitor()).await;
+    refused.assert_problem(429, "rate-limited");
+    assert!(refused.header("retry-after").is_some());
+    app.get("/demo/shop")
+        .await
+        .assert_problem(429, "rate-limited");
 }

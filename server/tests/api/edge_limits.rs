@@ -76,6 +76,39 @@ async fn behind_a_trusted_proxy_each_client_address_has_its_own_limit() {
 }
 
 #[tokio::test]
+async fn an_ipv6_client_is_counted_by_its_64_whatever_address_it_takes_in_it() {
+    let app = spawn_app_with(|c| {
+        c.auth_rate_per_minute = 3;
+        c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    })
+    .await;
+    for host in 1..=3 {
+        assert_ne!(
+            exchange_from(&app, &format!("2001:db8:7:7::{host}")).await,
+            429
+        );
+    }
+    // A fresh address in the same /64 is the same client.
+    assert_eq!(exchange_from(&app, "2001:db8:7:7:ffff::9").await, 429);
+    // The next /64 is another client.
+    assert_ne!(exchange_from(&app, "2001:db8:7:8::1").await, 429);
+
+    let per_address = spawn_app_with(|c| {
+        c.auth_rate_per_minute = 3;
+        c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        c.rate_limit_ipv6_prefix = 128;
+    })
+    .await;
+    for host in 1..=4 {
+        assert_ne!(
+            exchange_from(&per_address, &format!("2001:db8:7:7::{host}")).await,
+            429,
+            "with a /128 setting each address counts alone"
+        );
+    }
+}
+
+#[tokio::test]
 async fn without_trusted_proxies_a_forwarded_address_is_ignored() {
     let app = spawn_app_with(|c| c.auth_rate_per_minute = 3).await;
     for i in 0..3 {

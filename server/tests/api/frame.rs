@@ -34,6 +34,8 @@ async fn a_missing_bundle_file_is_a_not_found_problem() {
 mod session {
     use serde_json::{json, Value};
 
+    use super::{directive, frame_ancestors};
+
     use crate::helpers::{spawn_app, spawn_app_with, TestApp, TestClient};
 
     async fn webframe_code(app: &TestApp, client: &TestClient, campaign: &str) -> String {
@@ -102,25 +104,108 @@ mod session {
         let code = webframe_code(&app, &client, &campaign).await;
 
         let page = app.get(&format!("/frame?session_code={code}")).await;
-        assert_eq!(
-            page.header("content-security-policy"),
-            Some("frame-ancestors http://localhost:*")
-        );
+        assert_eq!(frame_ancestors(&page), "http://localhost:*");
         assert_eq!(page.header("cache-control"), Some("no-store"));
         assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
 
-        let after_exchange = app.get("/frame?client_id=shop").await;
-        assert_eq!(
-            after_exchange.header("content-security-policy"),
-            Some("frame-ancestors http://localhost:*")
-        );
+        let after_exchange = app.get("/frame/orders?client_id=shop").await;
+        assert_eq!(frame_ancestors(&after_exchange), "http://localhost:*");
 
         let anonymous = app.get("/frame").await;
-        assert_eq!(
-            anonymous.header("content-security-policy"),
-            Some("frame-ancestors 'none'")
-        );
+        assert_eq!(frame_ancestors(&anonymous), "'none'");
     }
+
+    #[tokio::test]
+    async fn pages_outside_the_frame_are_never_framed_whatever_their_query() {
+        let app = spawn_app().await;
+        let (campaign, client) = app.campaign_with_client("shop").await;
+        let pay_key = app.state.sandbox_pay.as_ref().unwrap();
+        let payment_page = pay_key.page_path(uuid::Uuid::new_v4());
+        for page in [
+            payment_page.as_str(),
+            "/prod/merchant/onboarding?code=abc",
+            "/sandbox/kyc/sbx_acct_x?key=0",
+            "/demo/shop?merchant_id=0",
+            "/openapi.json?x=1",
+            "/no-such-page?x=1",
+        ] {
+            let code = webframe_code(&app, &client, &campaign).await;
+            for widening in ["client_id=shop".to_owned(), format!("session_code={code}")] {
+                let path = format!("{page}&{widening}");
+                let response = app.get(&path).await;
+                assert_eq!(frame_ancestors(&response), "'none'", "{path}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn frame_pages_allow_only_their_own_scripts_and_this_responses_inline_one() {
+        let app = spawn_app().await;
+        let (campaign, client) = app.campaign_with_client("shop").await;
+        let code = webframe_code(&app, &client, &campaign).await;
+        let payment_page = app
+            .state
+            .sandbox_pay
+            .as_ref()
+            .unwrap()
+            .page_path(uuid::Uuid::new_v4());
+        let mut nonces = std::collections::HashSet::new();
+        for path in [
+            format!("/frame?session_code={code}"),
+            "/frame".to_owned(),
+            "/frame".to_owned(),
+            payment_page,
+            "/prod/merchant/onboarding?code=abc".to_owned(),
+        ] {
+            let page = app.get(&path).await;
+            assert_eq!(page.status.as_u16(), 200, "{path}: {}", page.text);
+            let policy = page.header("content-security-policy").unwrap();
+            let nonce = directive(policy, "script-src")
+                .strip_prefix("'self' 'wasm-unsafe-eval' 'nonce-")
+                .and_then(|rest| rest.strip_suffix('\''))
+                .unwrap_or_else(|| panic!("{path}: {policy}"))
+                .to_owned();
+            assert!(nonce.len() >= 22, "{nonce}");
+            assert_eq!(directive(policy, "object-src"), "'none'", "{policy}");
+            assert_eq!(directive(policy, "base-uri"), "'none'", "{policy}");
+            assert!(!policy.contains("style-src"), "inline styles stay allowed");
+            // Every inline script carries this response's nonce (scripts from /pkg are 'self').
+            // An empty one (leptos_i18n's placeholder) never runs, so it needs none.
+            let scripts: Vec<(&str, &str)> = page
+                .text
+                .split("<script")
+                .skip(1)
+                .map(|s| s.split_once('>').unwrap())
+                .map(|(tag, rest)| (tag, &rest[..rest.find("</script>").unwrap()]))
+                .filter(|(_, body)| !body.is_empty())
+                .collect();
+            assert!(scripts.len() >= 2, "{path}: hydration and resources");
+            for (tag, _) in scripts {
+                assert!(
+                    tag.contains(&format!("nonce=\"{nonce}\"")),
+                    "{path}: <script{tag}> without the nonce {nonce}"
+                );
+            }
+            assert!(nonces.insert(nonce), "{path}: a nonce is used once");
+        }
+    }
+}
+
+/// The value of `name` in a `Content-Security-Policy`.
+fn directive<'a>(policy: &'a str, name: &str) -> &'a str {
+    policy
+        .split(';')
+        .map(str::trim)
+        .find_map(|d| d.strip_prefix(name).map(str::trim))
+        .unwrap_or_else(|| panic!("no {name} in {policy}"))
+}
+
+/// The sources of a response's `frame-ancestors`.
+fn frame_ancestors(response: &crate::helpers::TestResponse) -> &str {
+    let policy = response
+        .header("content-security-policy")
+        .expect("a content security policy");
+    directive(policy, "frame-ancestors")
 }
 
 #[tokio::test]

@@ -231,3 +231,99 @@ async fn an_smtp_failure_keeps_the_account_and_the_mail_for_a_resend() {
     let code = code_from_text(&mail.body_text);
     exchange(&app, &code).await.assert_status(200);
 }
+
+/// The provider account id of the account `provision` answered.
+async fn provider_account_id(app: &TestApp, account: &Value) -> String {
+    let id = account["merchant_account_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    app.state
+        .store
+        .merchant_account(id)
+        .await
+        .unwrap()
+        .expect("stored")
+        .provider_account_id
+}
+
+#[tokio::test]
+async fn the_kyc_page_opens_only_with_its_accounts_key_and_is_never_framed() {
+    let app = spawn_app().await;
+    let account = provision(&app, "owner@zoo.example").await;
+    let other = provision(&app, "other@zoo.example").await;
+    let (id, other_id) = (
+        provider_account_id(&app, &account).await,
+        provider_account_id(&app, &other).await,
+    );
+    let key = |id: &str| app.state.sandbox_kyc.as_ref().unwrap().for_account(id);
+
+    let page = app
+        .get(&format!("/sandbox/kyc/{id}?key={}", key(&id)))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert!(page.text.contains("Zoo Amersfoort B.V."));
+    assert_eq!(
+        page.header("content-security-policy"),
+        Some("frame-ancestors 'none'")
+    );
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+    assert!(
+        page.text
+            .contains(&format!("action=\"/sandbox/kyc/{id}?key={}\"", key(&id))),
+        "the form posts back with the key: {}",
+        page.text
+    );
+
+    for refused in [
+        format!("/sandbox/kyc/{id}"),
+        format!("/sandbox/kyc/{id}?key="),
+        format!("/sandbox/kyc/{id}?key={}", "0".repeat(32)),
+        format!("/sandbox/kyc/{id}?key={}", key(&other_id)),
+        format!(
+            "/sandbox/kyc/sbx_acct_unknown?key={}",
+            key("sbx_acct_unknown")
+        ),
+    ] {
+        let shown = app.get(&refused).await;
+        shown.assert_problem(404, "not-found");
+        assert_eq!(
+            shown.header("content-security-policy"),
+            Some("frame-ancestors 'none'")
+        );
+        app.send(app.request(Method::POST, &refused))
+            .await
+            .assert_problem(404, "not-found");
+    }
+    let stored = |app: &TestApp, id: String| {
+        let store = app.state.store.clone();
+        async move {
+            store
+                .merchant_account_by_provider_id(&id)
+                .await
+                .unwrap()
+                .unwrap()
+                .status
+        }
+    };
+    assert_eq!(
+        stored(&app, id.clone()).await,
+        "PENDING_KYC",
+        "nothing verified without the key"
+    );
+
+    let off = spawn_app_with(|c| c.sandbox_payments = false).await;
+    let account = provision(&off, "owner@zoo.example").await;
+    let id = provider_account_id(&off, &account).await;
+    assert!(off.state.sandbox_kyc.is_none());
+    off.assert_not_found(&format!("/sandbox/kyc/{id}?key={}", "0".repeat(32)))
+        .await;
+    off.send(off.request(
+        Method::POST,
+        &format!("/sandbox/kyc/{id}?key={}", "0".repeat(32)),
+    ))
+    .await
+    .assert_problem(404, "not-found");
+}

@@ -155,7 +155,6 @@ pub async fn spawn_app_with_state(
     let mut config = Config::defaults();
     config.data_dir = data_dir.path().to_owned();
     config.admin_token = Some(ADMIN_TOKEN.into());
-    config.demo = false;
     config.log = "warn".into();
     config.db_max_connections = Some(8);
     // The tests' webhook receivers and identity providers are local servers on port 0.
@@ -225,7 +224,6 @@ impl TestApp {
         let data_dir = tempfile::tempdir().expect("temp dir");
         let mut config = (*self.state.config).clone();
         config.data_dir = data_dir.path().to_owned();
-        config.demo = false;
         customize(&mut config);
         let (state, addr) = serve(config, false, |_| {}).await;
         TestApp {

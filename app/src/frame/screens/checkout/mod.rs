@@ -125,8 +125,32 @@ fn return_url(checkout_id: Uuid) -> String {
         .and_then(|s| s.return_url.clone())
         .or_else(host::parent_origin_url)
         .unwrap_or_else(own_return_page);
-    let separator = if base.contains('?') { '&' } else { '?' };
-    format!("{base}{separator}boxoffice_checkout={checkout_id}")
+    with_checkout(&base, checkout_id)
+}
+
+/// `url` with `boxoffice_checkout` in its query (replacing one already there) and its fragment
+/// kept: embed.js's default return URL is the page's `location.href`, and a parameter put after
+/// its `#` would be part of the fragment, which the host page never reads. Written out rather
+/// than with the `url` crate, which the WASM bundle does not otherwise carry.
+fn with_checkout(url: &str, checkout_id: Uuid) -> String {
+    const NAME: &str = "boxoffice_checkout";
+    let (rest, fragment) = match url.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (url, None),
+    };
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let mut pairs: Vec<String> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some(NAME))
+        .map(str::to_owned)
+        .collect();
+    pairs.push(format!("{NAME}={checkout_id}"));
+    let mut out = format!("{path}?{}", pairs.join("&"));
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
 }
 
 fn own_return_page() -> String {
@@ -288,5 +312,36 @@ fn PaymentStep(url: String) -> impl IntoView {
             <p>{t!(i18n, payment.help)}</p>
             <a class="button primary wide" href=url target="_top" rel="noopener">{t!(i18n, payment.link)}</a>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checkout_goes_into_the_query_and_the_fragment_stays() {
+        let id = Uuid::from_u128(9);
+        assert_eq!(
+            with_checkout("https://shop.example/tickets#top", id),
+            format!("https://shop.example/tickets?boxoffice_checkout={id}#top")
+        );
+        assert_eq!(
+            with_checkout("https://shop.example/t?a=1&b=2#x?y=z", id),
+            format!("https://shop.example/t?a=1&b=2&boxoffice_checkout={id}#x?y=z")
+        );
+        assert_eq!(
+            with_checkout("https://shop.example/t", id),
+            format!("https://shop.example/t?boxoffice_checkout={id}")
+        );
+        assert_eq!(
+            with_checkout("https://shop.example/t?boxoffice_checkout=old&a=1#", id),
+            format!("https://shop.example/t?a=1&boxoffice_checkout={id}#"),
+            "one checkout, the new one; an empty fragment kept"
+        );
+        assert_eq!(
+            with_checkout("https://shop.example/t?#f", id),
+            format!("https://shop.example/t?boxoffice_checkout={id}#f")
+        );
     }
 }

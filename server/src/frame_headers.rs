@@ -1,0 +1,177 @@
+//! The headers of every page the Leptos app serves (the frame under `/frame`, the sandbox
+//! payment page, the merchant's onboarding page) and of its server functions:
+//!
+//! - never cached, never referred (a session code or a payment key is in the URL), no sniffing;
+//! - `frame-ancestors`: under `/frame` the origins the partner registered, found from the
+//!   `session_code` or (after the exchange) `client_id` in the query; every other page, whatever
+//!   its query, `'none'`;
+//! - a script policy: scripts only from this origin, WASM compiled, and the one inline script
+//!   Leptos writes to start hydration carrying a nonce made for this response ([`CspNonce`],
+//!   handed to Leptos by `frame.rs`); no plugins, no `<base>`.
+//!
+//! A policy that cannot be built (an origin that is no origin) is sent as `frame-ancestors
+//! 'none'`: it fails closed, never open. Pages that are not the app's get `frame-ancestors
+//! 'none'` from `http::framing`.
+
+use std::sync::Arc;
+
+use axum::{
+    extract::{Request, State},
+    http::{header, HeaderValue},
+    middleware::Next,
+    response::Response,
+};
+use rand::RngCore;
+
+use crate::{error::Error, frame_session::origins_of_code, state::AppState, validate};
+
+/// The policy sent when the real one cannot be built: nobody frames the page, and no inline
+/// script runs (so the page does not hydrate, which is the safe way to fail).
+const FAIL_CLOSED: &str =
+    "frame-ancestors 'none'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'";
+
+/// The nonce of one response's script policy, 128 random bits in hex.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CspNonce(pub Arc<str>);
+
+impl CspNonce {
+    pub fn new() -> Self {
+        let mut bytes = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        Self(
+            bytes
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+                .into(),
+        )
+    }
+}
+
+impl Default for CspNonce {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Whether `path` is one of the frame's own (which partners may frame).
+fn is_frame_path(path: &str) -> bool {
+    path == "/frame" || path.starts_with("/frame/")
+}
+
+/// The `Content-Security-Policy` of a page framed by `origins` (none: by nobody), whose inline
+/// scripts carry `nonce`.
+pub fn content_security_policy(origins: &[String], nonce: &CspNonce) -> HeaderValue {
+    if !origins.iter().all(|o| validate::is_origin_pattern(o)) {
+        return HeaderValue::from_static(FAIL_CLOSED);
+    }
+    let ancestors = if origins.is_empty() {
+        "'none'".to_owned()
+    } else {
+        origins.join(" ")
+    };
+    let policy = format!(
+        "frame-ancestors {ancestors}; script-src 'self' 'wasm-unsafe-eval' 'nonce-{}'; \
+         object-src 'none'; base-uri 'none'",
+        nonce.0
+    );
+    HeaderValue::from_str(&policy).unwrap_or_else(|_| HeaderValue::from_static(FAIL_CLOSED))
+}
+
+/// Sets the headers above on every response of the app's router.
+pub async fn security_headers(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let framed_query = is_frame_path(request.uri().path())
+        .then(|| request.uri().query().unwrap_or_default().to_owned());
+    let nonce = CspNonce::new();
+    request.extensions_mut().insert(nonce.clone());
+    let mut response = next.run(request).await;
+    let origins = match framed_query {
+        Some(query) => frame_ancestors(&state, &query).await.unwrap_or_else(|err| {
+            tracing::warn!(error = ?err, "reading a frame's origins failed; framing refused");
+            Vec::new()
+        }),
+        None => Vec::new(),
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        content_security_policy(&origins, &nonce),
+    );
+    response
+}
+
+/// The frame origins of the partner a frame page's query names.
+async fn frame_ancestors(state: &AppState, query: &str) -> Result<Vec<String>, Error> {
+    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+        match key.as_ref() {
+            "session_code" => return origins_of_code(state, &value).await,
+            "client_id" => {
+                return Ok(state
+                    .store
+                    .partner_client_by_client_id(&value)
+                    .await?
+                    .map(|c| c.client.frame_origins)
+                    .unwrap_or_default())
+            }
+            _ => {}
+        }
+    }
+    Ok(Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_names_the_origins_and_the_nonce_and_fails_closed() {
+        let nonce = CspNonce::new();
+        assert_eq!(nonce.0.len(), 32);
+        assert_ne!(CspNonce::new(), nonce, "one per response");
+        let framed = content_security_policy(
+            &["https://shop.example".into(), "http://localhost:*".into()],
+            &nonce,
+        );
+        assert_eq!(
+            framed.to_str().unwrap(),
+            format!(
+                "frame-ancestors https://shop.example http://localhost:*; script-src 'self' \
+                 'wasm-unsafe-eval' 'nonce-{}'; object-src 'none'; base-uri 'none'",
+                nonce.0
+            )
+        );
+        let alone = content_security_policy(&[], &nonce);
+        assert!(alone
+            .to_str()
+            .unwrap()
+            .starts_with("frame-ancestors 'none'; "));
+        for broken in [
+            "https://shop.example; script-src *",
+            "https://shop.example\nx",
+            "*",
+            "https://a.example https://b.example",
+        ] {
+            assert_eq!(
+                content_security_policy(&[broken.into()], &nonce),
+                FAIL_CLOSED,
+                "{broken:?}"
+            );
+        }
+        assert!(!is_frame_path("/frames"));
+        assert!(is_frame_path("/frame") && is_frame_path("/frame/orders"));
+        assert!(!is_frame_path("/pay/x") && !is_frame_path("/prod/merchant/onboarding"));
+    }
+}
