@@ -5,6 +5,7 @@ import {
   PAYMENT_PAGE,
   SHOPPER,
   fillCustomerDetails,
+  frameOf,
   hostEvents,
   openShop,
   settleSandboxPayment,
@@ -249,4 +250,20 @@ test('a declined payment says so in the frame and leads back to choosing tickets
   await back.getByRole('link', { name: 'Try again' }).click();
   await expect(back.getByRole('link', { name: /Annual pass/ })).toBeVisible();
   expect((await hostEvents(page)).map((e) => e.type)).not.toContain('boxoffice:order-paid');
+});
+
+test('the return screen for another customer\'s checkout says it is not theirs', async ({ page, partner }) => {
+  const frame = await openProduct(page, partner, /Canal House Museum/, /Adult admission/);
+  await chooseFirstAvailableDay(frame);
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+  const checkoutId = (await frameOf(page)).url().match(/checkout\/([0-9a-f-]{36})/)![1];
+
+  // Another customer comes back to the partner's page with that checkout in its address.
+  const back = { user: `e2e-other-${Date.now()}`, boxoffice_checkout: checkoutId, payment_id: crypto.randomUUID() };
+  await page.goto(partner.url('/shop', back));
+  const other = ticketsFrame(page);
+  await expect(other.getByRole('heading', { name: 'This order is not yours' })).toBeVisible();
+  await expect(other.getByText('It was placed by another customer')).toBeVisible();
+  await expect(other.getByText('Something went wrong')).toBeHidden();
 });

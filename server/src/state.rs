@@ -23,7 +23,8 @@ use crate::{
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
-    /// Per-node catalog caches; call `catalog.changed()` after every catalog or capacity write.
+    /// Per-node catalog caches: call `catalog.changed()` after a catalog write and
+    /// `catalog.capacity_changed()` after places are taken or given back.
     pub catalog: Arc<Catalog>,
     pub cursors: CursorSigner,
     pub tokens: TokenService,

@@ -1,6 +1,6 @@
 //! `POST /v2/checkouts/express`: reserve and confirm in one call, exactly once per
-//! Idempotency-Key. It reads as its contract: validate → plan → claim the key → reserve →
-//! place → complete the key.
+//! Idempotency-Key. It reads as its contract: validate → plan → open the payment → claim the
+//! key → reserve (the holds checked first) → place → complete the key.
 //!
 //! The checks come in the order of the express error table (docs/api-checkout.md, "Express
 //! checkout: order of checks"): the bearer, the key and the campaign are the handler's; here

@@ -38,9 +38,9 @@ pub struct Buyer {
     pub address: Option<std::net::IpAddr>,
 }
 
-/// What the reservation reads before its transaction begins, so the transaction holds its
-/// locks only for writes (on SQLite a read on another connection inside it could wait for a
-/// pool slot held by a writer waiting for our lock).
+/// What the reservation reads before its transaction begins: the transaction holds the write
+/// lock (SQLite's one writer, Postgres's row locks) from its first write to its commit, so
+/// reads that need no lock are done before it, and other buyers wait for writes alone.
 struct Discounts {
     /// Vouchers that are valid now, in the order the codes were sent.
     vouchers: Vec<Voucher>,
