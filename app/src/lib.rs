@@ -1,7 +1,8 @@
 //! The Boxoffice webframe and the wire types it shares with the server.
 //!
 //! `wire` holds every type that crosses HTTP between the partner-facing API and its clients
-//! (the WASM frame among them), so the server and the frame can never disagree on a field.
+//! (the WASM frame among them); the server serialises them and the frame reads them, so the
+//! two agree on every field by construction.
 //! The Leptos components live in `frame`; business logic does not: the frame calls the same
 //! `/v2` API as a headless partner. `i18n` is generated from `locales/*.json` by `build.rs`.
 

@@ -43,23 +43,7 @@ pub struct ProvisionedMerchantAccount {
     pub magic_link_mail: &'static str,
 }
 
-/// The merchant bearer for an onboarding code.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct MerchantToken {
-    pub access_token: String,
-    pub token_type: &'static str,
-    pub expires_in: u64,
-    /// The account the token is for, to pass as `debtorCode` to the onboarding call.
-    pub debtor_code: String,
-}
-
-/// Where the merchant stands and where to complete KYC.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct OnboardingStatus {
-    pub debtor_code: String,
-    pub status: String,
-    pub kyc_url: String,
-}
+pub use app::wire::{MerchantToken, OnboardingStatus};
 
 /// Provisions the account at the payment provider and mails the magic link.
 pub async fn provision(
@@ -152,7 +136,7 @@ pub async fn exchange_code(state: &AppState, code: &str) -> Result<MerchantToken
     };
     Ok(MerchantToken {
         access_token: state.tokens.sign(&claims)?,
-        token_type: "Bearer",
+        token_type: "Bearer".into(),
         expires_in: MERCHANT_TOKEN_TTL_SECS,
         debtor_code: account.debtor_code,
     })

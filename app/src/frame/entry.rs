@@ -12,7 +12,6 @@ pub fn start_session() {
 mod browser {
     use leptos::{prelude::*, task::spawn_local};
     use leptos_router::{hooks::use_navigate, NavigateOptions};
-    use serde::{Deserialize, Serialize};
 
     use crate::{
         frame::{
@@ -24,6 +23,7 @@ mod browser {
             },
         },
         i18n::{use_i18n, Locale},
+        wire::{IdentityExchange, IssuedToken},
     };
 
     /// Whether a state means the frame may talk to its host.
@@ -127,17 +127,6 @@ mod browser {
             }
         }
         SessionState::Missing
-    }
-
-    #[derive(Serialize)]
-    struct IdentityExchange {
-        identity_token: String,
-    }
-
-    #[derive(Deserialize)]
-    struct IssuedToken {
-        access_token: String,
-        expires_at: Option<chrono::DateTime<chrono::Utc>>,
     }
 
     /// The identity bearer exchange: the host's token becomes this frame's session, in the

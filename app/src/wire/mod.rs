@@ -2,6 +2,7 @@
 
 mod availability;
 mod checkout;
+mod credentials;
 mod envelope;
 mod locale;
 mod merchant;
@@ -18,6 +19,7 @@ pub use checkout::{
     ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder, ShippingAddress,
     TimeslotWindow,
 };
+pub use credentials::{IdentityExchange, IssuedToken, MerchantToken, OnboardingStatus};
 pub use envelope::{Envelope, Meta, Pagination};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};

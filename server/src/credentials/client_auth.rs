@@ -61,7 +61,7 @@ pub fn backend_token(state: &AppState, client: &AuthenticatedClient) -> Result<I
     };
     Ok(IssuedToken {
         access_token: state.tokens.sign(&claims)?,
-        token_type: "Bearer",
+        token_type: "Bearer".into(),
         expires_in: ttl,
         expires_at: None,
     })

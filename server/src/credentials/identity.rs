@@ -5,7 +5,6 @@
 //! the token verifies.
 
 use chrono::Utc;
-use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{sessions::public_token, IssuedToken};
@@ -19,13 +18,7 @@ use crate::{
     store::{Campaign, CustomerDetails, CustomerKey, NewSession},
 };
 
-/// `POST /v1/session/identity`.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdentityExchange {
-    /// The identity provider's JWT (header.body.signature).
-    pub identity_token: String,
-}
+pub use app::wire::IdentityExchange;
 
 fn rejected(reason: &str) -> Error {
     Error::new(

@@ -8,17 +8,4 @@ pub mod identity;
 pub mod pkce;
 pub mod sessions;
 
-use serde::Serialize;
-
-/// A bearer as the token endpoints return it.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct IssuedToken {
-    pub access_token: String,
-    /// Always `Bearer`.
-    pub token_type: &'static str,
-    /// Seconds until it expires.
-    pub expires_in: u64,
-    /// When it expires (RFC 3339), for clients that prefer a time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
-}
+pub use app::wire::IssuedToken;

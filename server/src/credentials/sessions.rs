@@ -322,7 +322,7 @@ pub async fn public_token(state: &AppState, session: &Session, jti: Uuid) -> Res
     };
     Ok(IssuedToken {
         access_token: state.tokens.sign(&claims)?,
-        token_type: "Bearer",
+        token_type: "Bearer".into(),
         expires_in: ttl,
         expires_at,
     })

@@ -3,20 +3,12 @@
 //! on to the payment provider's KYC.
 
 use leptos::prelude::*;
-use serde::Deserialize;
 
 use crate::{
     frame::layout::Chrome,
     i18n::{t, use_i18n},
+    wire::OnboardingStatus,
 };
-
-/// The account the magic link was for, once its code is redeemed.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct OnboardingStatus {
-    pub debtor_code: String,
-    pub status: String,
-    pub kyc_url: String,
-}
 
 /// The server renders only `Working`; the browser moves on from there.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,20 +60,8 @@ pub fn MerchantOnboarding() -> impl IntoView {
 #[cfg(feature = "hydrate")]
 mod browser {
     use gloo_net::http::Request;
-    use serde::Deserialize;
 
-    use super::OnboardingStatus;
-
-    #[derive(Deserialize)]
-    struct Token {
-        access_token: String,
-        debtor_code: String,
-    }
-
-    #[derive(Deserialize)]
-    struct Envelope {
-        data: OnboardingStatus,
-    }
+    use crate::wire::{Envelope, MerchantToken, OnboardingStatus};
 
     /// Redeems the code of the address and reads the account's KYC URL. The stage is the
     /// first path segment, as the magic link was made.
@@ -98,17 +78,18 @@ mod browser {
         if let Ok(history) = window.history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
         }
-        let token: Token = Request::post(&format!("/{stage}/merchant-accounts/session/token"))
-            .json(&serde_json::json!({ "code": code }))
-            .ok()?
-            .send()
-            .await
-            .ok()
-            .filter(|r| r.ok())?
-            .json()
-            .await
-            .ok()?;
-        let status: Envelope = Request::get(&format!(
+        let token: MerchantToken =
+            Request::post(&format!("/{stage}/merchant-accounts/session/token"))
+                .json(&serde_json::json!({ "code": code }))
+                .ok()?
+                .send()
+                .await
+                .ok()
+                .filter(|r| r.ok())?
+                .json()
+                .await
+                .ok()?;
+        let status: Envelope<OnboardingStatus> = Request::get(&format!(
             "/{stage}/merchant-accounts/onboarding?debtorCode={}",
             String::from(js_sys::encode_uri_component(&token.debtor_code))
         ))
