@@ -1,7 +1,8 @@
-//! What differs between the two databases, and only that: the SQL in `sql/` is written once and
-//! compiled into each backend (`sqlite/`, `postgres/`), and calls what it cannot say portably
-//! through [`Backend`]. Everything else a backend differs in is its migrations' column types and
-//! [`super::DbDecimal`].
+//! How each database runs the store's transactions: the SQL in `sql/` is written once and
+//! compiled into each backend (`sqlite/`, `postgres/`); what it cannot *say* the same way on
+//! both is the backend's [`super::dialect::Dialect`], and how a write transaction begins,
+//! batches, waits for the disk and commits is its [`Backend`]. Everything else a backend
+//! differs in is its migrations' column types and [`super::DbDecimal`].
 
 use chrono::{DateTime, Utc};
 
@@ -18,38 +19,6 @@ pub(crate) trait Backend {
     /// Writes whose results nobody reads, kept until the next statement that needs a result
     /// (`store::batch`).
     type Batch: Default + Send;
-
-    /// The backend's name, for logs.
-    const NAME: &'static str;
-    /// An SQL expression for a new random (version 4) UUID.
-    const NEW_UUID: &'static str;
-    /// The source clause of an idempotency key's claim row (`claim_insert`).
-    const CLAIM_SOURCE: &'static str;
-    /// An SQL condition on the outbox row `e` that holds only when every event that can still
-    /// commit will sort after `e` in the feed's order (`e.tx_id`, `e.event_seq`), so a poller
-    /// that has read up to `e` can never miss one (`sql/events.rs`, `events_for_client`).
-    const FEED_SETTLED: &'static str;
-    /// The locking clause that ends the select of rows to claim: rows another transaction is
-    /// claiming are passed over instead of waited for.
-    const SKIP_LOCKED: &'static str;
-    /// A statement that locks the `BIGINT` key `$1` until the transaction ends, where a read
-    /// before a write needs one to be exact; `None` where write transactions already run one
-    /// at a time (SQLite's `BEGIN IMMEDIATE`).
-    const XACT_LOCK: Option<&'static str>;
-
-    /// The insert of an idempotency key's claim row whose values are `values` (the key's
-    /// campaign and key, the request's hash, the customer, then the lock's end, now, the
-    /// record's end and the claim's owner), as SQL expressions.
-    fn claim_insert(values: [&str; 8]) -> String {
-        let [campaign, key, hash, customer, lock_until, now, expires_at, owner] = values;
-        format!(
-            "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-                 locked_until, created_at, expires_at, owner)
-             SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at},
-                 {owner} {}",
-            Self::CLAIM_SOURCE
-        )
-    }
 
     /// Begins a write transaction that cannot fail later to upgrade a read lock.
     async fn begin_write(

@@ -16,6 +16,7 @@ mod checkouts;
 mod clients;
 mod customers;
 mod db_decimal;
+mod dialect;
 mod events;
 mod holds;
 mod idempotency;

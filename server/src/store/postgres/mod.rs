@@ -5,8 +5,10 @@
 use sqlx::postgres::PgPoolOptions;
 
 mod backend;
+mod dialect;
 
 use backend::Postgres as ThisBackend;
+use dialect::PostgresDialect as ThisDialect;
 
 type Db = sqlx::Postgres;
 /// A connection, pooled or inside a transaction (helpers of the shared SQL take either).

@@ -3,11 +3,11 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{Batch, SqlStore, ThisBackend};
+use super::{Batch, SqlStore, ThisBackend, ThisDialect};
 use crate::events::NewEvent;
 use crate::store::{
-    backend::Backend, batch::values, DeliveryOutcome, DueDelivery, EventRecord, EventStore,
-    FeedPosition, StoreResult,
+    backend::Backend, batch::values, dialect::Dialect, DeliveryOutcome, DueDelivery, EventRecord,
+    EventStore, FeedPosition, StoreResult,
 };
 
 /// Adds `events` to the caller's batch for the outbox, in order, with a pending webhook
@@ -48,7 +48,7 @@ pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
          JOIN partner_client pc
            ON pc.partner_client_id = e.column2
           AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL",
-        new_id = ThisBackend::NEW_UUID,
+        new_id = ThisDialect::NEW_UUID,
         events = values(events.len(), 2),
     ));
     for (event_id, event) in events {
@@ -77,7 +77,7 @@ impl EventStore for SqlStore {
                AND (e.tx_id > $2 OR (e.tx_id = $2 AND e.event_seq > $3))
                AND {settled}
              ORDER BY e.tx_id, e.event_seq LIMIT $4",
-            settled = ThisBackend::FEED_SETTLED,
+            settled = ThisDialect::FEED_SETTLED,
         ))
         .bind(client_id)
         .bind(after.tx)
@@ -136,7 +136,7 @@ impl EventStore for SqlStore {
                  ORDER BY d.next_attempt_at LIMIT $5 {skip_locked})
                AND status = 'PENDING' AND (locked_until IS NULL OR locked_until <= $2)
              RETURNING webhook_delivery_id",
-            skip_locked = ThisBackend::SKIP_LOCKED,
+            skip_locked = ThisDialect::SKIP_LOCKED,
         ))
         .bind(partner_client_id)
         .bind(now)

@@ -4,10 +4,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::checkout_tx::SqlCheckoutTx;
-use super::{Args, Batch, Db, SqlStore, ThisBackend};
+use super::{Args, Batch, Db, SqlStore, ThisBackend, ThisDialect};
 use crate::store::{
-    backend::Backend, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore,
-    IdempotentRequest, StoreResult,
+    backend::Backend, dialect::Dialect, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim,
+    IdempotencyStore, IdempotentRequest, StoreResult,
 };
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
@@ -69,7 +69,7 @@ struct IdempotencyRow {
 
 /// A claim's row, inserted unless the key has one.
 static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    ThisBackend::claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"])
+    ThisDialect::claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"])
         + " ON CONFLICT DO NOTHING"
 });
 

@@ -1,11 +1,20 @@
 //! The store's SQL, written once and compiled into each backend: `sqlite/mod.rs` and
 //! `postgres/mod.rs` each load this folder as their module `sql` (`#[path]`). Inside, `SqlStore`,
-//! `Db`, `Conn` and `Batch` are that backend's, and `ThisBackend` is its [`Backend`]: what the
-//! SQL cannot say the same way on both databases.
+//! `Db`, `Conn` and `Batch` are that backend's; `ThisDialect` is its [`Dialect`] (the SQL
+//! fragments the two databases spell differently) and `ThisBackend` its [`Backend`] (how a write
+//! transaction begins, batches, waits for the disk and commits).
 //!
+//! Two compilations, one text: every file here is compiled once as `sqlite::sql::…` and once
+//! as `postgres::sql::…`. An editor shows a file as part of one of the two (rust-analyzer
+//! picks one), so "go to definition" on `ThisDialect` or `ThisBackend` lands in that backend's
+//! `dialect.rs` or `backend.rs`; the other's is the same file name in the other folder. The
+//! judge is the compiler: `cargo check` builds both, so SQL or Rust that suits one backend
+//! only fails the build.
+//!
+//! [`Dialect`]: crate::store::dialect::Dialect
 //! [`Backend`]: crate::store::backend::Backend
 
-use super::{Batch, Conn, Db, SqlStore, ThisBackend};
+use super::{Batch, Conn, Db, SqlStore, ThisBackend, ThisDialect};
 
 /// The priced days of product `$1` from `$2` to `$3`, with their group's places: the rows
 /// of `CalendarDay`.

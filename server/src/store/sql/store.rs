@@ -1,7 +1,7 @@
 //! `Store`: what is not one aggregate's (the health check, the backend's name).
 
-use super::{SqlStore, ThisBackend};
-use crate::store::{backend::Backend, Store, StoreResult};
+use super::{SqlStore, ThisDialect};
+use crate::store::{dialect::Dialect, Store, StoreResult};
 
 #[async_trait::async_trait]
 impl Store for SqlStore {
@@ -11,6 +11,6 @@ impl Store for SqlStore {
     }
 
     fn backend(&self) -> &'static str {
-        ThisBackend::NAME
+        ThisDialect::NAME
     }
 }

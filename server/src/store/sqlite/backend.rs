@@ -18,28 +18,6 @@ impl Backend for Sqlite {
     /// hand-off to the writer's worker thread for all of them.
     type Batch = batch::Batch<sqlx::sqlite::SqliteArguments<'static>>;
 
-    const NAME: &'static str = "sqlite";
-
-    /// Random hex with the version and variant digits in their places, as the 16 bytes sqlx
-    /// stores a UUID as.
-    const NEW_UUID: &'static str =
-        "unhex(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2)
-        || substr('89ab', abs(random() % 4) + 1, 1) || substr(hex(randomblob(2)), 2)
-        || hex(randomblob(6)))";
-
-    /// SQLite has no commit that skips its flush for one transaction, so nothing is turned
-    /// off here; `WHERE true` is the clause its parser needs before an upsert's `ON CONFLICT`.
-    const CLAIM_SOURCE: &'static str = "WHERE true";
-
-    /// One writer: transactions commit in the order they take sequence numbers, and a read
-    /// sees a prefix of them, so every event it sees is settled.
-    const FEED_SETTLED: &'static str = "true";
-
-    /// One writer: a claim's select and update run under the write lock `BEGIN IMMEDIATE`
-    /// takes, so no two claims overlap and there is nothing to skip.
-    const SKIP_LOCKED: &'static str = "";
-    const XACT_LOCK: Option<&'static str> = None;
-
     /// Takes SQLite's write lock at once, so a read-then-write never fails to upgrade.
     async fn begin_write(pool: &sqlx::Pool<Db>) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         pool.begin_with("BEGIN IMMEDIATE").await

@@ -12,8 +12,10 @@ use std::{str::FromStr, time::Duration};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 mod backend;
+mod dialect;
 
 use backend::Sqlite as ThisBackend;
+use dialect::SqliteDialect as ThisDialect;
 
 type Db = sqlx::Sqlite;
 /// A connection, pooled or inside a transaction (helpers of the shared SQL take either).

@@ -3,9 +3,9 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{Batch, SqlCheckoutTx, ThisBackend};
+use super::{Batch, SqlCheckoutTx, ThisDialect};
 use crate::store::{
-    backend::Backend, CheckoutRowTx, CustomerFields, DbDecimal, Held, Holder, NewCheckout,
+    dialect::Dialect, CheckoutRowTx, CustomerFields, DbDecimal, Held, Holder, NewCheckout,
     StoreResult,
 };
 
@@ -103,7 +103,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<Held>> {
         self.flush().await?;
-        if let Some(lock) = ThisBackend::XACT_LOCK {
+        if let Some(lock) = ThisDialect::XACT_LOCK {
             // In one order, so two buyers sharing holders never wait for each other crosswise.
             let mut keys: Vec<i64> = holders.iter().map(Holder::lock_key).collect();
             keys.sort_unstable();

@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::events::insert_events;
-use super::{Batch, Db, ThisBackend};
+use super::{Batch, Db, ThisBackend, ThisDialect};
 use crate::events::NewEvent;
 use crate::store::{backend::Backend, CheckoutTx, Places, StoreResult};
 

@@ -1,0 +1,30 @@
+//! SQLite's spelling of the SQL fragments that differ ([`Dialect`]).
+
+use crate::store::dialect::Dialect;
+
+/// The SQLite dialect.
+pub(crate) struct SqliteDialect;
+
+impl Dialect for SqliteDialect {
+    const NAME: &'static str = "sqlite";
+
+    /// Random hex with the version and variant digits in their places, as the 16 bytes sqlx
+    /// stores a UUID as.
+    const NEW_UUID: &'static str =
+        "unhex(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2)
+        || substr('89ab', abs(random() % 4) + 1, 1) || substr(hex(randomblob(2)), 2)
+        || hex(randomblob(6)))";
+
+    /// SQLite has no commit that skips its flush for one transaction, so nothing is turned
+    /// off here; `WHERE true` is the clause its parser needs before an upsert's `ON CONFLICT`.
+    const CLAIM_SOURCE: &'static str = "WHERE true";
+
+    /// One writer: transactions commit in the order they take sequence numbers, and a read
+    /// sees a prefix of them, so every event it sees is settled.
+    const FEED_SETTLED: &'static str = "true";
+
+    /// One writer: a claim's select and update run under the write lock `BEGIN IMMEDIATE`
+    /// takes, so no two claims overlap and there is nothing to skip.
+    const SKIP_LOCKED: &'static str = "";
+    const XACT_LOCK: Option<&'static str> = None;
+}
