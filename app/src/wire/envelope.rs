@@ -17,6 +17,17 @@ pub struct Meta {
     pub correlation_id: String,
     pub item_count: Option<u64>,
     pub pagination: Option<Pagination>,
+    /// On the event feed only: where to resume polling.
+    pub feed: Option<Feed>,
+}
+
+/// Where a poller of the event feed resumes (`GET /v2/events`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Feed {
+    /// Send as `resume_token` on a later poll: the feed goes on exactly after this page's last
+    /// event (an empty page's is the position it was asked from). Present on every page.
+    pub resume_token: String,
 }
 
 /// Cursor pagination: the absence of `next_token` is the only end-of-collection signal.

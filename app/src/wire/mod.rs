@@ -20,7 +20,7 @@ pub use checkout::{
     TimeslotWindow,
 };
 pub use credentials::{IdentityExchange, IssuedToken, MerchantToken, OnboardingStatus};
-pub use envelope::{Envelope, Meta, Pagination};
+pub use envelope::{Envelope, Feed, Meta, Pagination};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;

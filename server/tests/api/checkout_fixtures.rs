@@ -408,8 +408,8 @@ pub async fn count_events(app: &TestApp, shop: &Shop, kind: &str) -> usize {
         .count()
 }
 
-/// The events the partner polls, as (type, subject): every page up to the first empty one
-/// (the feed has no end; every page carries a token to walk on).
+/// The events the partner polls, as (type, subject): every page, following `next_token`
+/// until a page has none.
 pub async fn events(app: &TestApp, shop: &Shop) -> Vec<(String, String)> {
     crate::db_reads::wait_until_events_settle(app).await;
     let backend = app.backend_token(&shop.partner.client).await;

@@ -1,5 +1,7 @@
-//! `GET /v2/events` as a poller walks it: no event that commits is ever skipped, whatever order
-//! transactions commit in, and every page carries a token to resume exactly where it stopped.
+//! `GET /v2/events` as a poller walks it: a pager written to the contract ends (`next_token`
+//! only while another page exists), no event that commits is ever skipped whatever order
+//! transactions commit in, and every page carries a `resume_token` to poll on from exactly
+//! where it stopped.
 
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -22,16 +24,26 @@ async fn poller(app: &TestApp) -> (TestClient, Uuid, Uuid) {
     (client, id, campaign.parse().unwrap())
 }
 
-/// One page of the feed: the events' ids and the page's `next_token`.
+/// How a page is asked for: from the start, a page's continuation, or a poll's resumption.
+#[derive(Clone, Copy)]
+enum Ask<'a> {
+    Start,
+    Next(&'a str),
+    Resume(&'a str),
+}
+
+/// One page of the feed: the events' ids, `meta.pagination.next_token` and
+/// `meta.feed.resume_token`.
 async fn page(
     app: &TestApp,
     backend: &str,
     limit: u32,
-    token: Option<&str>,
-) -> (Vec<Uuid>, Option<String>) {
-    let path = match token {
-        Some(token) => format!("/v2/events?limit={limit}&next_token={token}"),
-        None => format!("/v2/events?limit={limit}"),
+    from: Ask<'_>,
+) -> (Vec<Uuid>, Option<String>, String) {
+    let path = match from {
+        Ask::Start => format!("/v2/events?limit={limit}"),
+        Ask::Next(token) => format!("/v2/events?limit={limit}&next_token={token}"),
+        Ask::Resume(token) => format!("/v2/events?limit={limit}&resume_token={token}"),
     };
     let body: Value = app
         .send(app.request(Method::GET, &path).bearer_auth(backend))
@@ -43,30 +55,36 @@ async fn page(
         .iter()
         .map(|e| e["id"].as_str().unwrap().parse().unwrap())
         .collect();
-    let token = body["meta"]["pagination"]["next_token"]
+    let next = body["meta"]["pagination"]["next_token"]
         .as_str()
         .map(str::to_owned);
-    (ids, token)
+    let resume = body["meta"]["feed"]["resume_token"]
+        .as_str()
+        .expect("every page says where to resume")
+        .to_owned();
+    (ids, next, resume)
 }
 
-/// Walks the feed from `token` up to its first empty page or a page without a token; returns
-/// the events read and the last token held.
+/// A pager written to the contract: from `resume` (or the start) it follows `next_token`
+/// until a page has none; returns the events read and where to resume the next poll.
 async fn walk(
     app: &TestApp,
     backend: &str,
     limit: u32,
-    mut token: Option<String>,
-) -> (Vec<Uuid>, Option<String>) {
+    resume: Option<&str>,
+) -> (Vec<Uuid>, String) {
     let mut seen = Vec::new();
+    let mut from = resume.map_or(Ask::Start, Ask::Resume);
+    let mut next_token;
     loop {
-        let (ids, next) = page(app, backend, limit, token.as_deref()).await;
-        let done = ids.is_empty() || next.is_none();
+        let (ids, next, resume) = page(app, backend, limit, from).await;
         seen.extend(ids);
-        if next.is_some() {
-            token = next;
-        }
-        if done {
-            return (seen, token);
+        match next {
+            Some(token) => {
+                next_token = token;
+                from = Ask::Next(&next_token);
+            }
+            None => return (seen, resume),
         }
     }
 }
@@ -131,14 +149,14 @@ async fn a_poller_never_skips_an_event_whose_transaction_commits_after_a_later_o
     let last = insert_event(&mut other, campaign, partner).await;
 
     // The poller reads to the end while `slow` is still open (two to a page).
-    let (first_walk, token) = walk(&app, &backend, 2, None).await;
+    let (first_walk, resume) = walk(&app, &backend, 2, None).await;
     assert!(!first_walk.contains(&slow), "not committed yet");
     assert_eq!(first_walk[0], before);
 
     // `slow` commits; the poller walks on from where it stopped.
     slow_tx.commit().await.unwrap();
     wait_until_events_settle(&app).await;
-    let (second_walk, _) = walk(&app, &backend, 2, token).await;
+    let (second_walk, _) = walk(&app, &backend, 2, Some(&resume)).await;
     let all: Vec<Uuid> = first_walk.into_iter().chain(second_walk).collect();
     assert_eq!(
         all,
@@ -148,45 +166,53 @@ async fn a_poller_never_skips_an_event_whose_transaction_commits_after_a_later_o
 }
 
 #[tokio::test]
-async fn every_page_of_the_feed_carries_a_token_to_resume_exactly_where_it_stopped() {
+async fn a_pager_ends_on_the_feed_and_its_resume_token_goes_on_exactly_where_it_stopped() {
     let app = crate::helpers::spawn_app().await;
     let (client, partner, campaign) = poller(&app).await;
     let backend = app.backend_token(&client).await;
 
-    // An empty feed already gives a place to wait at.
-    let (ids, start) = page(&app, &backend, 2, None).await;
+    // An empty feed has no next page, and already a place to resume polling from.
+    let (ids, next, start) = page(&app, &backend, 2, Ask::Start).await;
     assert!(ids.is_empty());
-    let start = start.expect("a token on an empty first page");
+    assert_eq!(next, None, "no other page exists");
 
     let mut written = Vec::new();
     for _ in 0..3 {
         written.push(commit_event(&app, campaign, partner).await);
     }
     wait_until_events_settle(&app).await;
-    let (first, token) = page(&app, &backend, 2, Some(&start)).await;
+    let (first, next, _) = page(&app, &backend, 2, Ask::Resume(&start)).await;
     assert_eq!(first, written[..2]);
-    let (second, token) = page(&app, &backend, 2, token.as_deref()).await;
+    let next = next.expect("a next_token while another page exists");
+    let (second, next, at_end) = page(&app, &backend, 2, Ask::Next(&next)).await;
     assert_eq!(second, written[2..], "the last page");
-    let at_end = token.expect("the last page carries a token too");
-    let (nothing, again) = page(&app, &backend, 2, Some(&at_end)).await;
+    assert_eq!(
+        next, None,
+        "the last page has no next_token: a pager stops here"
+    );
+    let (nothing, next, again) = page(&app, &backend, 2, Ask::Resume(&at_end)).await;
     assert!(nothing.is_empty());
-    let again = again.expect("an empty page carries a token too");
+    assert_eq!(next, None);
 
-    // A new event is exactly what the held tokens give next.
+    // A new event is exactly what the held resume tokens give next; a token from before the
+    // feed told the two apart (every page's `next_token` was its resume token) still works.
     let fresh = commit_event(&app, campaign, partner).await;
     wait_until_events_settle(&app).await;
-    for token in [&at_end, &again] {
-        let (ids, _) = page(&app, &backend, 2, Some(token)).await;
+    for from in [
+        Ask::Resume(&at_end),
+        Ask::Resume(&again),
+        Ask::Next(&at_end),
+    ] {
+        let (ids, _, _) = page(&app, &backend, 2, from).await;
         assert_eq!(ids, [fresh]);
     }
-    // The token stays bound to its query.
-    app.send(
-        app.request(
-            Method::GET,
-            &format!("/v2/events?limit=3&next_token={at_end}"),
-        )
-        .bearer_auth(&backend),
-    )
-    .await
-    .assert_problem(400, "next-token-mismatch");
+    // A token stays bound to its query, and one of the two is asked for at a time.
+    let mismatch = format!("/v2/events?limit=3&resume_token={at_end}");
+    app.send(app.request(Method::GET, &mismatch).bearer_auth(&backend))
+        .await
+        .assert_problem(400, "next-token-mismatch");
+    let both = format!("/v2/events?limit=2&resume_token={at_end}&next_token={at_end}");
+    app.send(app.request(Method::GET, &both).bearer_auth(&backend))
+        .await
+        .assert_invalid(&["resume_token"]);
 }
