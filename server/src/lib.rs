@@ -15,6 +15,7 @@ pub mod checkout;
 pub mod config;
 pub mod credentials;
 pub mod demo;
+pub mod demo_mail;
 pub mod demo_shop;
 pub mod display_code;
 pub mod error;
@@ -34,6 +35,7 @@ pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod text;
+pub mod tickets;
 pub mod time;
 pub mod validate;
 
@@ -72,6 +74,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     } else {
         None
     };
+    let ticket_pages = keys::ticket_page_key(store.as_ref()).await?;
     let payments: Arc<dyn providers::PaymentProvider> = Arc::new(
         providers::sandbox::SandboxPayments::new(config.base_url(), sandbox_pay.clone()),
     );
@@ -88,6 +91,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         mailer,
         payments,
         sandbox_pay,
+        ticket_pages,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,
@@ -113,6 +117,11 @@ pub async fn serve(
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));
+    let mails = tokio::spawn(tickets::delivery::run(
+        state.clone(),
+        std::time::Duration::from_millis(state.config.worker_interval_ms),
+        stop_workers.subscribe(),
+    ));
     // Built ahead, so the first search does not wait for the index.
     tokio::spawn({
         let (catalog, store) = (state.catalog.clone(), state.store.clone());
@@ -132,6 +141,7 @@ pub async fn serve(
     let _ = stop_workers.send(true);
     let _ = workers.await;
     let _ = sweeper.await;
+    let _ = mails.await;
     served
 }
 

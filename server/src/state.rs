@@ -29,6 +29,8 @@ pub struct AppState {
     pub payments: Arc<dyn PaymentProvider>,
     /// The key of the sandbox payment page's URLs; `None` when the sandbox provider is off.
     pub sandbox_pay: Option<PaymentPageKey>,
+    /// The key of the ticket pages' URLs (`/tickets/{order_id}?key=…`).
+    pub ticket_pages: crate::tickets::TicketPageKey,
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,

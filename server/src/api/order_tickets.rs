@@ -1,0 +1,102 @@
+//! `/v2/me/fulfillment/orders/{order_id}/…`: what the customer can do with a paid order:
+//! download its calendar file and have the ticket mail sent again.
+
+use axum::{
+    extract::State,
+    http::{header, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::orders::owned_order;
+use crate::{
+    error::{Error, ProblemType, Result},
+    http::{
+        campaign::SessionCampaign,
+        extract::ApiPath,
+        openapi::{Problem401, Problem404, Problem409, SessionCampaignHeader},
+    },
+    state::AppState,
+    tickets::{self, resend::Resend},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(calendar))
+        .routes(routes!(resend))
+}
+
+/// The order's visits as an iCalendar file (RFC 5545) in the merchant's time zone, for "Add to
+/// calendar". The same file is attached to the ticket mail.
+#[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}/calendar.ics", tag = "orders",
+    security(("public_bearer" = [])),
+    params(("order_id" = Uuid, Path), SessionCampaignHeader),
+    responses((status = 200, content_type = "text/calendar", body = String),
+              Problem401, Problem404))]
+async fn calendar(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<Response> {
+    let order = owned_order(&state, &user, &campaign, order_id).await?;
+    let doc = tickets::order_doc::load(&state, order.customer_order_id)
+        .await?
+        .ok_or_else(|| {
+            Error::new(
+                ProblemType::NotFound,
+                format!("Order {order_id} has no tickets yet."),
+            )
+        })?;
+    let url = tickets::page_url(&state, order_id).await?;
+    let body = tickets::calendar::ics(&doc, &tickets::uid_host(&state), url.as_deref());
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/calendar; charset=utf-8"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_static("attachment; filename=\"tickets.ics\""),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// Sends the order's ticket mail again, to the order's address. Three times per order an hour;
+/// then 429 with `Retry-After`.
+#[utoipa::path(post, path = "/v2/me/fulfillment/orders/{order_id}/resend", tag = "orders",
+    security(("public_bearer" = [])),
+    params(("order_id" = Uuid, Path), SessionCampaignHeader),
+    responses((status = 202, description = "The mail is on its way."),
+              (status = 429, body = app::wire::Problem, content_type = "application/problem+json",
+               description = "Three resends in the last hour; `Retry-After` says when to ask again."),
+              Problem401, Problem404, Problem409))]
+async fn resend(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<Response> {
+    let order = owned_order(&state, &user, &campaign, order_id).await?;
+    match tickets::resend::by_customer(&state, &order).await? {
+        Resend::Queued => Ok(StatusCode::ACCEPTED.into_response()),
+        Resend::Limited { retry_after_secs } => {
+            let mut response = Error::new(
+                ProblemType::RateLimited,
+                format!(
+                    "The tickets of this order were sent again {} times in the last hour; retry in {retry_after_secs} s.",
+                    tickets::resend::CUSTOMER_RESENDS
+                ),
+            )
+            .into_response();
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            Ok(response)
+        }
+    }
+}
