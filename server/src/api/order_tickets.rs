@@ -1,5 +1,6 @@
-//! `/v2/me/fulfillment/orders/{order_id}/…`: what the customer can do with a paid order:
-//! download its calendar file and have the ticket mail sent again.
+//! `/v2/me/fulfillment/orders/{order_id}/…`: what the customer can do with a paid order: read
+//! its receipt for the partner's page, download its calendar file and have the ticket mail
+//! sent again.
 
 use axum::{
     extract::State,
@@ -9,11 +10,15 @@ use axum::{
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
+use app::wire::{Envelope, OrderReceipt};
+
 use super::orders::owned_order;
 use crate::{
+    checkout::{self, order_view::order_views},
     error::{Error, ProblemType, Result},
     http::{
         campaign::SessionCampaign,
+        envelope::Data,
         extract::ApiPath,
         openapi::{Problem401, Problem404, Problem409, SessionCampaignHeader},
     },
@@ -25,6 +30,38 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(calendar))
         .routes(routes!(resend))
+        .routes(routes!(receipt))
+}
+
+/// The paid order's receipt: its total and lines, and a JWS over them the partner's page
+/// verifies with `/.well-known/jwks.json`. The frame sends it in `boxoffice:order-paid`.
+#[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}/receipt", tag = "orders",
+    security(("public_bearer" = [])),
+    params(("order_id" = Uuid, Path), SessionCampaignHeader),
+    responses((status = 200, body = inline(Envelope<OrderReceipt>)),
+              Problem401, Problem404, Problem409))]
+async fn receipt(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<Data<OrderReceipt>> {
+    let order = owned_order(&state, &user, &campaign, order_id).await?;
+    if !matches!(order.status.as_str(), "PAID" | "FULFILLED") {
+        return Err(Error::new(
+            ProblemType::Conflict,
+            format!(
+                "Order {order_id} is {}; only a paid order has a receipt.",
+                order.status
+            ),
+        ));
+    }
+    let mut views = order_views(&state, std::slice::from_ref(&order)).await?;
+    Ok(Data::ok(checkout::receipt::receipt(
+        &state.tokens,
+        &views.remove(0),
+        &user.claims.client_id,
+        campaign.campaign_id,
+    )?))
 }
 
 /// The order's visits as an iCalendar file (RFC 5545) in the merchant's time zone, for "Add to

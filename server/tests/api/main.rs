@@ -38,6 +38,7 @@ mod helpers;
 mod identity_exchange;
 mod key_rotation;
 mod onboarding;
+mod order_receipt;
 mod outbound_urls;
 mod partner_fixtures;
 mod sandbox_switch;
