@@ -45,7 +45,15 @@ fn visits(doc: &OrderDoc) -> BTreeMap<Visit, usize> {
 pub fn ics(doc: &OrderDoc, host: &str, page_url: Option<&str>) -> String {
     let t = texts(doc.locale);
     let tzid = doc.zone.name();
-    let mut calendar = Calendar::new();
+    let mut calendar = Calendar::empty();
+    calendar
+        .append_property(icalendar::Property::new("VERSION", "2.0"))
+        .append_property(icalendar::Property::new(
+            "PRODID",
+            "-//Boxoffice//Tickets//EN",
+        ))
+        .append_property(icalendar::Property::new("CALSCALE", "GREGORIAN"))
+        .append_property(icalendar::Property::new("METHOD", "PUBLISH"));
     let visits = visits(doc);
     for (index, (visit, count)) in visits.iter().enumerate() {
         let mut description = format!(
@@ -103,5 +111,154 @@ pub fn ics(doc: &OrderDoc, host: &str, page_url: Option<&str>) -> String {
             &text[at..]
         ),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use app::wire::{Money, Order, Ticket, TimeslotWindow};
+    use chrono::{DateTime, NaiveDate, Utc};
+    use icalendar::{Component, DatePerhapsTime};
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::store::{Address, Location, Merchant};
+
+    fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    fn ticket(
+        visit: Option<NaiveDate>,
+        slot: Option<(&str, &str)>,
+        until: Option<NaiveDate>,
+    ) -> Ticket {
+        Ticket {
+            ticket_id: Uuid::new_v4(),
+            code: "AAAA-BBBB-CCCC".into(),
+            product_title: "Zoo".into(),
+            age_group: None,
+            visit_date: visit,
+            timeslot: slot.map(|(start, end)| TimeslotWindow {
+                timeslot_id: Uuid::new_v4(),
+                start_time: DateTime::parse_from_rfc3339(start).unwrap(),
+                end_time: DateTime::parse_from_rfc3339(end).unwrap(),
+            }),
+            valid_until: until,
+            status: "VALID".into(),
+        }
+    }
+
+    fn doc(tickets: Vec<Ticket>) -> OrderDoc {
+        let now = Utc::now();
+        OrderDoc {
+            order: Order {
+                order_id: Uuid::from_u128(7),
+                order_display_id: "BX-AAAA-BBBB".into(),
+                checkout_id: Uuid::new_v4(),
+                status: "PAID".into(),
+                merchant_id: Uuid::new_v4(),
+                visit_date: day(2027, 3, 20),
+                total: Money::new(rust_decimal::Decimal::ONE, "EUR"),
+                items: Vec::new(),
+                tickets,
+                created_at: now,
+                last_mutation_date: now,
+            },
+            locale: app::wire::Locale::NlNl,
+            merchant: Merchant {
+                merchant_id: Uuid::new_v4(),
+                name: "Artis".into(),
+                description: String::new(),
+                category: "zoo".into(),
+                address: Address {
+                    street: "Plantage Kerklaan 38-40".into(),
+                    postal_code: "1018 CZ".into(),
+                    city: "Amsterdam".into(),
+                    country: "NL".into(),
+                },
+                location: Location {
+                    latitude: 52.36,
+                    longitude: 4.88,
+                },
+                timezone: "Europe/Amsterdam".into(),
+                currency: "EUR".into(),
+                image_url: None,
+                website: None,
+                translations: Vec::new(),
+                search_text: String::new(),
+                created_at: now,
+                updated_at: now,
+            },
+            zone: chrono_tz::Europe::Amsterdam,
+            recipient: None,
+            conditions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn timeslots_keep_their_local_times_across_a_daylight_saving_change() {
+        // Europe/Amsterdam moves from +01:00 to +02:00 at 02:00 on 28 March 2027.
+        let text = ics(
+            &doc(vec![
+                ticket(
+                    Some(day(2027, 3, 27)),
+                    Some(("2027-03-27T10:00:00+01:00", "2027-03-27T12:00:00+01:00")),
+                    None,
+                ),
+                ticket(
+                    Some(day(2027, 3, 28)),
+                    Some(("2027-03-28T10:00:00+02:00", "2027-03-28T12:00:00+02:00")),
+                    None,
+                ),
+            ]),
+            "tickets.example",
+            None,
+        );
+        assert!(
+            text.contains("DTSTART;TZID=Europe/Amsterdam:20270327T100000"),
+            "{text}"
+        );
+        assert!(
+            text.contains("DTSTART;TZID=Europe/Amsterdam:20270328T100000"),
+            "{text}"
+        );
+        assert!(text.contains("BEGIN:DAYLIGHT\r\nDTSTART:20270328T020000\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0200"), "{text}");
+        assert!(
+            text.find("BEGIN:VTIMEZONE") < text.find("BEGIN:VEVENT"),
+            "{text}"
+        );
+        assert!(text.contains("SUMMARY:Bezoek aan Artis"), "{text}");
+
+        let parsed: icalendar::Calendar = text.parse().unwrap();
+        let starts: Vec<_> = parsed
+            .components
+            .iter()
+            .filter_map(|c| c.as_event())
+            .map(|e| e.get_start().unwrap())
+            .collect();
+        let at = |d: NaiveDate| {
+            DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone {
+                date_time: d.and_hms_opt(10, 0, 0).unwrap(),
+                tzid: "Europe/Amsterdam".into(),
+            })
+        };
+        assert_eq!(starts, [at(day(2027, 3, 27)), at(day(2027, 3, 28))]);
+    }
+
+    #[test]
+    fn a_product_without_a_date_is_all_day_through_its_last_valid_day() {
+        let text = ics(
+            &doc(vec![ticket(None, None, Some(day(2027, 4, 30)))]),
+            "h",
+            None,
+        );
+        assert!(text.contains("DTSTART;VALUE=DATE:20270320"), "{text}");
+        assert!(text.contains("DTEND;VALUE=DATE:20270501"), "{text}");
+        assert!(!text.contains("VTIMEZONE"), "dates float: {text}");
+        assert!(
+            text.contains("UID:00000000-0000-0000-0000-000000000007-0@h"),
+            "{text}"
+        );
     }
 }

@@ -54,7 +54,11 @@ pub fn ticket_facts(doc: &OrderDoc, ticket: &Ticket) -> Vec<(&'static str, Strin
         }
         facts.push((t.visit, when));
     }
-    if let Some(last) = ticket.valid_until {
+    // A validity that ends on the visit day says nothing the visit does not.
+    if let Some(last) = ticket
+        .valid_until
+        .filter(|last| Some(*last) != ticket.visit_date)
+    {
         facts.push((t.valid_until, format::date_long(locale, last)));
     }
     facts.push((t.code, ticket.code.clone()));

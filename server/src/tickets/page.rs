@@ -181,7 +181,8 @@ tr.total td { font-weight: bold; border-top: 1px solid #d4d4d8; padding-top: 8px
   main { max-width: none; padding: 0; }
   header.summary, section { background: #fff; border: 1px solid #000; border-radius: 0;
     break-inside: avoid; page-break-inside: avoid; }
-  section.ticket { break-before: page; page-break-before: always; text-align: center; }
+  section.ticket { text-align: center; }
+  section.ticket + section.ticket { break-before: page; page-break-before: always; }
   section.ticket dl { text-align: left; max-width: 12cm; margin: 0 auto; }
   .qr { width: 9cm; margin: 0.5cm auto; }
   .hint, section.totals, section.conditions { display: none; }
