@@ -94,6 +94,15 @@ pub struct Config {
     )]
     pub mail_from: String,
 
+    /// Google Wallet issuer id: with `BOXOFFICE_GOOGLE_WALLET_KEY_FILE`, customers get a "save to
+    /// Google Wallet" link for their tickets; without both, none is offered.
+    #[arg(long, env = "BOXOFFICE_GOOGLE_WALLET_ISSUER_ID")]
+    pub google_wallet_issuer_id: Option<String>,
+
+    /// The Google Wallet service account's JSON key file (its RSA key signs the save links).
+    #[arg(long, env = "BOXOFFICE_GOOGLE_WALLET_KEY_FILE")]
+    pub google_wallet_key_file: Option<PathBuf>,
+
     /// Requests per minute one client address may make to each token and exchange endpoint
     /// (the token endpoints count per client address and client id).
     #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]

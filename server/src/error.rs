@@ -100,6 +100,7 @@ problem_types! {
     IdempotencyKeyReused => "idempotency-key-reused", CONFLICT, "This Idempotency-Key was used for another request";
     CheckoutNotFound => "checkout-not-found", NOT_FOUND, "The checkout was not found";
     CheckoutNotReserved => "checkout-not-reserved", CONFLICT, "The checkout is not reserved any more";
+    WalletNotConfigured => "wallet-not-configured", NOT_FOUND, "This wallet pass is not offered by this server";
 }
 
 impl ProblemType {

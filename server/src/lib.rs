@@ -75,6 +75,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         None
     };
     let ticket_pages = keys::ticket_page_key(store.as_ref()).await?;
+    let google_wallet = tickets::google_wallet::GoogleWallet::from_config(&config)?;
     let payments: Arc<dyn providers::PaymentProvider> = Arc::new(
         providers::sandbox::SandboxPayments::new(config.base_url(), sandbox_pay.clone()),
     );
@@ -92,6 +93,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         payments,
         sandbox_pay,
         ticket_pages,
+        google_wallet,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,

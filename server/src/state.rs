@@ -31,6 +31,8 @@ pub struct AppState {
     pub sandbox_pay: Option<PaymentPageKey>,
     /// The key of the ticket pages' URLs (`/tickets/{order_id}?key=…`).
     pub ticket_pages: crate::tickets::TicketPageKey,
+    /// The operator's Google Wallet issuer, when configured.
+    pub google_wallet: Option<crate::tickets::google_wallet::GoogleWallet>,
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,

@@ -31,6 +31,46 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(calendar))
         .routes(routes!(resend))
         .routes(routes!(receipt))
+        .routes(routes!(google_wallet))
+}
+
+/// A link that saves a paid order's tickets.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct WalletLink {
+    /// Open it (a link or Google's button): Google Wallet shows the tickets to save.
+    pub save_url: String,
+}
+
+/// The order's "save to Google Wallet" link, when the operator configured Google Wallet;
+/// otherwise `404 wallet-not-configured`.
+#[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}/wallet/google", tag = "orders",
+    security(("public_bearer" = [])),
+    params(("order_id" = Uuid, Path), SessionCampaignHeader),
+    responses((status = 200, body = inline(Envelope<WalletLink>)),
+              Problem401, Problem404))]
+async fn google_wallet(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<Data<WalletLink>> {
+    let order = owned_order(&state, &user, &campaign, order_id).await?;
+    let Some(wallet) = &state.google_wallet else {
+        return Err(Error::new(
+            ProblemType::WalletNotConfigured,
+            "This server offers no Google Wallet passes.",
+        ));
+    };
+    let doc = tickets::order_doc::load(&state, order.customer_order_id)
+        .await?
+        .ok_or_else(|| {
+            Error::new(
+                ProblemType::NotFound,
+                format!("Order {order_id} has no tickets yet."),
+            )
+        })?;
+    Ok(Data::ok(WalletLink {
+        save_url: wallet.save_url(&doc)?,
+    }))
 }
 
 /// The paid order's receipt: its total and lines, and a JWS over them the partner's page

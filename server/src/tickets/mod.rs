@@ -5,6 +5,7 @@
 pub mod calendar;
 pub mod delivery;
 pub mod facts;
+pub mod google_wallet;
 pub mod mail;
 pub mod order_doc;
 pub mod page;

@@ -49,6 +49,7 @@ mod store_story;
 mod ticket_fixtures;
 mod ticket_mail;
 mod ticket_pages;
+mod ticket_wallet;
 mod token_attacks;
 mod two_nodes;
 mod webhook_claims;
