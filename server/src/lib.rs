@@ -76,6 +76,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     };
     let ticket_pages = keys::ticket_page_key(store.as_ref()).await?;
     let google_wallet = tickets::google_wallet::GoogleWallet::from_config(&config)?;
+    let apple_wallet = tickets::apple_wallet::AppleWallet::from_config(&config)?;
     let payments: Arc<dyn providers::PaymentProvider> = Arc::new(
         providers::sandbox::SandboxPayments::new(config.base_url(), sandbox_pay.clone()),
     );
@@ -94,6 +95,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         sandbox_pay,
         ticket_pages,
         google_wallet,
+        apple_wallet,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,

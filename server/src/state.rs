@@ -33,6 +33,8 @@ pub struct AppState {
     pub ticket_pages: crate::tickets::TicketPageKey,
     /// The operator's Google Wallet issuer, when configured.
     pub google_wallet: Option<crate::tickets::google_wallet::GoogleWallet>,
+    /// The operator's Apple Wallet pass signing, when configured.
+    pub apple_wallet: Option<crate::tickets::apple_wallet::AppleWallet>,
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,

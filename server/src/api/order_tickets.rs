@@ -32,6 +32,60 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(resend))
         .routes(routes!(receipt))
         .routes(routes!(google_wallet))
+        .routes(routes!(apple_wallet))
+}
+
+/// The order's Apple Wallet passes: one ticket's `.pkpass`, or a `.pkpasses` bundle of one
+/// per ticket, when the operator configured Apple Wallet; otherwise
+/// `404 wallet-not-configured`.
+#[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}/wallet/apple", tag = "orders",
+    security(("public_bearer" = [])),
+    params(("order_id" = Uuid, Path), SessionCampaignHeader),
+    responses((status = 200, content_type = "application/vnd.apple.pkpass", body = Vec<u8>,
+               description = "One ticket's pass; several tickets are one `application/vnd.apple.pkpasses` bundle."),
+              Problem401, Problem404))]
+async fn apple_wallet(
+    SessionCampaign { user, campaign }: SessionCampaign,
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<Response> {
+    let order = owned_order(&state, &user, &campaign, order_id).await?;
+    let Some(wallet) = &state.apple_wallet else {
+        return Err(Error::new(
+            ProblemType::WalletNotConfigured,
+            "This server offers no Apple Wallet passes.",
+        ));
+    };
+    let doc = paid_doc(&state, order.customer_order_id).await?;
+    let file = wallet.passes(&doc)?;
+    let disposition = format!("attachment; filename=\"{}\"", file.file_name);
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(file.content_type),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&disposition).map_err(anyhow::Error::from)?,
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        file.bytes,
+    )
+        .into_response())
+}
+
+/// The documents' view of a paid order, or 404 while it has no tickets.
+async fn paid_doc(state: &AppState, order_id: Uuid) -> Result<tickets::order_doc::OrderDoc> {
+    tickets::order_doc::load(state, order_id)
+        .await?
+        .ok_or_else(|| {
+            Error::new(
+                ProblemType::NotFound,
+                format!("Order {order_id} has no tickets yet."),
+            )
+        })
 }
 
 /// A link that saves a paid order's tickets.
@@ -60,14 +114,7 @@ async fn google_wallet(
             "This server offers no Google Wallet passes.",
         ));
     };
-    let doc = tickets::order_doc::load(&state, order.customer_order_id)
-        .await?
-        .ok_or_else(|| {
-            Error::new(
-                ProblemType::NotFound,
-                format!("Order {order_id} has no tickets yet."),
-            )
-        })?;
+    let doc = paid_doc(&state, order.customer_order_id).await?;
     Ok(Data::ok(WalletLink {
         save_url: wallet.save_url(&doc)?,
     }))
@@ -117,14 +164,7 @@ async fn calendar(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Response> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    let doc = tickets::order_doc::load(&state, order.customer_order_id)
-        .await?
-        .ok_or_else(|| {
-            Error::new(
-                ProblemType::NotFound,
-                format!("Order {order_id} has no tickets yet."),
-            )
-        })?;
+    let doc = paid_doc(&state, order.customer_order_id).await?;
     let url = tickets::page_url(&state, order_id).await?;
     let body = tickets::calendar::ics(&doc, &tickets::uid_host(&state), url.as_deref());
     Ok((

@@ -2,6 +2,7 @@
 //! the payment, sent by [`delivery`]), the keyed ticket page (`page`), the calendar file
 //! (`calendar`) and resends (`resend`).
 
+pub mod apple_wallet;
 pub mod calendar;
 pub mod delivery;
 pub mod facts;
