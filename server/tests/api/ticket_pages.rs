@@ -173,3 +173,28 @@ async fn a_customer_may_have_the_mail_sent_again_three_times_an_hour() {
     kinds.sort();
     assert_eq!(kinds, ["FIRST", "RESEND", "RESEND", "RESEND"]);
 }
+
+#[tokio::test]
+async fn the_demo_mailbox_shows_each_mail_as_its_customer_sees_it_in_demo_mode_only() {
+    let app = spawn_app_with(|c| c.demo = true).await;
+    let shop = shop(&app, Some(5)).await;
+    let order = paid_order(&app, &shop, "fr-FR", 1).await;
+    let page = app.get("/demo/mail").await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert!(
+        page.text.contains("Zoo Émerveillé: vos billets pour le"),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains(&order.codes[0]));
+    // The mail's own HTML with its QR image inlined, in a sandboxed frame.
+    assert!(page.text.contains("sandbox=\"\""));
+    assert!(page.text.contains("data:image/png;base64,"));
+
+    app_and_shop()
+        .await
+        .0
+        .get("/demo/mail")
+        .await
+        .assert_problem(404, "not-found");
+}
