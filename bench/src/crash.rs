@@ -204,28 +204,53 @@ async fn buyer(
         };
         sent.fetch_add(1, Ordering::Relaxed);
         let answer = tokio::time::timeout(Duration::from_secs(10), load::once(addr, &call)).await;
-        let mut seen = seen.lock().unwrap();
-        match answer {
-            Ok(Ok((status, body))) if status == StatusCode::OK || status.as_u16() == 208 => {
-                let order: Value = serde_json::from_slice(&body).context("a placed order")?;
-                let id = order["data"]["order_id"]
-                    .as_str()
-                    .and_then(|id| id.parse().ok())
-                    .context("an order id")?;
-                seen.orders.insert(id);
-                if status == StatusCode::OK {
-                    seen.placed += 1;
-                } else {
-                    seen.replayed += 1;
+        // Half the new orders are paid on the sandbox page, so paid orders (and their ticket
+        // mails, written with the payment) meet the kills too.
+        let pay_path = {
+            let mut seen = seen.lock().unwrap();
+            let mut pay_path = None;
+            match answer {
+                Ok(Ok((status, body))) if status == StatusCode::OK || status.as_u16() == 208 => {
+                    let order: Value = serde_json::from_slice(&body).context("a placed order")?;
+                    let id = order["data"]["order_id"]
+                        .as_str()
+                        .and_then(|id| id.parse().ok())
+                        .context("an order id")?;
+                    seen.orders.insert(id);
+                    if status == StatusCode::OK {
+                        seen.placed += 1;
+                        if rand::thread_rng().gen_bool(0.5) {
+                            pay_path = order["data"]["payment_url"]
+                                .as_str()
+                                .and_then(|u| u.find("/pay/").map(|at| u[at..].to_owned()));
+                        }
+                    } else {
+                        seen.replayed += 1;
+                    }
+                }
+                Ok(Ok((status, _))) if status.is_client_error() => seen.refused += 1,
+                // The server died under the request, or answered 5xx while going down.
+                _ => {
+                    seen.unanswered += 1;
+                    previous = Some(call);
+                    continue;
                 }
             }
-            Ok(Ok((status, _))) if status.is_client_error() => seen.refused += 1,
-            // The server died under the request, or answered 5xx while going down.
-            _ => {
-                seen.unanswered += 1;
-                previous = Some(call);
-                continue;
-            }
+            pay_path
+        };
+        if let Some(path) = pay_path {
+            let pay = Call {
+                method: hyper::Method::POST,
+                path,
+                headers: vec![(
+                    "content-type".to_owned(),
+                    "application/x-www-form-urlencoded".to_owned(),
+                )],
+                body: "action=pay".into(),
+                fresh_key: None,
+            };
+            // Best effort: a payment the kill interrupts stays open for the sweeper.
+            let _ = tokio::time::timeout(Duration::from_secs(10), load::once(addr, &pay)).await;
         }
         previous = Some(call);
     }
@@ -298,6 +323,8 @@ struct Database {
     events: Vec<(String, String)>,
     /// (state, stored response) of every Idempotency-Key record.
     keys: Vec<(String, Option<Vec<u8>>)>,
+    /// (order id, status) of every payment's ticket mail (kind FIRST).
+    ticket_mails: Vec<(Uuid, String)>,
 }
 
 async fn read_database(url: &str) -> anyhow::Result<Database> {
@@ -329,12 +356,18 @@ async fn read_database(url: &str) -> anyhow::Result<Database> {
     )
     .fetch_all(&mut conn)
     .await?);
+    let ticket_mails: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT customer_order_id, status FROM ticket_mail WHERE kind = 'FIRST'"
+    )
+    .fetch_all(&mut conn)
+    .await?);
     Ok(Database {
         days: days.into_iter().map(|(g, d, r)| ((g, d), r)).collect(),
         lines,
         orders: orders.into_iter().map(|(o, c, s)| (o, (c, s))).collect(),
         events,
         keys,
+        ticket_mails,
     })
 }
 
@@ -443,6 +476,36 @@ fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
         ),
     ));
 
+    // Ticket mails: every paid order has exactly one, sent or pending (it was written with the
+    // payment), and no other order has one.
+    let paid: HashSet<Uuid> = db
+        .orders
+        .iter()
+        .filter(|(_, (_, s))| s == "PAID" || s == "FULFILLED")
+        .map(|(o, _)| *o)
+        .collect();
+    let mut mails: HashMap<Uuid, usize> = HashMap::new();
+    for (order, status) in &db.ticket_mails {
+        if status == "SENT" || status == "PENDING" {
+            *mails.entry(*order).or_default() += 1;
+        }
+    }
+    let unmailed = paid.iter().filter(|o| mails.get(o) != Some(&1)).count();
+    let stray = db
+        .ticket_mails
+        .iter()
+        .filter(|(o, _)| !paid.contains(o))
+        .count();
+    checks.push((
+        "every paid order has exactly one ticket mail, sent or pending",
+        unmailed + stray == 0 && db.ticket_mails.len() == paid.len(),
+        format!(
+            "{} paid orders, {} ticket mails; {unmailed} without exactly one, {stray} of unpaid orders",
+            paid.len(),
+            db.ticket_mails.len()
+        ),
+    ));
+
     // Answers: every order the load was told about is stored.
     let lost = seen.orders.difference(&orders).count();
     checks.push((
@@ -535,6 +598,7 @@ mod tests {
                 ),
             ],
             keys: vec![("DONE".into(), Some(body)), ("IN_FLIGHT".into(), None)],
+            ticket_mails: Vec::new(),
         };
         let seen = Seen {
             orders: HashSet::from([order]),
@@ -582,6 +646,22 @@ mod tests {
             1,
             "an event about a rolled-back checkout"
         );
+
+        let (mut db, seen) = consistent();
+        db.orders
+            .values_mut()
+            .for_each(|(_, s)| *s = "PAID".to_owned());
+        assert_eq!(
+            broken(&db, &seen).len(),
+            1,
+            "a paid order without its ticket mail"
+        );
+        db.ticket_mails
+            .push((Uuid::from_u128(3), "PENDING".to_owned()));
+        assert!(broken(&db, &seen).is_empty(), "with it");
+        db.ticket_mails
+            .push((Uuid::from_u128(3), "SENT".to_owned()));
+        assert_eq!(broken(&db, &seen).len(), 1, "a paid order with two");
 
         let (db, mut seen) = consistent();
         seen.orders.insert(Uuid::from_u128(9));

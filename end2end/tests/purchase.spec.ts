@@ -1,3 +1,5 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { expect, test } from './support/fixtures';
 import {
   AVAILABLE_DAY,
@@ -266,4 +268,46 @@ test('the return screen for another customer\'s checkout says it is not theirs',
   await expect(other.getByRole('heading', { name: 'This order is not yours' })).toBeVisible();
   await expect(other.getByText('It was placed by another customer')).toBeVisible();
   await expect(other.getByText('Something went wrong')).toBeHidden();
+});
+
+test('after a purchase the host gets a receipt it can verify, and the tickets go to a calendar, a printer and the mail again', async ({ page, partner, request }) => {
+  test.setTimeout(60_000);
+  let frame = await openProduct(page, partner, /Canal House Museum/, /Adult admission/);
+  await chooseFirstAvailableDay(frame);
+  await frame.getByRole('button', { name: 'Continue' }).click();
+  await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
+  frame = await payAndSeeTickets(page, partner);
+
+  // The receipt verifies with nothing but the server's JWKS (Ed25519, node's own crypto).
+  const paid = await waitForHostEvent(page, 'boxoffice:order-paid');
+  expect(paid.detail.total.currency).toBe('EUR');
+  expect(paid.detail.lines[0].quantity).toBe(1);
+  const [header, payload, signature] = String(paid.detail.receipt).split('.');
+  const { kid } = JSON.parse(Buffer.from(header, 'base64url').toString());
+  const jwks = await (await request.get('/.well-known/jwks.json')).json();
+  const key = createPublicKey({ key: jwks.keys.find((k: { kid: string }) => k.kid === kid), format: 'jwk' });
+  expect(verify(null, Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url'))).toBe(true);
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+  expect(claims.aud).toBe('boxoffice-receipt');
+  expect(claims.order_id).toBe(paid.detail.order_id);
+  expect(claims.total).toEqual(paid.detail.total);
+  expect(claims.exp - claims.iat).toBe(300);
+
+  // "Add to calendar" downloads the order's .ics through the API.
+  const download = page.waitForEvent('download');
+  await frame.getByRole('button', { name: 'Add to calendar' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe('tickets.ics');
+  const ics = readFileSync((await file.path())!, 'utf8');
+  expect(ics).toContain('BEGIN:VEVENT');
+  expect(ics).toContain(`UID:${paid.detail.order_id}-0@`);
+
+  // Printed: no navigation, no buttons, the tickets with large codes (look at the picture).
+  await page.emulateMedia({ media: 'print' });
+  await page.screenshot({ path: test.info().outputPath('tickets-print.png'), fullPage: true });
+  await expect(frame.getByRole('button', { name: 'Add to calendar' })).toBeHidden();
+  await page.emulateMedia({ media: 'screen' });
+
+  await frame.getByRole('button', { name: 'Send my tickets again' }).click();
+  await expect(frame.getByText('Your tickets are on their way to your e-mail address.')).toBeVisible();
 });

@@ -101,6 +101,36 @@ pub struct Config {
     )]
     pub mail_from: String,
 
+    /// Google Wallet issuer id: with `BOXOFFICE_GOOGLE_WALLET_KEY_FILE`, customers get a "save to
+    /// Google Wallet" link for their tickets; without both, none is offered.
+    #[arg(long, env = "BOXOFFICE_GOOGLE_WALLET_ISSUER_ID")]
+    pub google_wallet_issuer_id: Option<String>,
+
+    /// The Google Wallet service account's JSON key file (its RSA key signs the save links).
+    #[arg(long, env = "BOXOFFICE_GOOGLE_WALLET_KEY_FILE")]
+    pub google_wallet_key_file: Option<PathBuf>,
+
+    /// Apple Wallet Pass Type ID (`pass.com.example.tickets`): with the team id, certificate,
+    /// key and WWDR intermediate below, customers can add their tickets to Apple Wallet.
+    #[arg(long, env = "BOXOFFICE_APPLE_PASS_TYPE_ID")]
+    pub apple_pass_type_id: Option<String>,
+
+    /// The Apple developer team id of the Pass Type ID.
+    #[arg(long, env = "BOXOFFICE_APPLE_TEAM_ID")]
+    pub apple_team_id: Option<String>,
+
+    /// PEM file with the Pass Type ID certificate.
+    #[arg(long, env = "BOXOFFICE_APPLE_PASS_CERT")]
+    pub apple_pass_cert: Option<PathBuf>,
+
+    /// PEM file with the Pass Type ID certificate's private key.
+    #[arg(long, env = "BOXOFFICE_APPLE_PASS_KEY")]
+    pub apple_pass_key: Option<PathBuf>,
+
+    /// PEM file with Apple's WWDR intermediate certificate (included in each signature).
+    #[arg(long, env = "BOXOFFICE_APPLE_WWDR_CERT")]
+    pub apple_wwdr_cert: Option<PathBuf>,
+
     /// Requests per minute one client address may make to each token and exchange endpoint
     /// (the token endpoints count per client address and client id).
     #[arg(long, env = "BOXOFFICE_AUTH_RATE_PER_MINUTE", default_value_t = 120)]

@@ -101,6 +101,7 @@ problem_types! {
     CheckoutNotFound => "checkout-not-found", NOT_FOUND, "The checkout was not found";
     CheckoutNotReserved => "checkout-not-reserved", CONFLICT, "The checkout is not reserved any more";
     CheckoutHoldLimitReached => "checkout-hold-limit-reached", CONFLICT, "The buyer already holds as much as one buyer may";
+    WalletNotConfigured => "wallet-not-configured", NOT_FOUND, "This wallet pass is not offered by this server";
 }
 
 impl ProblemType {

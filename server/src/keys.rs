@@ -42,6 +42,18 @@ async fn derived_key(store: &dyn Store, label: &[u8]) -> anyhow::Result<Vec<u8>>
     Ok(mac.finalize().into_bytes().to_vec())
 }
 
+/// The key of the ticket pages' URLs, derived from the shared cursor secret under its own
+/// label, as the payment page's is.
+pub async fn ticket_page_key(store: &dyn Store) -> anyhow::Result<crate::tickets::TicketPageKey> {
+    use hmac::{Hmac, Mac};
+    let secret = cursor_secret(store).await?;
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&secret).expect("HMAC takes any key length");
+    mac.update(b"boxoffice ticket page key v1");
+    Ok(crate::tickets::TicketPageKey::new(
+        mac.finalize().into_bytes().to_vec(),
+    ))
+}
+
 /// The database's active cursor secret, made on first start.
 async fn cursor_secret(store: &dyn Store) -> anyhow::Result<Vec<u8>> {
     let mut secret = vec![0u8; 32];

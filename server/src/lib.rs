@@ -15,6 +15,7 @@ pub mod checkout;
 pub mod config;
 pub mod credentials;
 pub mod demo;
+pub mod demo_mail;
 pub mod demo_shop;
 pub mod display_code;
 pub mod error;
@@ -35,6 +36,7 @@ pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod text;
+pub mod tickets;
 pub mod time;
 pub mod validate;
 
@@ -77,6 +79,9 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     } else {
         (None, None)
     };
+    let ticket_pages = keys::ticket_page_key(store.as_ref()).await?;
+    let google_wallet = tickets::google_wallet::GoogleWallet::from_config(&config)?;
+    let apple_wallet = tickets::apple_wallet::AppleWallet::from_config(&config)?;
     let payments: Arc<dyn providers::PaymentProvider> =
         Arc::new(providers::sandbox::SandboxPayments::new(
             config.base_url(),
@@ -97,6 +102,9 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         payments,
         sandbox_pay,
         sandbox_kyc,
+        ticket_pages,
+        google_wallet,
+        apple_wallet,
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,
@@ -122,6 +130,11 @@ pub async fn serve(
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));
+    let mails = tokio::spawn(tickets::delivery::run(
+        state.clone(),
+        std::time::Duration::from_millis(state.config.worker_interval_ms),
+        stop_workers.subscribe(),
+    ));
     // Built ahead, so the first search does not wait for the index.
     tokio::spawn({
         let (catalog, store) = (state.catalog.clone(), state.store.clone());
@@ -141,6 +154,7 @@ pub async fn serve(
     let _ = stop_workers.send(true);
     let _ = workers.await;
     let _ = sweeper.await;
+    let _ = mails.await;
     served
 }
 

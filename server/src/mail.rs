@@ -35,6 +35,14 @@ impl OutgoingMail {
     }
 }
 
+/// Why a delivery failed.
+#[derive(Debug, Clone)]
+pub struct DeliveryError {
+    /// The server refused for good; trying again cannot help.
+    pub permanent: bool,
+    pub text: String,
+}
+
 #[derive(Clone)]
 pub struct Mailer {
     store: Arc<dyn Store>,
@@ -65,6 +73,36 @@ impl Mailer {
             }
         };
         Ok(Self { store, smtp })
+    }
+
+    /// The sender, when SMTP is configured (without it nothing is delivered).
+    pub fn sender(&self) -> Option<&Mailbox> {
+        self.smtp.as_ref().map(|(_, from)| from)
+    }
+
+    /// Delivers a message built elsewhere (the ticket mail, `crate::tickets`) by SMTP; the
+    /// caller records the outcome. An error is permanent when the server refused for good
+    /// (a 5xx answer), so the caller stops trying.
+    pub async fn deliver(&self, message: Message) -> Result<(), DeliveryError> {
+        let Some((transport, _)) = &self.smtp else {
+            return Err(DeliveryError {
+                permanent: false,
+                text: "no SMTP server is configured".into(),
+            });
+        };
+        transport.send(message).await.map(|_| ()).map_err(|err| {
+            let mut text = err.to_string();
+            let mut source = std::error::Error::source(&err);
+            while let Some(cause) = source {
+                text.push_str(": ");
+                text.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            DeliveryError {
+                permanent: err.is_permanent(),
+                text,
+            }
+        })
     }
 
     /// Records the mail and, with SMTP configured, delivers it. A delivery failure is recorded

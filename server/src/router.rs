@@ -30,6 +30,8 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(api::router(&state))
         .merge(sandbox::router())
         .merge(demo_shop::router(&state))
+        .merge(crate::demo_mail::router())
+        .merge(crate::tickets::page::router())
         .merge(bench_baseline::router(&state))
         .split_for_parts();
     openapi::mark_operator_operations(&mut doc);

@@ -35,6 +35,12 @@ pub struct AppState {
     pub sandbox_pay: Option<PaymentPageKey>,
     /// The key of the sandbox KYC page's URLs; `None` when the sandbox provider is off.
     pub sandbox_kyc: Option<KycPageKey>,
+    /// The key of the ticket pages' URLs (`/tickets/{order_id}?key=…`).
+    pub ticket_pages: crate::tickets::TicketPageKey,
+    /// The operator's Google Wallet issuer, when configured.
+    pub google_wallet: Option<crate::tickets::google_wallet::GoogleWallet>,
+    /// The operator's Apple Wallet pass signing, when configured.
+    pub apple_wallet: Option<crate::tickets::apple_wallet::AppleWallet>,
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,

@@ -94,6 +94,28 @@ impl Api {
             .map(|_| ())
     }
 
+    /// `POST path` without a body, for an answer without one (`202 Accepted`).
+    pub async fn post_empty(self, path: String) -> Result<(), ApiError> {
+        self.answer::<()>("POST", path, None, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// `GET path` for a file (not JSON): its bytes. With the bearer in the header like every
+    /// call, so a download never puts the bearer in a URL.
+    pub async fn download(self, path: String) -> Result<Vec<u8>, ApiError> {
+        #[cfg(feature = "hydrate")]
+        {
+            let response = self.answer::<()>("GET", path, None, None).await?;
+            response.binary().await.map_err(|_| ApiError::Network)
+        }
+        #[cfg(not(feature = "hydrate"))]
+        {
+            let _ = path;
+            Err(ApiError::Network)
+        }
+    }
+
     /// Sends the call; the envelope of a 2xx answer, `None` for a 204.
     #[cfg(feature = "hydrate")]
     async fn send<B: Serialize, T: DeserializeOwned>(
@@ -103,6 +125,26 @@ impl Api {
         body: Option<&B>,
         campaign: Option<uuid::Uuid>,
     ) -> Result<Option<Envelope<T>>, ApiError> {
+        let response = self.answer(method, path, body, campaign).await?;
+        if response.status() == 204 {
+            return Ok(None);
+        }
+        response
+            .json()
+            .await
+            .map(Some)
+            .map_err(|_| ApiError::Network)
+    }
+
+    /// Sends the call; its 2xx response, or the problem of any other (a 401 ends the session).
+    #[cfg(feature = "hydrate")]
+    async fn answer<B: Serialize>(
+        self,
+        method: &str,
+        path: String,
+        body: Option<&B>,
+        campaign: Option<uuid::Uuid>,
+    ) -> Result<gloo_net::http::Response, ApiError> {
         use gloo_net::http::{Method, RequestBuilder};
 
         let session = self.session.get_untracked();
@@ -136,18 +178,10 @@ impl Api {
             None => request.send().await,
         };
         let response = sent.map_err(|_| ApiError::Network)?;
-        let status = response.status();
-        if status == 204 {
-            return Ok(None);
-        }
         if response.ok() {
-            return response
-                .json()
-                .await
-                .map(Some)
-                .map_err(|_| ApiError::Network);
+            return Ok(response);
         }
-        if status == 401 && active.is_some() {
+        if response.status() == 401 && active.is_some() {
             self.end_session();
             return Err(ApiError::Expired);
         }
@@ -155,6 +189,18 @@ impl Api {
             Ok(problem) => Err(ApiError::Problem(problem)),
             Err(_) => Err(ApiError::Network),
         }
+    }
+
+    /// The server never runs the frame's API calls.
+    #[cfg(not(feature = "hydrate"))]
+    async fn answer<B: Serialize>(
+        self,
+        _method: &str,
+        _path: String,
+        _body: Option<&B>,
+        _campaign: Option<uuid::Uuid>,
+    ) -> Result<(), ApiError> {
+        Err(ApiError::Network)
     }
 
     /// The server never runs the frame's API calls: its render shows each screen loading.

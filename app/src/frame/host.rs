@@ -20,11 +20,17 @@ pub enum Outgoing {
     /// The host must open `url` in its top window (the payment page).
     #[serde(rename = "boxoffice:redirect")]
     Redirect { url: String },
-    /// The order is paid.
+    /// The order is paid: what was bought (no personal data) and `receipt`, a JWS over it
+    /// the host's page verifies with the server's JWKS (docs/webframe.md, "The receipt").
     #[serde(rename = "boxoffice:order-paid")]
     OrderPaid {
         order_id: Uuid,
         order_display_id: String,
+        total: crate::wire::Money,
+        lines: Vec<crate::wire::ReceiptLine>,
+        /// Left out when the receipt could not be read.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        receipt: Option<String>,
     },
     /// The session code or the bearer expired: the host reopens the frame with a fresh code.
     #[serde(rename = "boxoffice:session-expired")]

@@ -24,7 +24,7 @@ pub use envelope::{Envelope, Feed, Meta, Pagination};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
-pub use order::{LoyaltyEntry, Order, OrderItem, Ticket};
+pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticket};
 pub use origin::origin_matches;
 pub use problem::{FieldError, Problem, PROBLEM_TYPE_PREFIX};
 pub use product::Product;

@@ -56,6 +56,30 @@ pub struct Order {
     pub last_mutation_date: DateTime<Utc>,
 }
 
+/// One line of a receipt: what was bought, without personal data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ReceiptLine {
+    pub product_id: Uuid,
+    pub sku: String,
+    pub quantity: u32,
+}
+
+/// A paid order's receipt for the embedding page (`boxoffice:order-paid`): the order's total
+/// and lines, and `receipt`, a compact JWS over them signed with the server's bearer key
+/// (verify it with `/.well-known/jwks.json`; docs/webframe.md, "The receipt").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct OrderReceipt {
+    pub order_id: Uuid,
+    pub order_display_id: String,
+    pub total: Money,
+    pub lines: Vec<ReceiptLine>,
+    /// EdDSA compact JWS; its claims repeat the fields above with `client_id`, `campaign_id`,
+    /// `iat` and a 5-minute `exp`.
+    pub receipt: String,
+}
+
 /// One movement of the customer's loyalty points.
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

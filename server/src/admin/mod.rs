@@ -11,6 +11,7 @@ mod clients;
 mod crud;
 mod issuers;
 mod keys;
+mod mails;
 mod memberships;
 mod merchants;
 mod products;
@@ -30,6 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(clients::router())
         .merge(issuers::router())
         .merge(keys::router())
+        .merge(mails::router())
         .merge(memberships::router())
         .merge(vouchers::router())
         .merge(wallets::router())

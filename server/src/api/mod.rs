@@ -8,6 +8,7 @@ mod merchant_accounts;
 mod merchant_search;
 mod merchants;
 mod oauth;
+mod order_tickets;
 mod orders;
 mod products;
 mod sessions;
@@ -29,5 +30,6 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(availability::router())
         .merge(checkouts::router())
         .merge(orders::router())
+        .merge(order_tickets::router())
         .merge(events::router())
 }

@@ -7,6 +7,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::{
+    auth::PublicUser,
     checkout::order_view::order_views,
     error::{Error, ProblemType, Result},
     http::{
@@ -17,7 +18,7 @@ use crate::{
         openapi::{Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader},
     },
     state::AppState,
-    store::{LoyaltyEntryRecord, OrderRecord},
+    store::{Campaign, LoyaltyEntryRecord, OrderRecord},
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -68,7 +69,20 @@ async fn get_order(
     State(state): State<AppState>,
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<Order>> {
-    let order = state
+    let order = owned_order(&state, &user, &campaign, order_id).await?;
+    let mut views = order_views(&state, std::slice::from_ref(&order)).await?;
+    Ok(Data::ok(views.remove(0)))
+}
+
+/// The order `order_id` when it is the bearer's customer's, in the session's campaign; any
+/// other order is answered as if it did not exist.
+pub async fn owned_order(
+    state: &AppState,
+    user: &PublicUser,
+    campaign: &Campaign,
+    order_id: Uuid,
+) -> Result<OrderRecord> {
+    state
         .store
         .order(order_id)
         .await?
@@ -80,9 +94,7 @@ async fn get_order(
                 ProblemType::NotFound,
                 format!("Order {order_id} was not found."),
             )
-        })?;
-    let mut views = order_views(&state, std::slice::from_ref(&order)).await?;
-    Ok(Data::ok(views.remove(0)))
+        })
 }
 
 /// The customer's loyalty ledger in the campaign, newest first.

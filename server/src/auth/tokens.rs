@@ -32,6 +32,8 @@ pub enum Audience {
     Public,
     /// A merchant's, from the onboarding magic link.
     Merchant,
+    /// Not a bearer: a paid order's receipt for the embedding page (`checkout::receipt`).
+    Receipt,
 }
 
 impl Audience {
@@ -40,6 +42,7 @@ impl Audience {
             Audience::Backend => "boxoffice-backend",
             Audience::Public => "boxoffice-public",
             Audience::Merchant => "boxoffice-merchant",
+            Audience::Receipt => "boxoffice-receipt",
         }
     }
 }

@@ -209,6 +209,10 @@ pub async fn settle_payment(
             .await?;
         let tickets = issue_tickets(order_id, &checkout, &lines, &validity);
         tx.insert_tickets(&tickets).await?;
+        // The ticket mail commits with the payment (the outbox): sent by
+        // `tickets::delivery`, exactly one per order (a unique index), also after a crash.
+        tx.write_ticket_mail(order_id, &crate::tickets::TicketPageKey::new_nonce())
+            .await?;
         let points = (order.total * campaign.loyalty_points_per_unit)
             .floor()
             .to_i64()

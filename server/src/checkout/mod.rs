@@ -23,6 +23,7 @@ pub mod place;
 pub mod plan;
 pub mod pricing;
 pub mod read;
+pub mod receipt;
 pub mod reserve;
 pub mod view;
 pub mod visit;

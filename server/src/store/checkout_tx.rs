@@ -135,6 +135,9 @@ pub trait OrderTx: Send {
 #[async_trait::async_trait]
 pub trait TicketTx: Send {
     async fn insert_tickets(&mut self, tickets: &[NewTicket]) -> StoreResult<()>;
+    /// Writes the order's ticket mail (pending, due now) and its ticket page's key nonce, so
+    /// they commit with the payment: a crash after the commit still sends the mail.
+    async fn write_ticket_mail(&mut self, order_id: Uuid, page_nonce: &[u8]) -> StoreResult<()>;
 }
 
 /// The customer's loyalty ledger.

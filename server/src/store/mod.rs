@@ -32,6 +32,7 @@ pub mod postgres;
 mod products;
 mod sessions;
 pub mod sqlite;
+mod ticket_mail;
 mod timeslots;
 pub mod two_decimals;
 mod vouchers;
@@ -78,6 +79,7 @@ pub use products::{
     INVENTORY_PROVIDER, TICKET, VALIDITY_PERIOD,
 };
 pub use sessions::{NewSession, Redemption, Session, SessionStore};
+pub use ticket_mail::{MailOutcome, ResendLimit, ResendOutcome, TicketMailRecord, TicketMailStore};
 pub use timeslots::{NewTimeslot, Timeslot, TimeslotStore};
 pub use vouchers::{
     normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherStore, VoucherUpdate,
@@ -197,6 +199,7 @@ pub trait Store:
     + ProductStore
     + CalendarStore
     + TimeslotStore
+    + TicketMailStore
     + Send
     + Sync
     + 'static

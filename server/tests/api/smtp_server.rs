@@ -8,7 +8,18 @@ use tokio::{
 
 /// The address to send to, and the raw DATA of each message received.
 pub async fn start() -> (String, mpsc::UnboundedReceiver<String>) {
+    start_on("127.0.0.1:0".parse().unwrap()).await
+}
+
+/// A free local address with nothing listening on it (yet): an SMTP server that is down.
+pub async fn free_address() -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// `start` on `address` (a server coming up where one was down).
+pub async fn start_on(address: std::net::SocketAddr) -> (String, mpsc::UnboundedReceiver<String>) {
+    let listener = TcpListener::bind(address).await.unwrap();
     let address = listener.local_addr().unwrap();
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
@@ -26,7 +37,12 @@ pub async fn start() -> (String, mpsc::UnboundedReceiver<String>) {
                             data = None;
                             write.write_all(b"250 OK queued\r\n").await.ok();
                         } else {
-                            body.push_str(&line);
+                            // Undo the sender's dot-stuffing (RFC 5321 §4.5.2).
+                            let line = line
+                                .strip_prefix('.')
+                                .filter(|_| line.starts_with(".."))
+                                .unwrap_or(&line);
+                            body.push_str(line);
                             body.push('\n');
                         }
                         continue;

@@ -10,7 +10,7 @@ use crate::{
         notice::Empty,
         paging::{PageFooter, Paged},
         price::Amount,
-        tickets::TicketList,
+        tickets::{TicketActions, TicketList},
     },
     i18n::{t, td_string, use_i18n},
     wire::Order,
@@ -53,6 +53,7 @@ fn OrderCard(order: Order) -> impl IntoView {
             <details>
                 <summary>{t!(i18n, orders.show_tickets)}</summary>
                 <TicketList tickets=order.tickets.clone()/>
+                <TicketActions order_id=order.order_id/>
             </details>
         }
         .into_any()

@@ -15,11 +15,11 @@ use crate::{
         ui::{
             heading::ScreenTitle,
             notice::{ErrorNotice, Loading},
-            tickets::TicketList,
+            tickets::{TicketActions, TicketList},
         },
     },
     i18n::{t, td_string, use_i18n},
-    wire::{Checkout, Order},
+    wire::{Checkout, Order, OrderReceipt, ReceiptLine},
 };
 
 /// How often, and how many times, the checkout is read while the payment settles.
@@ -87,6 +87,32 @@ async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<O
     }
 }
 
+/// Posts `boxoffice:order-paid` with the order's receipt, which the host's page can verify
+/// (a browser message alone proves nothing); without the receipt if it cannot be read.
+async fn tell_host(api: Api, order: Order) {
+    let path = format!("/v2/me/fulfillment/orders/{}/receipt", order.order_id);
+    let receipt = api.get::<OrderReceipt>(path).await.ok().map(|r| r.data);
+    let lines = match &receipt {
+        Some(r) => r.lines.clone(),
+        None => order
+            .items
+            .iter()
+            .map(|item| ReceiptLine {
+                product_id: item.product_id,
+                sku: item.sku.clone(),
+                quantity: item.quantity,
+            })
+            .collect(),
+    };
+    host::post(&Outgoing::OrderPaid {
+        order_id: order.order_id,
+        order_display_id: order.order_display_id,
+        total: order.total,
+        lines,
+        receipt: receipt.map(|r| r.receipt),
+    });
+}
+
 #[component]
 pub fn ReturnScreen() -> impl IntoView {
     let i18n = use_i18n();
@@ -121,10 +147,7 @@ pub fn ReturnScreen() -> impl IntoView {
         }
         Some(Ok(Outcome::Paid(order))) if !told.get_untracked() => {
             told.set(true);
-            host::post(&Outgoing::OrderPaid {
-                order_id: order.order_id,
-                order_display_id: order.order_display_id.clone(),
-            });
+            leptos::task::spawn_local(tell_host(api, order));
         }
         _ => {}
     });
@@ -170,6 +193,7 @@ pub fn ReturnScreen() -> impl IntoView {
                 </p>
                 <h2>{t!(i18n, after_payment.tickets_title)}</h2>
                 <TicketList tickets=order.tickets/>
+                <TicketActions order_id=order.order_id/>
             }
             .into_any()
         }

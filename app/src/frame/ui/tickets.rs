@@ -98,3 +98,98 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
         </ul>
     }
 }
+
+/// What the last ticket action came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Note {
+    Sent,
+    Limited,
+    Failed,
+}
+
+/// "Add to calendar" and "Send my tickets again" for a paid order. The calendar file is
+/// fetched through the API with the bearer in its header, then handed to the browser as a
+/// file from memory: a bearer never goes into a URL (docs/webframe.md).
+#[component]
+pub fn TicketActions(order_id: uuid::Uuid) -> impl IntoView {
+    let i18n = use_i18n();
+    let api = crate::frame::api::Api::new();
+    let note = RwSignal::new(None::<Note>);
+    let busy = RwSignal::new(false);
+    let add_to_calendar = move |_| {
+        leptos::task::spawn_local(async move {
+            let path = format!("/v2/me/fulfillment/orders/{order_id}/calendar.ics");
+            let saved = match api.download(path).await {
+                Ok(bytes) => save_file(&bytes, "tickets.ics", "text/calendar"),
+                Err(_) => false,
+            };
+            if !saved {
+                note.set(Some(Note::Failed));
+            }
+        });
+    };
+    let send_again = move |_| {
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let path = format!("/v2/me/fulfillment/orders/{order_id}/resend");
+            let result = api.post_empty(path).await;
+            busy.set(false);
+            note.set(Some(match result {
+                Ok(()) => Note::Sent,
+                Err(err) if err.name() == Some("rate-limited") => Note::Limited,
+                Err(_) => Note::Failed,
+            }));
+        });
+    };
+    view! {
+        <div class="ticket-actions">
+            <button type="button" class="button" on:click=add_to_calendar>
+                {t!(i18n, ticket_actions.add_to_calendar)}
+            </button>
+            <button type="button" class="button" on:click=send_again disabled=move || busy.get()>
+                {t!(i18n, ticket_actions.send_again)}
+            </button>
+            <p class="ticket-actions-note" role="status" aria-live="polite">
+                {move || note.get().map(|note| match note {
+                    Note::Sent => t!(i18n, ticket_actions.sent_again).into_any(),
+                    Note::Limited => t!(i18n, ticket_actions.send_limit).into_any(),
+                    Note::Failed => t!(i18n, ticket_actions.failed).into_any(),
+                })}
+            </p>
+        </div>
+    }
+}
+
+/// Offers `bytes` to the browser as the download `name`, from an object URL that is revoked
+/// once the download has started; `false` when the browser refused.
+#[cfg(feature = "hydrate")]
+fn save_file(bytes: &[u8], name: &str, mime: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let saved = (|| {
+        let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type(mime);
+        let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).ok()?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+        let document = web_sys::window()?.document()?;
+        let link: web_sys::HtmlAnchorElement =
+            document.create_element("a").ok()?.dyn_into().ok()?;
+        link.set_href(&url);
+        link.set_download(name);
+        link.click();
+        set_timeout(
+            move || {
+                let _ = web_sys::Url::revoke_object_url(&url);
+            },
+            std::time::Duration::from_secs(10),
+        );
+        Some(())
+    })();
+    saved.is_some()
+}
+
+/// The server render never downloads.
+#[cfg(not(feature = "hydrate"))]
+fn save_file(_bytes: &[u8], _name: &str, _mime: &str) -> bool {
+    false
+}

@@ -80,6 +80,7 @@ mod products;
 mod references;
 mod sessions;
 mod store;
+mod ticket_mail;
 mod timeslots;
 mod vouchers;
 mod wallets;

@@ -1,6 +1,7 @@
 //! Tickets of a paid order.
 
 use chrono::Utc;
+use uuid::Uuid;
 
 use super::SqlCheckoutTx;
 use crate::store::{NewTicket, StoreError, StoreResult, TicketTx};
@@ -29,6 +30,28 @@ impl TicketTx for SqlCheckoutTx {
             .await
             .map_err(|e| StoreError::classify(e, "ticket code"))?;
         }
+        Ok(())
+    }
+
+    async fn write_ticket_mail(&mut self, order_id: Uuid, page_nonce: &[u8]) -> StoreResult<()> {
+        let now = Utc::now();
+        self.batch
+            .statement(
+                "INSERT INTO ticket_mail (ticket_mail_id, customer_order_id, kind, status,
+                     next_attempt_at, created_at)
+                 VALUES ($1, $2, 'FIRST', 'PENDING', $3, $3)",
+            )
+            .bind(Uuid::new_v4())
+            .bind(order_id)
+            .bind(now);
+        self.batch
+            .statement(
+                "INSERT INTO ticket_page_key (customer_order_id, nonce, rotated_at)
+                 VALUES ($1, $2, $3)",
+            )
+            .bind(order_id)
+            .bind(page_nonce.to_vec())
+            .bind(now);
         Ok(())
     }
 }

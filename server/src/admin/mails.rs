@@ -1,0 +1,146 @@
+//! `/admin/v1/mails`: the ticket mails and how their delivery went (a permanent failure stays
+//! FAILED with its error, for the operator to act on), and the operator's resend, which also
+//! rotates the order's ticket page key (docs/operator-api.md).
+
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::Admin;
+use crate::{
+    error::{Error, Result},
+    http::{
+        cursor::{paginate, PageParams},
+        envelope::{Data, Page},
+        extract::{ApiPath, ApiQuery},
+        openapi::{Problem400, Problem404, Problem409},
+    },
+    state::AppState,
+    store::TicketMailRecord,
+    tickets::resend,
+    validate::Checks,
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_mails))
+        .routes(routes!(resend_tickets))
+}
+
+/// A ticket mail and its delivery.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TicketMail {
+    pub ticket_mail_id: Uuid,
+    pub order_id: Uuid,
+    /// FIRST (the payment's), RESEND (the customer asked) or OPERATOR.
+    pub kind: String,
+    /// PENDING, SENT or FAILED (given up).
+    pub status: String,
+    pub attempts: i32,
+    /// When a PENDING mail is tried next.
+    pub next_attempt_at: DateTime<Utc>,
+    /// The last attempt's error.
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+}
+
+impl From<TicketMailRecord> for TicketMail {
+    fn from(r: TicketMailRecord) -> Self {
+        Self {
+            ticket_mail_id: r.ticket_mail_id,
+            order_id: r.customer_order_id,
+            kind: r.kind,
+            status: r.status,
+            attempts: r.attempts,
+            next_attempt_at: r.next_attempt_at,
+            last_error: r.last_error,
+            created_at: r.created_at,
+            sent_at: r.sent_at,
+        }
+    }
+}
+
+/// The query of the mail list: optional filters and the page parameters.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct MailListParams {
+    /// PENDING, SENT or FAILED. Send the same value on every page.
+    status: Option<String>,
+    /// Only this order's mails. Send the same value on every page.
+    order_id: Option<Uuid>,
+    /// Items per page, 1 to 100 (default 20).
+    limit: Option<u32>,
+    /// Cursor from the previous page's `meta.pagination.next_token`.
+    next_token: Option<String>,
+}
+
+/// Ticket mails, newest first, paged by cursor: `?status=FAILED` lists those given up.
+#[utoipa::path(get, path = "/admin/v1/mails", params(MailListParams),
+    responses((status = 200, body = inline(app::wire::Envelope<Vec<TicketMail>>)), Problem400))]
+async fn list_mails(
+    Admin(state): Admin,
+    ApiQuery(query): ApiQuery<MailListParams>,
+) -> Result<Page<TicketMail>> {
+    let mut checks = Checks::default();
+    if let Some(status) = &query.status {
+        checks.check(
+            ["PENDING", "SENT", "FAILED"].contains(&status.as_str()),
+            "status",
+            "invalid",
+            "status is PENDING, SENT or FAILED",
+        );
+    }
+    checks.finish()?;
+    let filters = format!(
+        "status={}&order_id={}",
+        query.status.as_deref().unwrap_or_default(),
+        query.order_id.map(|id| id.to_string()).unwrap_or_default()
+    );
+    let page = PageParams {
+        limit: query.limit,
+        next_token: query.next_token,
+    };
+    let page = paginate(
+        &state.cursors,
+        &page,
+        "admin/mails",
+        &filters,
+        |m: &TicketMailRecord| (m.created_at, m.ticket_mail_id),
+        |after, limit| {
+            state
+                .store
+                .ticket_mails(query.status.as_deref(), query.order_id, after, limit)
+        },
+    )
+    .await?;
+    Ok(Page {
+        items: page.items.into_iter().map(TicketMail::from).collect(),
+        limit: page.limit,
+        next_token: page.next_token,
+    })
+}
+
+/// The queued mail of an operator's resend.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Resent {
+    pub ticket_mail_id: Uuid,
+}
+
+/// Sends an order's ticket mail again with a new ticket page key: links sent before stop
+/// working (use it when a link leaked).
+#[utoipa::path(post, path = "/admin/v1/orders/{order_id}/resend-tickets",
+    params(("order_id" = Uuid, Path)),
+    responses((status = 202, body = inline(app::wire::Envelope<Resent>)), Problem404, Problem409))]
+async fn resend_tickets(
+    Admin(state): Admin,
+    ApiPath(order_id): ApiPath<Uuid>,
+) -> Result<(StatusCode, Data<Resent>)> {
+    let ticket_mail_id = resend::by_operator(&state, order_id)
+        .await?
+        .ok_or_else(|| Error::not_found("The order"))?;
+    Ok((StatusCode::ACCEPTED, Data::ok(Resent { ticket_mail_id })))
+}

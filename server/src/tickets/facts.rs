@@ -1,0 +1,84 @@
+//! What the mail's text and HTML parts and the ticket page say of an order, worded once in the
+//! order's language with `app::format`: each writer only lays these out.
+
+use app::{format, wire::Ticket};
+
+use super::{order_doc::OrderDoc, texts::texts};
+
+/// The visit as one line: `Monday 7 December 2026, 09:00–11:00` (the time when every ticket
+/// is for the same timeslot).
+pub fn visit_line(doc: &OrderDoc) -> String {
+    let locale = doc.format_locale();
+    let mut line = format::date_long(locale, doc.order.visit_date);
+    let mut slots = doc.order.tickets.iter().filter_map(|t| t.timeslot.as_ref());
+    if let Some(first) = slots.next() {
+        if slots.all(|s| s.timeslot_id == first.timeslot_id) {
+            line.push_str(", ");
+            line.push_str(&format::time_range(
+                locale,
+                &first.start_time,
+                &first.end_time,
+            ));
+        }
+    }
+    line
+}
+
+/// The subject: `Artis: your tickets for Monday 7 December 2026`.
+pub fn subject(doc: &OrderDoc) -> String {
+    let t = texts(doc.locale);
+    format!(
+        "{}: {} {}",
+        doc.merchant_name(),
+        t.subject_tickets,
+        format::date_long(doc.format_locale(), doc.order.visit_date)
+    )
+}
+
+/// One ticket's facts as (label, value): product, age group, when, validity, code.
+pub fn ticket_facts(doc: &OrderDoc, ticket: &Ticket) -> Vec<(&'static str, String)> {
+    let (t, locale) = (texts(doc.locale), doc.format_locale());
+    let mut facts = vec![(t.ticket, ticket.product_title.clone())];
+    if let Some(age) = &ticket.age_group {
+        facts.push((t.age_group, age.clone()));
+    }
+    if let Some(day) = ticket.visit_date {
+        let mut when = format::date_long(locale, day);
+        if let Some(slot) = &ticket.timeslot {
+            when.push_str(", ");
+            when.push_str(&format::time_range(
+                locale,
+                &slot.start_time,
+                &slot.end_time,
+            ));
+        }
+        facts.push((t.visit, when));
+    }
+    // A validity that ends on the visit day says nothing the visit does not.
+    if let Some(last) = ticket
+        .valid_until
+        .filter(|last| Some(*last) != ticket.visit_date)
+    {
+        facts.push((t.valid_until, format::date_long(locale, last)));
+    }
+    facts.push((t.code, ticket.code.clone()));
+    facts
+}
+
+/// The order's lines as (description, amount), then its total as the server computed it.
+pub fn totals(doc: &OrderDoc) -> (Vec<(String, String)>, String) {
+    let locale = doc.format_locale();
+    let lines = doc
+        .order
+        .items
+        .iter()
+        .map(|item| {
+            let mut what = format!("{} × {}", item.quantity, item.title);
+            if let Some(age) = &item.age_group {
+                what.push_str(&format!(" ({age})"));
+            }
+            (what, format::money(locale, &item.line_total))
+        })
+        .collect();
+    (lines, format::money(locale, &doc.order.total))
+}

@@ -1,0 +1,55 @@
+//! What a customer receives of a paid order (docs/tickets.md): the ticket mail (written with
+//! the payment, sent by [`delivery`]), the keyed ticket page (`page`), the calendar file
+//! (`calendar`) and resends (`resend`).
+
+pub mod apple_wallet;
+pub mod calendar;
+pub mod delivery;
+pub mod facts;
+pub mod google_wallet;
+pub mod mail;
+pub mod order_doc;
+pub mod page;
+pub mod page_key;
+pub mod qr;
+pub mod resend;
+pub mod texts;
+pub mod vtimezone;
+
+pub use page_key::TicketPageKey;
+use uuid::Uuid;
+
+use crate::{error::Result, state::AppState};
+
+/// The order's ticket page URL with its current key, when the order has a ticket page.
+pub async fn page_url(state: &AppState, order_id: Uuid) -> Result<Option<String>> {
+    let Some(nonce) = state.store.ticket_page_nonce(order_id).await? else {
+        return Ok(None);
+    };
+    Ok(Some(format!(
+        "{}/tickets/{order_id}?key={}",
+        state.config.base_url(),
+        state.ticket_pages.for_order(order_id, &nonce)
+    )))
+}
+
+/// The host name that makes calendar UIDs globally unique.
+pub fn uid_host(state: &AppState) -> String {
+    state
+        .config
+        .public_url
+        .host_str()
+        .unwrap_or("boxoffice")
+        .to_owned()
+}
+
+/// The order's ticket mail as it is sent now, when the order is paid and has a ticket page.
+pub async fn compose_mail(
+    state: &AppState,
+    doc: &order_doc::OrderDoc,
+) -> Result<Option<mail::TicketMail>> {
+    let Some(url) = page_url(state, doc.order.order_id).await? else {
+        return Ok(None);
+    };
+    Ok(Some(mail::compose(doc, &url, &uid_host(state))?))
+}

@@ -1,0 +1,190 @@
+//! `GET /tickets/{order_id}?key=…`: the order's own ticket page, linked from the ticket mail.
+//! Server-rendered HTML in the order's language with each ticket's QR code, printable (one
+//! ticket per block, a large code, no navigation), and kept out of everything else: `noindex`,
+//! `Referrer-Policy: no-referrer` (the key is in the URL), framed by nobody, never cached. It
+//! needs no session, so it works after the partner's session ended. A missing, wrong, shortened
+//! or rotated key, and an order that is not paid, are one and the same 404.
+
+use axum::{
+    extract::State,
+    http::{header, HeaderValue},
+    response::{Html, IntoResponse, Response},
+};
+use base64::Engine;
+use maud::{html, PreEscaped, DOCTYPE};
+use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use uuid::Uuid;
+
+use super::{facts, order_doc, qr, texts::texts};
+use crate::{
+    error::{Error, ProblemType, Result},
+    http::extract::{ApiPath, ApiQuery},
+    state::AppState,
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(ticket_page))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+struct PageQuery {
+    /// The order's ticket page key, from the ticket mail.
+    key: Option<String>,
+}
+
+/// The order's ticket page (the link in the ticket mail).
+#[utoipa::path(get, path = "/tickets/{order_id}", tag = "orders",
+    params(("order_id" = Uuid, Path), PageQuery),
+    responses((status = 200, content_type = "text/html", body = String),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn ticket_page(
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+    ApiQuery(query): ApiQuery<PageQuery>,
+) -> Response {
+    let mut response = match render(&state, order_id, query.key.as_deref()).await {
+        Ok(html) => Html(html).into_response(),
+        Err(err) => err.into_response(),
+    };
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        ),
+        (header::HeaderName::from_static("x-robots-tag"), "noindex, nofollow"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+fn not_found() -> Error {
+    Error::new(ProblemType::NotFound, "This ticket page was not found.")
+}
+
+async fn render(state: &AppState, order_id: Uuid, key: Option<&str>) -> Result<String> {
+    let nonce = state
+        .store
+        .ticket_page_nonce(order_id)
+        .await?
+        .ok_or_else(not_found)?;
+    let key = key.ok_or_else(not_found)?;
+    if !state.ticket_pages.verify(order_id, &nonce, key) {
+        return Err(not_found());
+    }
+    let doc = order_doc::load(state, order_id)
+        .await?
+        .ok_or_else(not_found)?;
+    let t = texts(doc.locale);
+    let images = doc
+        .order
+        .tickets
+        .iter()
+        .map(|ticket| {
+            let png = qr::png(&ticket.code)?;
+            Ok(format!(
+                "data:image/png;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(png)
+            ))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (lines, total) = facts::totals(&doc);
+    Ok(html! {
+        (DOCTYPE)
+        html lang=(doc.locale.tag()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="robots" content="noindex, nofollow";
+                meta name="referrer" content="no-referrer";
+                meta name="color-scheme" content="light dark";
+                title { (t.page_title) " – " (doc.merchant_name()) }
+                style { (PreEscaped(PAGE_CSS)) }
+            }
+            body {
+                main {
+                    header.summary {
+                        h1 { (t.page_title) }
+                        p { strong { (doc.merchant_name()) } }
+                        dl {
+                            dt { (t.order) } dd { (doc.order.order_display_id) }
+                            dt { (t.visit) } dd { (facts::visit_line(&doc)) }
+                            dt { (t.address) } dd { (doc.address()) }
+                        }
+                    }
+                    @for (ticket, src) in doc.order.tickets.iter().zip(&images) {
+                        section.ticket aria-label=(ticket.code) {
+                            h2 { (ticket.product_title) }
+                            img.qr src=(src) alt=(ticket.code);
+                            p.hint { (t.show_at_entrance) }
+                            dl {
+                                @for (label, value) in facts::ticket_facts(&doc, ticket).into_iter().skip(1) {
+                                    dt { (label) }
+                                    @if label == t.code { dd.code { (value) } } @else { dd { (value) } }
+                                }
+                            }
+                        }
+                    }
+                    section.totals {
+                        table {
+                            @for (what, amount) in &lines {
+                                tr { td { (what) } td.amount { (amount) } }
+                            }
+                            tr.total { td { (t.total) } td.amount { (total) } }
+                        }
+                    }
+                    @for (title, conditions) in &doc.conditions {
+                        section.conditions {
+                            h2 { (t.conditions) ": " (title) }
+                            p { (conditions) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    .into_string())
+}
+
+const PAGE_CSS: &str = "
+:root { color-scheme: light dark; }
+body { margin: 0; font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
+  line-height: 1.5; background: #f4f4f5; color: #18181b; }
+main { max-width: 640px; margin: 0 auto; padding: 16px; }
+header.summary, section { background: #fff; border-radius: 8px; padding: 16px 20px; margin: 0 0 16px; }
+h1 { font-size: 1.6rem; margin: 0 0 4px; }
+h2 { font-size: 1.2rem; margin: 0 0 8px; }
+dl { margin: 0; display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; }
+dt { color: #52525b; }
+dd { margin: 0; }
+.code { font-family: ui-monospace, Consolas, monospace; font-size: 1.2rem; letter-spacing: 1px; }
+.qr { display: block; width: min(280px, 100%); height: auto; background: #fff; margin: 8px 0; }
+.hint { color: #52525b; margin: 0 0 8px; }
+table { width: 100%; border-collapse: collapse; }
+td { padding: 4px 0; vertical-align: top; }
+td.amount { text-align: right; white-space: nowrap; padding-left: 12px; }
+tr.total td { font-weight: bold; border-top: 1px solid #d4d4d8; padding-top: 8px; }
+@media (prefers-color-scheme: dark) {
+  body { background: #18181b; color: #f4f4f5; }
+  header.summary, section { background: #27272a; }
+  dt, .hint { color: #a1a1aa; }
+}
+@media print {
+  body { background: #fff; color: #000; }
+  main { max-width: none; padding: 0; }
+  header.summary, section { background: #fff; border: 1px solid #000; border-radius: 0;
+    break-inside: avoid; page-break-inside: avoid; }
+  section.ticket { text-align: center; }
+  section.ticket + section.ticket { break-before: page; page-break-before: always; }
+  section.ticket dl { text-align: left; max-width: 12cm; margin: 0 auto; }
+  .qr { width: 9cm; margin: 0.5cm auto; }
+  .hint, section.totals, section.conditions { display: none; }
+}
+";
