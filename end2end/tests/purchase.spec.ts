@@ -1,6 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect, test } from './support/fixtures';
+import { BASE_URL } from './support/partner';
 import {
   AVAILABLE_DAY,
   chooseFirstAvailableDay,
@@ -310,4 +311,22 @@ test('after a purchase the host gets a receipt it can verify, and the tickets go
 
   await frame.getByRole('button', { name: 'Send my tickets again' }).click();
   await expect(frame.getByText('Your tickets are on their way to your e-mail address.')).toBeVisible();
+
+  // No mail server here: the ticket mail waits in the outbox, and in demo mode /demo/mail shows
+  // it as the customer would see it, its QR images included.
+  const alt = await frame.getByRole('img', { name: /QR code of ticket/ }).first().getAttribute('alt');
+  const code = alt!.replace('QR code of ticket ', '');
+  await page.goto(`${BASE_URL}/demo/mail`);
+  await expect(page.getByRole('heading', { name: /Canal House Museum/ }).first()).toBeVisible();
+  const mails = page.locator('article iframe');
+  const ours = [];
+  for (let i = 0; i < (await mails.count()); i++) {
+    const mail = page.frameLocator('article iframe').nth(i);
+    if ((await mail.getByText(paid.detail.order_display_id).count()) > 0) ours.push(mail);
+  }
+  expect(ours.length).toBeGreaterThanOrEqual(1);
+  const qr = ours[0].getByRole('img', { name: code });
+  await expect(qr).toBeVisible();
+  expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+  await page.screenshot({ path: test.info().outputPath('demo-mail.png'), fullPage: true });
 });

@@ -57,23 +57,7 @@ async fn apple_wallet(
         ));
     };
     let doc = paid_doc(&state, order.customer_order_id).await?;
-    let file = wallet.passes(&doc)?;
-    let disposition = format!("attachment; filename=\"{}\"", file.file_name);
-    Ok((
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(file.content_type),
-            ),
-            (
-                header::CONTENT_DISPOSITION,
-                HeaderValue::from_str(&disposition).map_err(anyhow::Error::from)?,
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        file.bytes,
-    )
-        .into_response())
+    Ok(wallet.passes(&doc)?.into_response())
 }
 
 /// The documents' view of a paid order, or 404 while it has no tickets.

@@ -48,6 +48,30 @@ pub struct PassFile {
     pub bytes: Vec<u8>,
 }
 
+impl axum::response::IntoResponse for PassFile {
+    /// The file as a download, never cached.
+    fn into_response(self) -> axum::response::Response {
+        use axum::http::{header, HeaderValue};
+        let disposition = format!("attachment; filename=\"{}\"", self.file_name);
+        (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static(self.content_type),
+                ),
+                (
+                    header::CONTENT_DISPOSITION,
+                    HeaderValue::from_str(&disposition)
+                        .unwrap_or_else(|_| HeaderValue::from_static("attachment")),
+                ),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            ],
+            self.bytes,
+        )
+            .into_response()
+    }
+}
+
 impl AppleWallet {
     /// The configured wallet, or `None` without every setting; unreadable files stop the start.
     pub fn from_config(config: &Config) -> anyhow::Result<Option<Self>> {

@@ -24,7 +24,9 @@ use crate::{
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(ticket_page))
+    OpenApiRouter::new()
+        .routes(routes!(ticket_page))
+        .routes(routes!(apple_passes))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -44,10 +46,45 @@ async fn ticket_page(
     ApiPath(order_id): ApiPath<Uuid>,
     ApiQuery(query): ApiQuery<PageQuery>,
 ) -> Response {
-    let mut response = match render(&state, order_id, query.key.as_deref()).await {
+    let response = match render(&state, order_id, query.key.as_deref()).await {
         Ok(html) => Html(html).into_response(),
         Err(err) => err.into_response(),
     };
+    kept_to_itself(response)
+}
+
+/// The order's Apple Wallet passes, from its ticket page (keyed like the page): a `.pkpass`,
+/// or a `.pkpasses` bundle of one per ticket. `404` like the page for a wrong key, and `404
+/// wallet-not-configured` when the operator has not configured Apple Wallet.
+#[utoipa::path(get, path = "/tickets/{order_id}/wallet/apple", tag = "orders",
+    params(("order_id" = Uuid, Path), PageQuery),
+    responses((status = 200, content_type = "application/vnd.apple.pkpass", body = Vec<u8>,
+               description = "One ticket's pass; several tickets are one `application/vnd.apple.pkpasses` bundle."),
+              (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
+async fn apple_passes(
+    State(state): State<AppState>,
+    ApiPath(order_id): ApiPath<Uuid>,
+    ApiQuery(query): ApiQuery<PageQuery>,
+) -> Response {
+    let passes = async {
+        let doc = keyed_doc(&state, order_id, query.key.as_deref()).await?;
+        let wallet = state.apple_wallet.as_ref().ok_or_else(|| {
+            Error::new(
+                ProblemType::WalletNotConfigured,
+                "This server offers no Apple Wallet passes.",
+            )
+        })?;
+        Ok::<_, Error>(wallet.passes(&doc)?)
+    };
+    kept_to_itself(match passes.await {
+        Ok(file) => file.into_response(),
+        Err(err) => err.into_response(),
+    })
+}
+
+/// The headers of everything reached by the page's key: never cached, referred, framed or
+/// indexed.
+fn kept_to_itself(mut response: Response) -> Response {
     let headers = response.headers_mut();
     for (name, value) in [
         (header::CACHE_CONTROL, "no-store"),
@@ -69,7 +106,12 @@ fn not_found() -> Error {
     Error::new(ProblemType::NotFound, "This ticket page was not found.")
 }
 
-async fn render(state: &AppState, order_id: Uuid, key: Option<&str>) -> Result<String> {
+/// The paid order `key` opens: its key checked in constant time, else `not_found`.
+async fn keyed_doc(
+    state: &AppState,
+    order_id: Uuid,
+    key: Option<&str>,
+) -> Result<order_doc::OrderDoc> {
     let nonce = state
         .store
         .ticket_page_nonce(order_id)
@@ -79,9 +121,23 @@ async fn render(state: &AppState, order_id: Uuid, key: Option<&str>) -> Result<S
     if !state.ticket_pages.verify(order_id, &nonce, key) {
         return Err(not_found());
     }
-    let doc = order_doc::load(state, order_id)
+    order_doc::load(state, order_id)
         .await?
-        .ok_or_else(not_found)?;
+        .ok_or_else(not_found)
+}
+
+async fn render(state: &AppState, order_id: Uuid, key: Option<&str>) -> Result<String> {
+    let doc = keyed_doc(state, order_id, key).await?;
+    // The wallets the operator configured; the page offers only those.
+    let google = match &state.google_wallet {
+        Some(wallet) => Some(wallet.save_url(&doc)?),
+        None => None,
+    };
+    let apple = state.apple_wallet.as_ref().map(|_| {
+        let key: String =
+            form_urlencoded::byte_serialize(key.unwrap_or_default().as_bytes()).collect();
+        format!("/tickets/{order_id}/wallet/apple?key={key}")
+    });
     let t = texts(doc.locale);
     let images = doc
         .order
@@ -117,6 +173,12 @@ async fn render(state: &AppState, order_id: Uuid, key: Option<&str>) -> Result<S
                             dt { (t.order) } dd { (doc.order.order_display_id) }
                             dt { (t.visit) } dd { (facts::visit_line(&doc)) }
                             dt { (t.address) } dd { (doc.address()) }
+                        }
+                    }
+                    @if apple.is_some() || google.is_some() {
+                        div.wallets {
+                            @if let Some(href) = &apple { a.wallet href=(href) download { (t.add_apple_wallet) } }
+                            @if let Some(href) = &google { a.wallet href=(href) rel="noopener" target="_blank" { (t.add_google_wallet) } }
                         }
                     }
                     @for (ticket, src) in doc.order.tickets.iter().zip(&images) {
@@ -171,12 +233,17 @@ table { width: 100%; border-collapse: collapse; }
 td { padding: 4px 0; vertical-align: top; }
 td.amount { text-align: right; white-space: nowrap; padding-left: 12px; }
 tr.total td { font-weight: bold; border-top: 1px solid #d4d4d8; padding-top: 8px; }
+div.wallets { display: flex; flex-wrap: wrap; gap: 12px; margin: 0 0 16px; }
+a.wallet { display: inline-block; padding: 12px 16px; border-radius: 8px; background: #000;
+  color: #fff; font-weight: 600; text-decoration: none; min-height: 24px; }
 @media (prefers-color-scheme: dark) {
   body { background: #18181b; color: #f4f4f5; }
   header.summary, section { background: #27272a; }
   dt, .hint { color: #a1a1aa; }
+  a.wallet { border: 1px solid #a1a1aa; }
 }
 @media print {
+  div.wallets { display: none; }
   body { background: #fff; color: #000; }
   main { max-width: none; padding: 0; }
   header.summary, section { background: #fff; border: 1px solid #000; border-radius: 0;

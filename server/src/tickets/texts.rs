@@ -29,6 +29,9 @@ pub struct Texts {
     pub calendar_visit: &'static str,
     pub tickets_count: &'static str,
     pub address: &'static str,
+    /// The wallets' own button wording in each language.
+    pub add_apple_wallet: &'static str,
+    pub add_google_wallet: &'static str,
 }
 
 const NL: Texts = Texts {
@@ -51,6 +54,8 @@ const NL: Texts = Texts {
     calendar_visit: "Bezoek aan",
     tickets_count: "tickets",
     address: "Adres",
+    add_apple_wallet: "Toevoegen aan Apple Wallet",
+    add_google_wallet: "Toevoegen aan Google Wallet",
 };
 
 const EN: Texts = Texts {
@@ -73,6 +78,8 @@ const EN: Texts = Texts {
     calendar_visit: "Visit to",
     tickets_count: "tickets",
     address: "Address",
+    add_apple_wallet: "Add to Apple Wallet",
+    add_google_wallet: "Add to Google Wallet",
 };
 
 const DE: Texts = Texts {
@@ -96,6 +103,8 @@ const DE: Texts = Texts {
     calendar_visit: "Besuch bei",
     tickets_count: "Tickets",
     address: "Adresse",
+    add_apple_wallet: "Zu Apple Wallet hinzufügen",
+    add_google_wallet: "Zu Google Wallet hinzufügen",
 };
 
 const FR: Texts = Texts {
@@ -118,6 +127,8 @@ const FR: Texts = Texts {
     calendar_visit: "Visite :",
     tickets_count: "billets",
     address: "Adresse",
+    add_apple_wallet: "Ajouter à Apple Wallet",
+    add_google_wallet: "Ajouter à Google Wallet",
 };
 
 /// The texts of `locale`.

@@ -89,6 +89,22 @@ pub async fn next_mail(received: &mut UnboundedReceiver<String>) -> ReceivedMail
 }
 
 /// Asserts that no further message arrives within `wait`.
+/// The ticket page link (a path with its key) of the mail `received` next, which must be in
+/// English or Dutch.
+pub async fn link_of_next_mail(app: &TestApp, received: &mut UnboundedReceiver<String>) -> String {
+    let mail = next_mail(received).await;
+    mail.text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("View your tickets online: ")
+                .or_else(|| l.strip_prefix("Bekijk je tickets online: "))
+        })
+        .expect("the ticket page link")
+        .strip_prefix(&app.base_url)
+        .unwrap()
+        .to_owned()
+}
+
 pub async fn assert_no_more_mail(received: &mut UnboundedReceiver<String>, wait: Duration) {
     if let Ok(Some(raw)) = tokio::time::timeout(wait, received.recv()).await {
         panic!("one mail too many: {}", &raw[..raw.len().min(400)]);

@@ -7,7 +7,7 @@ use crate::{
     checkout_fixtures::{shop, visit_day, Shop},
     helpers::{spawn_app_with, TestApp},
     smtp_server,
-    ticket_fixtures::{mail_rows, next_mail, paid_order, resend, wait_for_mails},
+    ticket_fixtures::{link_of_next_mail, mail_rows, paid_order, resend, wait_for_mails},
 };
 
 async fn app_and_shop() -> (TestApp, Shop) {
@@ -26,21 +26,6 @@ async fn other_customer(app: &TestApp, shop: &Shop) -> String {
         .await
         .assert_status(200)["data"]["access_token"]
         .as_str()
-        .unwrap()
-        .to_owned()
-}
-
-/// The ticket page link of the mail `received` next.
-async fn link_of_next_mail(
-    app: &TestApp,
-    received: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
-) -> String {
-    let mail = next_mail(received).await;
-    mail.text
-        .lines()
-        .find_map(|l| l.strip_prefix("View your tickets online: "))
-        .expect("the ticket page link")
-        .strip_prefix(&app.base_url)
         .unwrap()
         .to_owned()
 }
@@ -71,6 +56,10 @@ async fn the_ticket_page_opens_with_its_key_only_and_an_operator_resend_ends_the
         .unwrap()
         .contains("frame-ancestors 'none'"));
     assert_eq!(page.header("cache-control"), Some("no-store"));
+    assert!(
+        !page.text.contains("Wallet"),
+        "no wallet offered without settings"
+    );
 
     let (path, key) = link.split_once("?key=").unwrap();
     let mut wrong = key.to_owned();

@@ -25,7 +25,8 @@ use serde_json::Value;
 use crate::{
     checkout_fixtures::{shop, spawn_shop},
     helpers::{spawn_app_with, TestApp},
-    ticket_fixtures::paid_order,
+    smtp_server,
+    ticket_fixtures::{link_of_next_mail, paid_order},
 };
 
 /// A throwaway RSA key, as a service account's would be.
@@ -165,14 +166,13 @@ fn certificate(
     (builder.build(), key)
 }
 
-/// GETs a file with `token`: its content type and bytes (asserted 200).
-async fn download(app: &TestApp, token: &str, path: &str) -> (String, Vec<u8>) {
-    let response = app
-        .request(reqwest::Method::GET, path)
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
+/// GETs a file (with `token`, when given): its content type and bytes (asserted 200).
+async fn download(app: &TestApp, token: Option<&str>, path: &str) -> (String, Vec<u8>) {
+    let mut request = app.request(reqwest::Method::GET, path);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
     assert_eq!(response.status(), 200);
     let kind = response.headers()["content-type"]
         .to_str()
@@ -250,7 +250,10 @@ async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_f
         write("pass.key", pass_key.private_key_to_pem_pkcs8().unwrap()),
         write("wwdr.pem", wwdr.to_pem().unwrap()),
     );
+    let (smtp_url, mut received) = smtp_server::start().await;
     let app = spawn_app_with(|c| {
+        c.smtp_url = Some(smtp_url.into());
+        c.worker_interval_ms = 50;
         c.apple_pass_type_id = Some("pass.test.tickets".into());
         c.apple_team_id = Some("TEAM123456".into());
         c.apple_pass_cert = Some(cert_file.clone());
@@ -263,7 +266,7 @@ async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_f
 
     // One ticket: one .pkpass.
     let one = paid_order(&app, &shop, "nl-NL", 1).await;
-    let response = download(&app, &shop.partner.token, &path(&one.order_id)).await;
+    let response = download(&app, Some(&shop.partner.token), &path(&one.order_id)).await;
     assert_eq!(response.0, "application/vnd.apple.pkpass");
     let pass = verified_pass(&response.1, &root);
     assert_eq!(pass["passTypeIdentifier"], "pass.test.tickets");
@@ -272,9 +275,31 @@ async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_f
     assert_eq!(pass["barcodes"][0]["message"], one.codes[0].as_str());
     assert!(pass["locations"][0]["latitude"].as_f64().is_some());
 
+    // The ticket page the mail links to offers the pass too, keyed like the page, and only
+    // the wallet configured.
+    let page = app.get(&link_of_next_mail(&app, &mut received).await).await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert!(page.text.contains("Toevoegen aan Apple Wallet"));
+    assert!(!page.text.contains("Google Wallet"));
+    let href = page
+        .text
+        .split("href=\"")
+        .filter_map(|rest| rest.split('"').next())
+        .find(|href| href.contains("/wallet/apple?key="))
+        .expect("a link to the passes")
+        .replace("&amp;", "&");
+    let (kind, bytes) = download(&app, None, &href).await;
+    assert_eq!(kind, "application/vnd.apple.pkpass");
+    assert_eq!(
+        verified_pass(&bytes, &root)["barcodes"][0]["message"],
+        one.codes[0].as_str()
+    );
+    let (page_path, _) = href.split_once("?key=").unwrap();
+    app.assert_not_found(&format!("{page_path}?key=0")).await;
+
     // Two tickets: a bundle of two passes.
     let two = paid_order(&app, &shop, "nl-NL", 2).await;
-    let (kind, bundle) = download(&app, &shop.partner.token, &path(&two.order_id)).await;
+    let (kind, bundle) = download(&app, Some(&shop.partner.token), &path(&two.order_id)).await;
     assert_eq!(kind, "application/vnd.apple.pkpasses");
     let mut zip = zip::ZipArchive::new(Cursor::new(bundle)).unwrap();
     let mut codes = BTreeSet::new();
