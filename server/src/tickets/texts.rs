@@ -35,9 +35,9 @@ pub struct Texts {
 }
 
 const NL: Texts = Texts {
-    subject_tickets: "je tickets voor",
-    greeting: "Bedankt voor je bestelling!",
-    intro: "Hier zijn je tickets. Laat bij de ingang de QR-code zien, op je telefoon of geprint.",
+    subject_tickets: "uw tickets voor",
+    greeting: "Bedankt voor uw bestelling!",
+    intro: "Hier zijn uw tickets. Laat bij de ingang de QR-code zien, op uw telefoon of geprint.",
     order: "Bestelling",
     visit: "Bezoek",
     ticket: "Ticket",
@@ -46,10 +46,10 @@ const NL: Texts = Texts {
     code: "Code",
     total: "Totaal",
     conditions: "Voorwaarden",
-    open_online: "Bekijk je tickets online",
+    open_online: "Bekijk uw tickets online",
     show_at_entrance: "Laat deze code zien bij de ingang.",
     calendar_attached: "Het bezoek staat in de bijlage als agenda-item (.ics).",
-    page_title: "Je tickets",
+    page_title: "Uw tickets",
     print: "Afdrukken",
     calendar_visit: "Bezoek aan",
     tickets_count: "tickets",

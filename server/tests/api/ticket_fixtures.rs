@@ -97,7 +97,7 @@ pub async fn link_of_next_mail(app: &TestApp, received: &mut UnboundedReceiver<S
         .lines()
         .find_map(|l| {
             l.strip_prefix("View your tickets online: ")
-                .or_else(|| l.strip_prefix("Bekijk je tickets online: "))
+                .or_else(|| l.strip_prefix("Bekijk uw tickets online: "))
         })
         .expect("the ticket page link")
         .strip_prefix(&app.base_url)

@@ -118,9 +118,9 @@ async fn the_mail_speaks_the_checkouts_language_with_its_money_and_dates() {
     let cases = [
         (
             "nl-NL",
-            "Zoo: je tickets voor",
+            "Zoo: uw tickets voor",
             "€\u{a0}13,00",
-            "Bedankt voor je bestelling!",
+            "Bedankt voor uw bestelling!",
         ),
         (
             "en-GB",

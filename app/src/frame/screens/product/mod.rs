@@ -369,7 +369,7 @@ mod tests {
         let generic = problem_text(Locale::en_GB, &ApiError::Network);
         for (locale, words) in [
             (Locale::en_GB, "on hold"),
-            (Locale::nl_NL, "vastgehouden"),
+            (Locale::nl_NL, "houdt al zoveel tickets vast"),
             (Locale::de_DE, "reserviert"),
             (Locale::fr_FR, "réservés"),
         ] {
