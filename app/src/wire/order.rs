@@ -65,6 +65,17 @@ pub struct ReceiptLine {
     pub quantity: u32,
 }
 
+impl From<&OrderItem> for ReceiptLine {
+    /// The receipt's line of an order's item: what was bought, and nothing of who bought it.
+    fn from(item: &OrderItem) -> Self {
+        Self {
+            product_id: item.product_id,
+            sku: item.sku.clone(),
+            quantity: item.quantity,
+        }
+    }
+}
+
 /// A paid order's receipt for the embedding page (`boxoffice:order-paid`): the order's total
 /// and lines, and `receipt`, a compact JWS over them signed with the server's bearer key
 /// (verify it with `/.well-known/jwks.json`; docs/webframe.md, "The receipt").

@@ -35,15 +35,7 @@ pub fn receipt(
     client_id: &str,
     campaign_id: Uuid,
 ) -> anyhow::Result<OrderReceipt> {
-    let lines: Vec<ReceiptLine> = order
-        .items
-        .iter()
-        .map(|item| ReceiptLine {
-            product_id: item.product_id,
-            sku: item.sku.clone(),
-            quantity: item.quantity,
-        })
-        .collect();
+    let lines: Vec<ReceiptLine> = order.items.iter().map(ReceiptLine::from).collect();
     let claims = ReceiptClaims {
         registered: tokens.registered(
             Audience::Receipt,

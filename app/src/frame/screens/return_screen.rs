@@ -94,15 +94,7 @@ async fn tell_host(api: Api, order: Order) {
     let receipt = api.get::<OrderReceipt>(path).await.ok().map(|r| r.data);
     let lines = match &receipt {
         Some(r) => r.lines.clone(),
-        None => order
-            .items
-            .iter()
-            .map(|item| ReceiptLine {
-                product_id: item.product_id,
-                sku: item.sku.clone(),
-                quantity: item.quantity,
-            })
-            .collect(),
+        None => order.items.iter().map(ReceiptLine::from).collect(),
     };
     host::post(&Outgoing::OrderPaid {
         order_id: order.order_id,
