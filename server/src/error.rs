@@ -111,6 +111,20 @@ impl ProblemType {
     }
 }
 
+/// An error's text followed by each of its causes' (`error: cause: cause`), for what is stored
+/// or logged of a failed outbound delivery (a webhook, a mail), whose first line alone rarely
+/// says why.
+pub fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// A failure of a request, rendered as problem+json.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -90,19 +90,14 @@ impl Mailer {
                 text: "no SMTP server is configured".into(),
             });
         };
-        transport.send(message).await.map(|_| ()).map_err(|err| {
-            let mut text = err.to_string();
-            let mut source = std::error::Error::source(&err);
-            while let Some(cause) = source {
-                text.push_str(": ");
-                text.push_str(&cause.to_string());
-                source = cause.source();
-            }
-            DeliveryError {
+        transport
+            .send(message)
+            .await
+            .map(|_| ())
+            .map_err(|err| DeliveryError {
                 permanent: err.is_permanent(),
-                text,
-            }
-        })
+                text: crate::error::with_causes(&err),
+            })
     }
 
     /// Records the mail and, with SMTP configured, delivers it. A delivery failure is recorded

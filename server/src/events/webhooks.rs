@@ -277,15 +277,7 @@ async fn response_text(mut response: reqwest::Response) -> String {
 /// The error and its causes, without the URL: a webhook URL may carry the partner's secrets
 /// (a token in its path or query), and error texts are stored and logged.
 fn error_text(err: reqwest::Error, url: &str) -> String {
-    let err = err.without_url();
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(&err);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    without_url(&text, url)
+    without_url(&crate::error::with_causes(&err.without_url()), url)
 }
 
 /// `text` with every occurrence of `url` (and of its form without a trailing slash) removed.
