@@ -10,12 +10,12 @@ export PATH="$TOOLS_DIR/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # Playwright must never try to download a browser; Debian's Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
-# CI clones afresh each run, so its build cache lives outside the clone; local runs keep
-# ./target unless CARGO_TARGET_DIR is already set.
-if [ -z "${CARGO_TARGET_DIR:-}" ] && [ "${CI:-}" = true ]; then
-  export CARGO_TARGET_DIR="$HOME/.cache/boxoffice-target"
-fi
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+# One build cache per machine, outside the clone, for both commands, local or CI (unless
+# CARGO_TARGET_DIR is already set): CI clones afresh each run, and what `.ci/serve` built (the
+# release server and WASM) is what `.ci/test` builds again, in any clone of the project. The
+# site itself is always ./target/site in the clone.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/boxoffice-target}"
+TARGET_DIR="$CARGO_TARGET_DIR"
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }

@@ -3,9 +3,10 @@
 # rewrites docs/benchmarks.md. Arguments go to the harness (e.g. --quick, --rounds 3,
 # --merchants 20000). Needs nothing but cargo: the load generator is the harness itself.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+# The commands' build cache (.ci/env.sh): `-p server -p bench` resolves the same features as
+# cargo-leptos's release build of the server, so after `.ci/serve` or `.ci/test` only the bench
+# crate itself compiles here, and the reverse.
+source "$(dirname "$0")/../.ci/env.sh"
 
 cargo build --release -p server -p bench
 

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target for SECONDS each (default 60) and fails on the first crash; the
-# crashing input is left in fuzz/artifacts/<target>/. Installs cargo-fuzz when missing, and
-# builds with RUSTC_BOOTSTRAP=1, since libFuzzer's flags are nightly-only.
-# See docs/development.md, "Fuzzing".
+# crashing input is left in fuzz/artifacts/<target>/, the corpus in fuzz/corpus/<target>/ (the
+# unit tests in server/src/fuzzing.rs replay it too). Installs cargo-fuzz when missing
+# (`.ci/install-tools fuzz`), and builds with RUSTC_BOOTSTRAP=1, since libFuzzer's flags are
+# nightly-only. Not part of the test command, which fuzzes the same entry points without
+# libFuzzer; see docs/development.md, "Fuzzing".
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH="${1:-60}"
 export RUSTC_BOOTSTRAP=1
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  env -u CARGO_TARGET_DIR cargo install cargo-fuzz --version 0.13.2 --locked
-fi
+export PATH="$HOME/.cargo/bin:$PATH"
+bash ../.ci/install-tools fuzz
 # FUZZ_TARGET_DIR keeps the instrumented build elsewhere (CI keeps it beside its build cache).
 TARGET_DIR=(--target-dir "${FUZZ_TARGET_DIR:-target}")
 cargo fuzz build -s none -O "${TARGET_DIR[@]}"
