@@ -11,7 +11,7 @@ use super::{
 };
 use crate::{
     i18n::{use_i18n, Locale},
-    wire::{Envelope, Problem},
+    wire::{Envelope, Problem, ProblemType},
 };
 
 /// Why a call gave no data.
@@ -33,9 +33,14 @@ impl ApiError {
         }
     }
 
-    /// The problem's short name, e.g. `checkout-product-not-fulfillable`.
-    pub fn name(&self) -> Option<&str> {
-        self.problem().map(Problem::name)
+    /// The problem's type, when the API answered with one of ours.
+    pub fn problem_type(&self) -> Option<ProblemType> {
+        self.problem().and_then(Problem::problem_type)
+    }
+
+    /// Whether the API answered with this problem.
+    pub fn is(&self, kind: ProblemType) -> bool {
+        self.problem_type() == Some(kind)
     }
 }
 

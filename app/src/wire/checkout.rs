@@ -5,7 +5,7 @@ use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::Money;
+use super::{CheckoutStatus, Money, OrderStatus, PaymentStatus};
 
 /// One line of a basket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,8 +190,7 @@ pub struct CheckoutTotals {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PaymentSummary {
     pub payment_id: Uuid,
-    /// OPEN, PAID, DECLINED, CANCELLED or EXPIRED.
-    pub status: String,
+    pub status: PaymentStatus,
     /// Present while the payment is OPEN.
     pub payment_url: Option<String>,
 }
@@ -202,8 +201,7 @@ pub struct PaymentSummary {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Checkout {
     pub checkout_id: Uuid,
-    /// RESERVED, CONFIRMED, PAID, EXPIRED or CANCELLED.
-    pub status: String,
+    pub status: CheckoutStatus,
     pub campaign_id: Uuid,
     pub merchant_id: Uuid,
     /// In the merchant's zone.
@@ -219,8 +217,7 @@ pub struct Checkout {
     pub external_reference: Option<String>,
     pub order_id: Option<Uuid>,
     pub order_display_id: Option<String>,
-    /// PENDING_PAYMENT, PAID, FULFILLED or CANCELLED.
-    pub order_status: Option<String>,
+    pub order_status: Option<OrderStatus>,
     pub payment: Option<PaymentSummary>,
     pub created_at: DateTime<Utc>,
 }

@@ -44,6 +44,6 @@ pub struct MerchantToken {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OnboardingStatus {
     pub debtor_code: String,
-    pub status: String,
+    pub status: super::MerchantAccountStatus,
     pub kyc_url: String,
 }

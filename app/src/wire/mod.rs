@@ -12,6 +12,7 @@ mod origin;
 mod percentage;
 mod problem;
 mod product;
+mod status;
 
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
 pub use checkout::{
@@ -26,5 +27,9 @@ pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
 pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticket};
 pub use origin::origin_matches;
-pub use problem::{FieldError, Problem, PROBLEM_TYPE_PREFIX};
+pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
+pub use status::{
+    CheckoutStatus, DeliveryStatus, LoyaltyKind, MailStatus, MerchantAccountStatus, OrderStatus,
+    PaymentStatus, TicketStatus, Transition, UnknownState,
+};

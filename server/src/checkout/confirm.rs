@@ -1,7 +1,7 @@
 //! `POST /v2/checkouts/{checkout_id}/confirm`: the customer's details turn a reservation into
 //! an order awaiting payment.
 
-use app::wire::{ConfirmRequest, PlacedOrder};
+use app::wire::{CheckoutStatus, ConfirmRequest, PlacedOrder};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -21,8 +21,8 @@ pub async fn confirm(
     now: DateTime<Utc>,
 ) -> Result<PlacedOrder> {
     let checkout = read::visible(state, checkout_id, customer_id).await?;
-    if checkout.status != "RESERVED" {
-        return Err(not_reserved(checkout_id, &checkout.status));
+    if checkout.status != CheckoutStatus::CONFIRM.from() {
+        return Err(not_reserved(checkout_id, checkout.status));
     }
     if checkout.requires_shipping_address && request.shipping_address.is_none() {
         return Err(shipping_address_required());

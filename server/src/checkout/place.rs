@@ -4,7 +4,7 @@
 //! express checkout writes it so), the order (PENDING_PAYMENT) and its payment are written
 //! and `checkouts.CheckoutFulfillmentRegistered` is emitted (`place_order`).
 
-use app::wire::{Money, PlacedOrder};
+use app::wire::{CheckoutStatus, Money, PlacedOrder};
 use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -39,12 +39,13 @@ pub fn display_id() -> String {
     format!("BX-{}-{}", &code[..4], &code[4..])
 }
 
-/// 409 `checkout-not-reserved` naming the state the checkout is in.
-pub fn not_reserved(checkout_id: Uuid, status: &str) -> Error {
+/// 409 `checkout-not-reserved`, saying what the checkout is `now` (its state, or how it changed).
+pub fn not_reserved(checkout_id: Uuid, now: impl std::fmt::Display) -> Error {
     Error::new(
         ProblemType::CheckoutNotReserved,
         format!(
-            "Checkout {checkout_id} is {status}; only a RESERVED checkout whose hold has not ended can be confirmed."
+            "Checkout {checkout_id} is {now}; only a {} checkout whose hold has not ended can be confirmed.",
+            CheckoutStatus::CONFIRM.from()
         ),
     )
 }
@@ -159,7 +160,7 @@ pub async fn place_order(
             "order_id": order_id,
             "order_display_id": display_id,
             "payment_id": payment_id,
-            "status": "CONFIRMED",
+            "status": CheckoutStatus::CONFIRM.to(),
             "total": Money::new(c.total, c.currency.clone()),
         }),
     })

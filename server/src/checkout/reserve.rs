@@ -6,7 +6,7 @@
 //! places last, by the commit, in the order `store::backend` gives them), so Postgres row
 //! locks cannot deadlock.
 
-use app::wire::{CheckoutRequest, Locale};
+use app::wire::{CheckoutRequest, CheckoutStatus, Locale};
 use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -440,7 +440,7 @@ pub fn started_event(checkout: &NewCheckout) -> NewEvent {
         data: json!({
             "checkout_id": checkout.checkout_id,
             "merchant_id": checkout.merchant_id,
-            "status": "RESERVED",
+            "status": CheckoutStatus::Reserved,
             "visit_date": checkout.visit_date,
             "timeslot_id": checkout.timeslot_id,
             "external_reference": checkout.external_reference,

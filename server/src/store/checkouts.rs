@@ -2,6 +2,7 @@
 //! rules (what is taken, in which order, what each transition releases) live in
 //! `crate::checkout`; the unit of work that changes checkouts is `checkout_tx`.
 
+use app::wire::CheckoutStatus;
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -16,7 +17,8 @@ pub struct CheckoutRecord {
     pub merchant_id: Uuid,
     pub customer_id: Option<Uuid>,
     pub partner_client_id: Option<Uuid>,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: CheckoutStatus,
     pub visit_date: NaiveDate,
     pub timeslot_id: Option<Uuid>,
     pub flexible_date: bool,

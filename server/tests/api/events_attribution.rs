@@ -70,7 +70,14 @@ async fn events_of(app: &TestApp, shop: &Shop, checkout_id: &str) -> usize {
 
 async fn checkout_status(app: &TestApp, checkout_id: &str) -> String {
     let id: Uuid = checkout_id.parse().unwrap();
-    app.state.store.checkout(id).await.unwrap().unwrap().status
+    app.state
+        .store
+        .checkout(id)
+        .await
+        .unwrap()
+        .unwrap()
+        .status
+        .to_string()
 }
 
 #[tokio::test]

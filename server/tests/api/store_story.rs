@@ -413,7 +413,10 @@ async fn mail_is_kept_in_the_outbox() {
         .record_mail("x@y.nl", "Subject", "Body")
         .await
         .unwrap();
-    store.set_mail_status(id, "SENT", None).await.unwrap();
+    store
+        .set_mail_status(id, app::wire::MailStatus::Sent, None)
+        .await
+        .unwrap();
     let mails = crate::db_reads::mails_to(&app, "x@y.nl", 10).await;
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].status, "SENT");

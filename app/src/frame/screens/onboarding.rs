@@ -43,7 +43,7 @@ pub fn MerchantOnboarding() -> impl IntoView {
                 <dt>{t!(i18n, onboarding.debtor_code)}</dt>
                 <dd>{status.debtor_code.clone()}</dd>
                 <dt>{t!(i18n, onboarding.status)}</dt>
-                <dd>{status.status.clone()}</dd>
+                <dd>{status.status.as_str()}</dd>
             </dl>
             <a class="button primary" href=status.kyc_url.clone()>{t!(i18n, onboarding.proceed)}</a>
         }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::status_text;
+use super::order_status_text;
 use crate::{
     format,
     frame::ui::{
@@ -44,7 +44,7 @@ pub fn OrdersScreen() -> impl IntoView {
 fn OrderCard(order: Order) -> impl IntoView {
     let i18n = use_i18n();
     let reference = order.order_display_id.clone();
-    let status = order.status.clone();
+    let status = order.status;
     let placed = format::customers_day(order.created_at);
     let tickets = if order.tickets.is_empty() {
         view! { <p class="hint">{t!(i18n, orders.no_tickets)}</p> }.into_any()
@@ -64,7 +64,7 @@ fn OrderCard(order: Order) -> impl IntoView {
                 {move || td_string!(i18n.get_locale(), orders.order, reference = reference.as_str()).to_string()}
             </h2>
             <p class="card-meta">
-                <span class="badge">{move || status_text(i18n.get_locale(), &status)}</span>
+                <span class="badge">{move || order_status_text(i18n.get_locale(), status)}</span>
                 " "
                 {move || {
                     let locale = i18n.get_locale();

@@ -19,7 +19,10 @@ use crate::{
         },
     },
     i18n::{t, td_string, use_i18n},
-    wire::{Checkout, Order, OrderReceipt, ReceiptLine},
+    wire::{
+        Checkout, CheckoutStatus, Order, OrderReceipt, OrderStatus, PaymentStatus, ProblemType,
+        ReceiptLine,
+    },
 };
 
 /// How often, and how many times, the checkout is read while the payment settles.
@@ -41,12 +44,15 @@ enum Outcome {
 
 /// What a checkout says about its payment.
 fn outcome_of(checkout: &Checkout) -> Outcome {
-    let payment = checkout.payment.as_ref().map(|p| p.status.as_str());
-    if matches!(checkout.status.as_str(), "CANCELLED" | "EXPIRED")
-        || matches!(
-            payment,
-            Some("DECLINED" | "CANCELLED" | "EXPIRED" | "FAILED")
-        )
+    let payment = checkout.payment.as_ref().map(|p| p.status);
+    let failed = !matches!(
+        payment,
+        None | Some(PaymentStatus::Open | PaymentStatus::Paid)
+    );
+    if matches!(
+        checkout.status,
+        CheckoutStatus::Cancelled | CheckoutStatus::Expired
+    ) || failed
     {
         return Outcome::Failed {
             merchant_id: checkout.merchant_id,
@@ -61,15 +67,15 @@ async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<O
         .await
     {
         Ok(checkout) => checkout.data,
-        Err(error) if error.name() == Some("checkout-not-found") => return Ok(Outcome::NotYours),
+        Err(error) if error.is(ProblemType::CheckoutNotFound) => return Ok(Outcome::NotYours),
         Err(error) => return Err(error),
     };
     let paid_for = checkout.payment.as_ref().map(|p| p.payment_id);
     if payment_id.is_some() && paid_for != payment_id {
         return Ok(Outcome::Missing);
     }
-    let paid = checkout.status == "PAID"
-        || matches!(checkout.order_status.as_deref(), Some("PAID" | "FULFILLED"));
+    let paid = checkout.status == CheckoutStatus::Paid
+        || checkout.order_status.is_some_and(OrderStatus::is_paid);
     match (paid, checkout.order_id) {
         (true, Some(order_id)) => {
             let order = api

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::{
     format,
     i18n::{t, td_string, use_i18n},
-    wire::Ticket,
+    wire::{ProblemType, Ticket},
 };
 
 /// The SVG QR code of a ticket code. Only what a ticket code can be is drawn, so the frame's
@@ -78,7 +78,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                         }
                         parts.join(" · ")
                     };
-                    let status = ticket.status.clone();
+                    let status = ticket.status;
                     view! {
                         <li class="ticket">
                             <QrImage code=ticket.code.clone()/>
@@ -89,7 +89,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                                     {t!(i18n, after_payment.ticket_code)} ": "
                                     <code class="ticket-code">{ticket.code.clone()}</code>
                                 </p>
-                                <p class="status">{move || super::super::screens::status_text(i18n.get_locale(), &status)}</p>
+                                <p class="status">{move || super::super::screens::ticket_status_text(i18n.get_locale(), status)}</p>
                             </div>
                         </li>
                     }
@@ -136,7 +136,7 @@ pub fn TicketActions(order_id: uuid::Uuid) -> impl IntoView {
             busy.set(false);
             note.set(Some(match result {
                 Ok(()) => Note::Sent,
-                Err(err) if err.name() == Some("rate-limited") => Note::Limited,
+                Err(err) if err.is(ProblemType::RateLimited) => Note::Limited,
                 Err(_) => Note::Failed,
             }));
         });

@@ -22,7 +22,10 @@ use crate::{
         },
     },
     i18n::{t, td_string, use_i18n},
-    wire::{Checkout, ConfirmRequest, FieldError, PlacedOrder, ShippingAddress},
+    wire::{
+        Checkout, CheckoutStatus, ConfirmRequest, FieldError, PlacedOrder, ProblemType,
+        ShippingAddress,
+    },
 };
 use fields::{CountryField, Errors, Field};
 use hold::HoldTimer;
@@ -73,25 +76,25 @@ pub fn CheckoutScreen() -> impl IntoView {
 #[component]
 fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl IntoView {
     let i18n = use_i18n();
-    let over = RwSignal::new(checkout.status != "RESERVED");
+    let over = RwSignal::new(checkout.status != CheckoutStatus::Reserved);
     let placed = RwSignal::new(None::<PlacedOrder>);
     let merchant_href = format!("/frame/merchants/{}", checkout.merchant_id);
-    let status = checkout.status.clone();
+    let status = checkout.status;
     let pay_link = checkout
         .payment
         .as_ref()
         .and_then(|p| p.payment_url.clone());
     // Where a checkout that is no longer held stands: paid, waiting for its payment (a reload
     // after confirming), or ended (expired, or its payment failed).
-    let settled = move || match (status.as_str(), pay_link.clone()) {
-        ("PAID", _) => view! {
+    let settled = move || match (status, pay_link.clone()) {
+        (CheckoutStatus::Paid, _) => view! {
             <div class="notice" role="status">
                 <p>{t!(i18n, after_payment.paid_title)}</p>
                 <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
             </div>
         }
         .into_any(),
-        ("CONFIRMED", Some(url)) => view! { <PaymentStep url/> }.into_any(),
+        (CheckoutStatus::Confirmed, Some(url)) => view! { <PaymentStep url/> }.into_any(),
         _ => view! {
             <div class="notice" role="alert">
                 <p>{t!(i18n, checkout.hold_expired)}</p>
@@ -222,10 +225,12 @@ fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> im
                 }
                 Err(ApiError::Expired) => {}
                 Err(ApiError::Problem(p))
-                    if !p.errors.is_empty() || p.name() == "checkout-shipping-address-required" =>
+                    if !p.errors.is_empty()
+                        || p.problem_type()
+                            == Some(ProblemType::CheckoutShippingAddressRequired) =>
                 {
                     let mut list = p.errors.clone();
-                    if p.name() == "checkout-shipping-address-required" {
+                    if p.problem_type() == Some(ProblemType::CheckoutShippingAddressRequired) {
                         list.push(FieldError::new(
                             "shipping_address.street",
                             "shipping_required",

@@ -22,7 +22,7 @@ use crate::{
         ui::{heading::ScreenTitle, notice::loaded},
     },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::{BasketLine, Checkout, CheckoutRequest, Product, TimeslotEntry},
+    wire::{BasketLine, Checkout, CheckoutRequest, ProblemType, Product, TimeslotEntry},
 };
 use calendar::{month_start, Calendar};
 use quantities::{Quantities, QuantityPicker};
@@ -47,13 +47,17 @@ pub fn today() -> NaiveDate {
 
 /// What a refused reservation means to the customer, in their language.
 pub fn problem_text(locale: Locale, error: &ApiError) -> String {
-    let text = match error.name() {
-        Some("checkout-product-not-fulfillable") => td_string!(locale, problem.not_fulfillable),
-        Some("checkout-product-not-priceable") => td_string!(locale, problem.not_priceable),
-        Some("checkout-date-in-past") => td_string!(locale, problem.date_in_past),
-        Some("checkout-fulfillment-request-rejected") => td_string!(locale, problem.rejected),
-        Some("checkout-hold-limit-reached") => td_string!(locale, problem.hold_limit),
-        Some("checkout-timeslot-required") => td_string!(locale, product.need_time),
+    let text = match error.problem_type() {
+        Some(ProblemType::CheckoutProductNotFulfillable) => {
+            td_string!(locale, problem.not_fulfillable)
+        }
+        Some(ProblemType::CheckoutProductNotPriceable) => td_string!(locale, problem.not_priceable),
+        Some(ProblemType::CheckoutDateInPast) => td_string!(locale, problem.date_in_past),
+        Some(ProblemType::CheckoutFulfillmentRequestRejected) => {
+            td_string!(locale, problem.rejected)
+        }
+        Some(ProblemType::CheckoutHoldLimitReached) => td_string!(locale, problem.hold_limit),
+        Some(ProblemType::CheckoutTimeslotRequired) => td_string!(locale, product.need_time),
         _ => td_string!(locale, problem.generic),
     };
     text.to_owned()
@@ -357,7 +361,7 @@ mod tests {
     #[test]
     fn a_refused_hold_is_told_in_the_customers_language() {
         let refused = ApiError::Problem(crate::wire::Problem {
-            kind: "urn:boxoffice:error:checkout-hold-limit-reached".into(),
+            kind: crate::wire::ProblemType::CheckoutHoldLimitReached.uri(),
             title: String::new(),
             status: 409,
             detail: "This customer may hold 4 open checkouts at once".into(),

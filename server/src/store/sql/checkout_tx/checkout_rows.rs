@@ -1,5 +1,6 @@
 //! The checkout row, its lines, vouchers and newsletter consents.
 
+use app::wire::{CheckoutStatus, Transition};
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
@@ -27,7 +28,12 @@ impl CheckoutRowTx for SqlCheckoutTx {
         .bind(c.merchant_id)
         .bind(c.customer_id)
         .bind(c.partner_client_id)
-        .bind(if c.confirmed.is_some() { "CONFIRMED" } else { "RESERVED" })
+        .bind(if c.confirmed.is_some() {
+            CheckoutStatus::Confirmed
+        } else {
+            CheckoutStatus::Reserved
+        }
+        .as_str())
         .bind(c.visit_date)
         .bind(c.timeslot_id)
         .bind(c.flexible_date)
@@ -146,8 +152,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
     async fn transition_checkout(
         &mut self,
         checkout_id: Uuid,
-        from: &str,
-        to: &str,
+        change: Transition<CheckoutStatus>,
         expired_by: Option<DateTime<Utc>>,
     ) -> StoreResult<bool> {
         self.flush().await?;
@@ -156,8 +161,8 @@ impl CheckoutRowTx for SqlCheckoutTx {
              WHERE checkout_id = $1 AND status = $2 AND ($5 IS NULL OR expires_at <= $5)",
         )
         .bind(checkout_id)
-        .bind(from)
-        .bind(to)
+        .bind(change.from().as_str())
+        .bind(change.to().as_str())
         .bind(Utc::now())
         .bind(expired_by)
         .execute(&mut *self.tx)
