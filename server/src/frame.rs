@@ -8,7 +8,7 @@
 
 use std::{path::Path, sync::Arc};
 
-use app::frame::session::FrameBackend;
+use app::frame::server::FrameBackend;
 use axum::{
     extract::{Request, State},
     middleware::{self, Next},

@@ -2,10 +2,7 @@
 //! logic as the headless exchange), its server functions' input errors and the sandbox payment
 //! page's key. Its headers are in `frame_headers`.
 
-use app::frame::{
-    screens::pay::PaymentPage,
-    session::{BoxFuture, FrameBackend, FrameExchange, FrameSession},
-};
+use app::frame::server::{BoxFuture, FrameBackend, FrameExchange, FrameSession, PaymentPage};
 use axum::{
     extract::{Request, State},
     middleware::Next,
@@ -59,6 +56,16 @@ impl FrameBackend for ServerFrameBackend {
                     tracing::error!(error = ?err, "reading a sandbox payment failed");
                     "The payment could not be read.".to_owned()
                 })
+        })
+    }
+
+    fn ticket_qr(&self, code: String) -> Result<Option<String>, String> {
+        if !crate::display_code::is_plausible_ticket_code(&code) {
+            return Ok(None);
+        }
+        crate::tickets::qr::svg(&code).map(Some).map_err(|err| {
+            tracing::error!(error = ?err, "drawing a QR code failed");
+            "The QR code could not be drawn.".to_owned()
         })
     }
 }

@@ -1,9 +1,12 @@
 //! The frame's client of the `/v2` API: the same calls a headless partner's frontend makes,
-//! with the session's bearer, its campaign and the frame's language. A 401 ends the session
-//! (the frame shows the expired screen and tells the host).
+//! with the session's bearer, its campaign and the frame's language, one typed method per
+//! endpoint. A 401 ends the session (the frame shows the expired screen and tells the host).
+//! Screens read through `ui::load` and write through `Action`s over these methods.
 
+use chrono::NaiveDate;
 use leptos::prelude::*;
 use serde::{de::DeserializeOwned, Serialize};
+use uuid::Uuid;
 
 use super::{
     host::{self, Outgoing},
@@ -11,7 +14,12 @@ use super::{
 };
 use crate::{
     i18n::{use_i18n, Locale},
-    wire::{Envelope, Problem, ProblemType},
+    wire::{
+        CalendarEntry, Checkout, CheckoutRequest, ConfirmRequest, Envelope, IdentityExchange,
+        IssuedToken, LoyaltyEntry, Merchant, MerchantToken, OnboardingCode, OnboardingStatus,
+        Order, OrderReceipt, PlacedOrder, Problem, ProblemType, Product, TimeslotEntry,
+        TimeslotQuery,
+    },
 };
 
 /// Why a call gave no data.
@@ -44,7 +52,9 @@ impl ApiError {
     }
 }
 
-/// A handle on the API for this frame; cheap to copy into async blocks.
+/// A handle on the API for this frame; cheap to copy into async blocks. Its public methods
+/// are the frame's every call, one per endpoint, each returning `app::wire` types; nothing
+/// else in the frame builds a request.
 #[derive(Clone, Copy)]
 pub struct Api {
     session: RwSignal<SessionState>,
@@ -52,6 +62,9 @@ pub struct Api {
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     locale: Signal<Locale>,
 }
+
+/// A page of a collection, with the cursor of the next (`meta.pagination.next_token`).
+pub type Page<T> = Envelope<Vec<T>>;
 
 impl Api {
     pub fn new() -> Self {
@@ -62,56 +75,114 @@ impl Api {
         }
     }
 
-    /// `GET path` (with its query).
-    pub async fn get<T: DeserializeOwned>(self, path: String) -> Result<Envelope<T>, ApiError> {
-        self.send::<(), T>("GET", path, None, None)
-            .await?
-            .ok_or(ApiError::Network)
-    }
-
-    /// `POST path` with a JSON body.
-    pub async fn post<B: Serialize, T: DeserializeOwned>(
+    /// `GET /v2/merchants` (or `/v2/merchants/broadsearch?q=` for a search), a page.
+    pub async fn merchants(
         self,
-        path: String,
-        body: &B,
-    ) -> Result<Envelope<T>, ApiError> {
-        self.send("POST", path, Some(body), None)
-            .await?
-            .ok_or(ApiError::Network)
+        search: &str,
+        limit: u32,
+        next: Option<String>,
+    ) -> Result<Page<Merchant>, ApiError> {
+        let search = search.trim();
+        let path = if search.is_empty() {
+            format!("/v2/merchants?limit={limit}")
+        } else {
+            // broadsearch also matches cities, categories and product titles.
+            format!(
+                "/v2/merchants/broadsearch?q={}&limit={limit}",
+                encode(search)
+            )
+        };
+        self.get(paged(path, next)).await
     }
 
-    /// `POST path` for another campaign than the session's (the identity exchange).
-    pub async fn post_in_campaign<B: Serialize, T: DeserializeOwned>(
+    /// `GET /v2/merchants/{merchant_id}`.
+    pub async fn merchant(self, merchant_id: Uuid) -> Result<Merchant, ApiError> {
+        self.data(format!("/v2/merchants/{merchant_id}")).await
+    }
+
+    /// `GET /v2/merchants/{merchant_id}/products`.
+    pub async fn products(self, merchant_id: Uuid) -> Result<Vec<Product>, ApiError> {
+        self.data(format!("/v2/merchants/{merchant_id}/products"))
+            .await
+    }
+
+    /// `GET /v2/products/{product_id}/calendar` from `from` to `until`, inclusive.
+    pub async fn calendar(
         self,
-        path: String,
-        body: &B,
-        campaign: uuid::Uuid,
-    ) -> Result<Envelope<T>, ApiError> {
-        self.send("POST", path, Some(body), Some(campaign))
-            .await?
-            .ok_or(ApiError::Network)
+        product_id: Uuid,
+        from: NaiveDate,
+        until: NaiveDate,
+    ) -> Result<Vec<CalendarEntry>, ApiError> {
+        self.data(format!(
+            "/v2/products/{product_id}/calendar?from={from}&until={until}"
+        ))
+        .await
     }
 
-    /// `DELETE path`; the answer (204) has no body.
-    pub async fn delete(self, path: String) -> Result<(), ApiError> {
-        self.send::<(), serde_json::Value>("DELETE", path, None, None)
+    /// `POST /v2/fulfillment/timeslots`.
+    pub async fn timeslots(self, query: &TimeslotQuery) -> Result<Vec<TimeslotEntry>, ApiError> {
+        self.post("/v2/fulfillment/timeslots".into(), query).await
+    }
+
+    /// `POST /v2/checkouts`: reserves the basket.
+    pub async fn reserve(self, request: &CheckoutRequest) -> Result<Checkout, ApiError> {
+        self.post("/v2/checkouts".into(), request).await
+    }
+
+    /// `GET /v2/checkouts/{checkout_id}`.
+    pub async fn checkout(self, checkout_id: Uuid) -> Result<Checkout, ApiError> {
+        self.data(format!("/v2/checkouts/{checkout_id}")).await
+    }
+
+    /// `DELETE /v2/checkouts/{checkout_id}`: gives a reservation up at once.
+    pub async fn release(self, checkout_id: Uuid) -> Result<(), ApiError> {
+        let path = format!("/v2/checkouts/{checkout_id}");
+        self.send::<(), serde_json::Value>("DELETE", path, None, Call::default())
             .await
             .map(|_| ())
     }
 
-    /// `POST path` without a body, for an answer without one (`202 Accepted`).
-    pub async fn post_empty(self, path: String) -> Result<(), ApiError> {
-        self.answer::<()>("POST", path, None, None)
+    /// `POST /v2/checkouts/{checkout_id}/confirm`: the customer's details; the order and
+    /// its payment URL.
+    pub async fn confirm(
+        self,
+        checkout_id: Uuid,
+        request: &ConfirmRequest,
+    ) -> Result<PlacedOrder, ApiError> {
+        self.post(format!("/v2/checkouts/{checkout_id}/confirm"), request)
             .await
-            .map(|_| ())
     }
 
-    /// `GET path` for a file (not JSON): its bytes. With the bearer in the header like every
-    /// call, so a download never puts the bearer in a URL.
-    pub async fn download(self, path: String) -> Result<Vec<u8>, ApiError> {
+    /// `GET /v2/me/fulfillment/orders`, a page.
+    pub async fn orders(self, limit: u32, next: Option<String>) -> Result<Page<Order>, ApiError> {
+        self.get(paged(
+            format!("/v2/me/fulfillment/orders?limit={limit}"),
+            next,
+        ))
+        .await
+    }
+
+    /// `GET /v2/me/fulfillment/orders/{order_id}`.
+    pub async fn order(self, order_id: Uuid) -> Result<Order, ApiError> {
+        self.data(format!("/v2/me/fulfillment/orders/{order_id}"))
+            .await
+    }
+
+    /// `GET /v2/me/fulfillment/orders/{order_id}/receipt`.
+    pub async fn receipt(self, order_id: Uuid) -> Result<OrderReceipt, ApiError> {
+        self.data(format!("/v2/me/fulfillment/orders/{order_id}/receipt"))
+            .await
+    }
+
+    /// `GET /v2/me/fulfillment/orders/{order_id}/calendar.ics`: the file's bytes, fetched
+    /// with the bearer in its header, so a download never puts the bearer in a URL.
+    pub async fn order_calendar(self, order_id: Uuid) -> Result<Vec<u8>, ApiError> {
+        let path = format!("/v2/me/fulfillment/orders/{order_id}/calendar.ics");
         #[cfg(feature = "hydrate")]
         {
-            let response = self.answer::<()>("GET", path, None, None).await?;
+            let response = self
+                .answer::<()>("GET", path, None, Call::default())
+                .await?;
             response.binary().await.map_err(|_| ApiError::Network)
         }
         #[cfg(not(feature = "hydrate"))]
@@ -121,6 +192,109 @@ impl Api {
         }
     }
 
+    /// `POST /v2/me/fulfillment/orders/{order_id}/resend`: the ticket mail again (202).
+    pub async fn resend_tickets(self, order_id: Uuid) -> Result<(), ApiError> {
+        let path = format!("/v2/me/fulfillment/orders/{order_id}/resend");
+        self.answer::<()>("POST", path, None, Call::default())
+            .await
+            .map(|_| ())
+    }
+
+    /// `GET /v2/me/loyalty/ledger/entries`, a page.
+    pub async fn ledger(
+        self,
+        limit: u32,
+        next: Option<String>,
+    ) -> Result<Page<LoyaltyEntry>, ApiError> {
+        let path = format!("/v2/me/loyalty/ledger/entries?limit={limit}");
+        self.get(paged(path, next)).await
+    }
+
+    /// `POST /v1/session/identity` in `campaign_id` (the campaign the frame was opened for,
+    /// before there is a session): the host's identity token for a public bearer.
+    pub async fn exchange_identity(
+        self,
+        campaign_id: Uuid,
+        request: &IdentityExchange,
+    ) -> Result<IssuedToken, ApiError> {
+        let call = Call {
+            campaign: Some(campaign_id),
+            ..Call::default()
+        };
+        self.send("POST", "/v1/session/identity".into(), Some(request), call)
+            .await?
+            .map(|envelope| envelope.data)
+            .ok_or(ApiError::Network)
+    }
+
+    /// `POST /{stage}/merchant-accounts/session/token`: a magic link's code for a merchant
+    /// bearer (an OAuth-style answer, without the envelope).
+    pub async fn merchant_token(
+        self,
+        stage: &str,
+        request: &OnboardingCode,
+    ) -> Result<MerchantToken, ApiError> {
+        let path = format!("/{stage}/merchant-accounts/session/token");
+        #[cfg(feature = "hydrate")]
+        {
+            let call = Call {
+                anonymous: true,
+                ..Call::default()
+            };
+            let response = self.answer("POST", path, Some(request), call).await?;
+            response.json().await.map_err(|_| ApiError::Network)
+        }
+        #[cfg(not(feature = "hydrate"))]
+        {
+            let _ = (path, request);
+            Err(ApiError::Network)
+        }
+    }
+
+    /// `GET /{stage}/merchant-accounts/onboarding` with the merchant's bearer.
+    pub async fn onboarding_status(
+        self,
+        stage: &str,
+        token: &MerchantToken,
+    ) -> Result<OnboardingStatus, ApiError> {
+        let path = format!(
+            "/{stage}/merchant-accounts/onboarding?debtorCode={}",
+            encode(&token.debtor_code)
+        );
+        let call = Call {
+            bearer: Some(&token.access_token),
+            ..Call::default()
+        };
+        self.send::<(), _>("GET", path, None, call)
+            .await?
+            .map(|envelope| envelope.data)
+            .ok_or(ApiError::Network)
+    }
+
+    /// `GET path`, the envelope.
+    async fn get<T: DeserializeOwned>(self, path: String) -> Result<Envelope<T>, ApiError> {
+        self.send::<(), T>("GET", path, None, Call::default())
+            .await?
+            .ok_or(ApiError::Network)
+    }
+
+    /// `GET path`, the envelope's data.
+    async fn data<T: DeserializeOwned>(self, path: String) -> Result<T, ApiError> {
+        self.get(path).await.map(|envelope| envelope.data)
+    }
+
+    /// `POST path` with a JSON body, the envelope's data.
+    async fn post<B: Serialize, T: DeserializeOwned>(
+        self,
+        path: String,
+        body: &B,
+    ) -> Result<T, ApiError> {
+        self.send("POST", path, Some(body), Call::default())
+            .await?
+            .map(|envelope| envelope.data)
+            .ok_or(ApiError::Network)
+    }
+
     /// Sends the call; the envelope of a 2xx answer, `None` for a 204.
     #[cfg(feature = "hydrate")]
     async fn send<B: Serialize, T: DeserializeOwned>(
@@ -128,9 +302,9 @@ impl Api {
         method: &str,
         path: String,
         body: Option<&B>,
-        campaign: Option<uuid::Uuid>,
+        call: Call<'_>,
     ) -> Result<Option<Envelope<T>>, ApiError> {
-        let response = self.answer(method, path, body, campaign).await?;
+        let response = self.answer(method, path, body, call).await?;
         if response.status() == 204 {
             return Ok(None);
         }
@@ -141,19 +315,20 @@ impl Api {
             .map_err(|_| ApiError::Network)
     }
 
-    /// Sends the call; its 2xx response, or the problem of any other (a 401 ends the session).
+    /// Sends the call; its 2xx response, or the problem of any other (a 401 under the
+    /// session's bearer ends the session).
     #[cfg(feature = "hydrate")]
     async fn answer<B: Serialize>(
         self,
         method: &str,
         path: String,
         body: Option<&B>,
-        campaign: Option<uuid::Uuid>,
+        call: Call<'_>,
     ) -> Result<gloo_net::http::Response, ApiError> {
         use gloo_net::http::{Method, RequestBuilder};
 
         let session = self.session.get_untracked();
-        let active = session.active();
+        let active = session.active().filter(|_| !call.anonymous);
         let method = match method {
             "POST" => Method::POST,
             "DELETE" => Method::DELETE,
@@ -166,10 +341,11 @@ impl Api {
                 "Accept-Language",
                 super::language::to_wire(self.locale.get_untracked()).tag(),
             );
-        if let Some(session) = active {
-            request = request.header("Authorization", &format!("Bearer {}", session.access_token));
+        let bearer = call.bearer.or(active.map(|s| s.access_token.as_str()));
+        if let Some(bearer) = bearer {
+            request = request.header("Authorization", &format!("Bearer {bearer}"));
         }
-        if let Some(campaign) = campaign.or_else(|| active.and_then(|s| s.campaign_id)) {
+        if let Some(campaign) = call.campaign.or_else(|| active.and_then(|s| s.campaign_id)) {
             request = request.header("x-campaign-id", &campaign.to_string());
         }
         let sent = match body {
@@ -186,7 +362,7 @@ impl Api {
         if response.ok() {
             return Ok(response);
         }
-        if response.status() == 401 && active.is_some() {
+        if response.status() == 401 && active.is_some() && call.bearer.is_none() {
             self.end_session();
             return Err(ApiError::Expired);
         }
@@ -203,7 +379,7 @@ impl Api {
         _method: &str,
         _path: String,
         _body: Option<&B>,
-        _campaign: Option<uuid::Uuid>,
+        _call: Call<'_>,
     ) -> Result<(), ApiError> {
         Err(ApiError::Network)
     }
@@ -215,7 +391,7 @@ impl Api {
         _method: &str,
         _path: String,
         _body: Option<&B>,
-        _campaign: Option<uuid::Uuid>,
+        _call: Call<'_>,
     ) -> Result<Option<Envelope<T>>, ApiError> {
         Err(ApiError::Network)
     }
@@ -227,6 +403,24 @@ impl Api {
         self.session.set(SessionState::BearerExpired);
         host::post(&Outgoing::SessionExpired);
     }
+}
+
+/// How a call differs from one under the session: another campaign (the identity exchange,
+/// before there is a session), another bearer (the merchant's), or none at all.
+#[derive(Default, Clone, Copy)]
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+struct Call<'a> {
+    campaign: Option<Uuid>,
+    bearer: Option<&'a str>,
+    anonymous: bool,
+}
+
+/// A collection's `path` (with its query), for the page after `next` when there is one.
+fn paged(mut path: String, next: Option<String>) -> String {
+    if let Some(token) = next {
+        path.push_str(&format!("&next_token={}", encode(&token)));
+    }
+    path
 }
 
 impl Default for Api {

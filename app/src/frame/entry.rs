@@ -17,13 +17,11 @@ mod browser {
         frame::{
             api::Api,
             host::{self, Incoming, Outgoing},
-            session::{
-                browser as stored, client_origins, exchange_session_code, use_session,
-                FrameExchange, FrameSession, IdentityEntry, Opening, SessionState,
-            },
+            server::{client_origins, exchange_session_code, FrameExchange, FrameSession},
+            session::{browser as stored, use_session, IdentityEntry, Opening, SessionState},
         },
         i18n::{use_i18n, Locale},
-        wire::{IdentityExchange, IssuedToken},
+        wire::IdentityExchange,
     };
 
     /// Whether a state means the frame may talk to its host.
@@ -145,14 +143,11 @@ mod browser {
         let body = IdentityExchange {
             identity_token: token,
         };
-        match api
-            .post_in_campaign::<_, IssuedToken>("/v1/session/identity".into(), &body, campaign_id)
-            .await
-        {
+        match api.exchange_identity(campaign_id, &body).await {
             Ok(issued) => {
                 let active = FrameSession {
-                    access_token: issued.data.access_token,
-                    expires_at: issued.data.expires_at,
+                    access_token: issued.access_token,
+                    expires_at: issued.expires_at,
                     client_id,
                     campaign_id: Some(campaign_id),
                     frame_origins,

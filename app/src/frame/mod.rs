@@ -6,6 +6,7 @@ pub mod host;
 mod language;
 pub mod layout;
 pub mod screens;
+pub mod server;
 pub mod session;
 pub mod ui;
 
@@ -84,30 +85,35 @@ fn Pages() -> impl IntoView {
 }
 
 /// Screens past the first two load their code when the customer gets there (`cargo leptos
-/// build --split`), so the first load carries only the list and a merchant's page.
+/// build --split`), so the first load carries only the list and a merchant's page. A screen
+/// that reads the API starts its read in `data()`, which is in the first load: the fetch runs
+/// while the screen's code loads (`ui::load`). `Route => Screen` has no data of its own;
+/// `Route => Screen(prop: Type = read)` hands the screen what `read()` started.
 macro_rules! lazy_screens {
-    ($($route:ident => $screen:ident),* $(,)?) => {$(
-        struct $route;
+    ($($route:ident => $screen:ident $(($prop:ident: $ty:ty = $read:path))?),* $(,)?) => {$(
+        struct $route $(($ty))?;
 
         #[lazy_route]
         impl LazyRoute for $route {
             fn data() -> Self {
-                $route
+                $route $(($read()))?
             }
 
-            fn view(_this: Self) -> AnyView {
-                view! { <$screen/> }.into_any()
+            fn view(this: Self) -> AnyView {
+                let _ = &this; // a screen without data of its own ignores it
+                $(let $prop = this.0;)?
+                view! { <$screen $($prop)?/> }.into_any()
             }
         }
     )*};
 }
 
 lazy_screens! {
-    ProductRoute => ProductScreen,
-    CheckoutRoute => CheckoutScreen,
+    ProductRoute => ProductScreen(data: screens::product::ProductData = screens::product::product_data),
+    CheckoutRoute => CheckoutScreen(data: ui::load::Load<crate::wire::Checkout> = screens::checkout::checkout_data),
     ReturnRoute => ReturnScreen,
-    OrdersRoute => OrdersScreen,
-    LedgerRoute => LedgerScreen,
+    OrdersRoute => OrdersScreen(orders: ui::paging::Paged<crate::wire::Order> = screens::orders::orders_data),
+    LedgerRoute => LedgerScreen(entries: ui::paging::Paged<crate::wire::LoyaltyEntry> = screens::ledger::ledger_data),
     PayRoute => PayScreen,
     OnboardingRoute => MerchantOnboarding,
 }

@@ -1,39 +1,15 @@
-//! The frame's session: the hosted UI exchanges the one-time code from its URL for a public
-//! bearer through a server function (so the exchange logic stays in the server), keeps the
-//! bearer in memory and sessionStorage only, and takes the code out of the address bar. A
-//! kept session resumes only on a reload of the opening it began in (`browser::resumable`).
-//! Opened with `client_id` and `campaign_id` instead, it waits for the host's identity token.
+//! The frame's session as the browser holds it: where it stands (`SessionState`), the
+//! parameters the frame was opened with (`Opening`), and the bearer kept in sessionStorage for
+//! a reload of the opening it began in (`browser::resumable`, `browser::keep`). How a session
+//! begins (the code's exchange, the identity handoff, a deep link) is `entry.rs`; the code is
+//! redeemed by a server function in `server.rs`.
 
 use leptos::prelude::*;
+#[cfg(feature = "hydrate")]
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// A redeemed webframe session, as the frame needs it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FrameSession {
-    pub access_token: String,
-    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
-    pub client_id: String,
-    pub campaign_id: Option<Uuid>,
-    /// The partner's registered origins: the only targets of the frame's postMessages.
-    pub frame_origins: Vec<String>,
-    /// Where the payment provider sends the customer back (the frame's `return_url`
-    /// parameter); set in the browser, never by the server.
-    #[serde(default)]
-    pub return_url: Option<String>,
-}
-
-/// What exchanging a code gave.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum FrameExchange {
-    Ready(FrameSession),
-    /// The code was known but expired: the partner must reopen the frame with a fresh one.
-    Expired {
-        frame_origins: Vec<String>,
-    },
-    /// Unknown, already used, or not a webframe code.
-    Invalid,
-}
+use super::server::FrameSession;
 
 /// A frame opened for the identity handoff: whose it is and where the token may come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,48 +18,6 @@ pub struct IdentityEntry {
     pub campaign_id: Uuid,
     pub frame_origins: Vec<String>,
     pub return_url: Option<String>,
-}
-
-/// The server's side of the frame, provided as context by the server crate.
-#[cfg(feature = "ssr")]
-pub trait FrameBackend: Send + Sync {
-    fn exchange_code(&self, code: String) -> BoxFuture<Result<FrameExchange, String>>;
-    /// The registered frame origins of a partner client, `None` for an unknown client.
-    fn client_origins(&self, client_id: String) -> BoxFuture<Result<Option<Vec<String>>, String>>;
-    /// The sandbox payment page's view of a payment, `None` when it does not exist or `key`
-    /// (from the page's URL) is not its key.
-    fn payment_page(
-        &self,
-        payment_id: Uuid,
-        key: String,
-    ) -> BoxFuture<Result<Option<crate::frame::screens::pay::PaymentPage>, String>>;
-}
-
-#[cfg(feature = "ssr")]
-pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
-#[cfg(feature = "ssr")]
-pub fn backend() -> Result<std::sync::Arc<dyn FrameBackend>, ServerFnError> {
-    use_context::<std::sync::Arc<dyn FrameBackend>>()
-        .ok_or_else(|| ServerFnError::new("the frame backend is not configured"))
-}
-
-/// Exchanges a webframe session code, once, for the frame's public bearer.
-#[server(prefix = "/frame/api", endpoint = "session")]
-pub async fn exchange_session_code(code: String) -> Result<FrameExchange, ServerFnError> {
-    backend()?
-        .exchange_code(code)
-        .await
-        .map_err(ServerFnError::new)
-}
-
-/// The frame origins of a partner client, for a frame opened for the identity handoff.
-#[server(prefix = "/frame/api", endpoint = "client")]
-pub async fn client_origins(client_id: String) -> Result<Option<Vec<String>>, ServerFnError> {
-    backend()?
-        .client_origins(client_id)
-        .await
-        .map_err(ServerFnError::new)
 }
 
 /// Where the session stands in the browser.

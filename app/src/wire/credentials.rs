@@ -39,6 +39,15 @@ pub struct MerchantToken {
     pub debtor_code: String,
 }
 
+/// The body of `POST /{stage}/merchant-accounts/session/token`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OnboardingCode {
+    /// The code from the magic link.
+    pub code: String,
+}
+
 /// Where the merchant stands and where to complete KYC.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

@@ -20,7 +20,9 @@ pub use checkout::{
     ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder, ShippingAddress,
     TimeslotWindow,
 };
-pub use credentials::{IdentityExchange, IssuedToken, MerchantToken, OnboardingStatus};
+pub use credentials::{
+    IdentityExchange, IssuedToken, MerchantToken, OnboardingCode, OnboardingStatus,
+};
 pub use envelope::{Envelope, Feed, Meta, Pagination};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};

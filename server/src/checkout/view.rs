@@ -59,7 +59,7 @@ pub async fn checkout_view(state: &AppState, c: &CheckoutRecord) -> Result<Check
     let voucher_total: Decimal = vouchers.iter().map(|v| v.discount).sum();
     Ok(Checkout {
         checkout_id: c.checkout_id,
-        status: c.status.clone(),
+        status: c.status,
         campaign_id: c.campaign_id,
         merchant_id: c.merchant_id,
         visit_date: c.visit_date,

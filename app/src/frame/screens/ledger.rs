@@ -16,13 +16,14 @@ use crate::{
 
 const PAGE: u32 = 20;
 
+/// Starts reading the customer's ledger (the route's `data()`, before the screen's code).
+pub fn ledger_data() -> Paged<LoyaltyEntry> {
+    Paged::listing(|api, next| api.ledger(PAGE, next), || {})
+}
+
 #[component]
-pub fn LedgerScreen() -> impl IntoView {
+pub fn LedgerScreen(entries: Paged<LoyaltyEntry>) -> impl IntoView {
     let i18n = use_i18n();
-    let entries = Paged::<LoyaltyEntry>::listing(
-        || format!("/v2/me/loyalty/ledger/entries?limit={PAGE}"),
-        || {},
-    );
     let has_rows = move || entries.items.with(|e| !e.is_empty());
     view! {
         <ScreenTitle>{t!(i18n, ledger.title)}</ScreenTitle>

@@ -18,11 +18,14 @@ use crate::{
 
 const PAGE: u32 = 10;
 
+/// Starts reading the customer's orders (the route's `data()`, before the screen's code).
+pub fn orders_data() -> Paged<Order> {
+    Paged::listing(|api, next| api.orders(PAGE, next), || {})
+}
+
 #[component]
-pub fn OrdersScreen() -> impl IntoView {
+pub fn OrdersScreen(orders: Paged<Order>) -> impl IntoView {
     let i18n = use_i18n();
-    let orders =
-        Paged::<Order>::listing(|| format!("/v2/me/fulfillment/orders?limit={PAGE}"), || {});
     let empty = move || {
         orders
             .is_empty()

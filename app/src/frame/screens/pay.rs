@@ -6,39 +6,18 @@
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
-use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::{
-    frame::{layout::Chrome, ui::notice::Loading, ui::price::Amount},
+    frame::{
+        layout::Chrome,
+        server::{read_payment, PaymentPage},
+        ui::notice::Loading,
+        ui::price::Amount,
+    },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::{Money, PaymentStatus},
+    wire::PaymentStatus,
 };
-
-/// What the payment page shows of a payment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PaymentPage {
-    pub payment_id: Uuid,
-    pub order_display_id: String,
-    pub amount: Money,
-    pub status: PaymentStatus,
-    /// The partner's return URL with `payment_id`, for a payment that is no longer open.
-    pub back_url: String,
-    /// Where the choice is posted: the page's own path with its key.
-    pub action: String,
-}
-
-/// The sandbox's view of a payment, for the payment's `key`.
-#[server(prefix = "/frame/api", endpoint = "payment")]
-pub async fn read_payment(
-    payment_id: Uuid,
-    key: String,
-) -> Result<Option<PaymentPage>, ServerFnError> {
-    crate::frame::session::backend()?
-        .payment_page(payment_id, key)
-        .await
-        .map_err(ServerFnError::new)
-}
 
 fn settled_text(locale: Locale, status: PaymentStatus) -> String {
     let status = match status {

@@ -18,7 +18,7 @@ use crate::{
         session::use_session,
         ui::{
             heading::ScreenTitle,
-            notice::{ErrorNotice, Loading},
+            load::{load, loaded, Load},
         },
     },
     i18n::{t, td_string, use_i18n},
@@ -35,42 +35,36 @@ use voucher::VoucherForm;
 /// The newsletter a customer can opt in to from the frame.
 const NEWSLETTER: &str = "campaign-news";
 
-#[component]
-pub fn CheckoutScreen() -> impl IntoView {
-    let i18n = use_i18n();
+/// Starts reading the route's checkout (the route's `data()`, before the screen's code).
+pub fn checkout_data() -> Load<Checkout> {
     let api = Api::new();
     let params = use_params_map();
     let checkout_id = Memo::new(move |_| {
         params.with(|p| p.get("checkout_id").and_then(|id| id.parse::<Uuid>().ok()))
     });
-    let message = RwSignal::new(None::<String>);
-    let data = LocalResource::new(move || {
-        i18n.get_locale();
+    load(move || {
         let id = checkout_id.get();
         async move {
-            match id {
-                Some(id) => api
-                    .get::<Checkout>(format!("/v2/checkouts/{id}"))
-                    .await
-                    .map(|c| Some(c.data)),
-                None => Ok(None),
-            }
+            let Some(id) = id else { return Ok(None) };
+            api.checkout(id).await.map(Some)
         }
-    });
+    })
+}
+
+#[component]
+pub fn CheckoutScreen(data: Load<Checkout>) -> impl IntoView {
+    let i18n = use_i18n();
+    let message = RwSignal::new(None::<String>);
     view! {
         <ScreenTitle>{t!(i18n, checkout.title)}</ScreenTitle>
         <p class="form-message" role="status">{move || message.get()}</p>
-        {move || match data.get() {
-            None => view! { <Loading/> }.into_any(),
-            Some(Err(ApiError::Expired)) => ().into_any(),
-            Some(Ok(None)) => view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any(),
-            Some(Err(ApiError::Problem(p))) if p.status == 404 => {
-                view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any()
-            }
-            Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
-            Some(Ok(Some(checkout))) => view! { <CheckoutView checkout message/> }.into_any(),
-        }}
+        {loaded(data, not_found, move |checkout| view! { <CheckoutView checkout message/> }.into_any())}
     }
+}
+
+fn not_found() -> AnyView {
+    let i18n = use_i18n();
+    view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any()
 }
 
 #[component]
@@ -170,7 +164,6 @@ fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> im
     let api = Api::new();
     let errors: Errors = RwSignal::new(Vec::new());
     let problem = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
     let email = RwSignal::new(String::new());
     let first_name = RwSignal::new(String::new());
     let last_name = RwSignal::new(String::new());
@@ -182,6 +175,40 @@ fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> im
     let newsletter = RwSignal::new(false);
     let needs_address = checkout.requires_shipping_address;
     let checkout_id = checkout.checkout_id;
+    let confirming = Action::new_local(move |request: &ConfirmRequest| {
+        let request = request.clone();
+        async move {
+            let result = api.confirm(checkout_id, &request).await;
+            let locale = i18n.get_locale_untracked();
+            match result {
+                Ok(order) => {
+                    errors.set(Vec::new());
+                    open_payment(&order.payment_url);
+                    placed.set(Some(order));
+                }
+                Err(ApiError::Expired) => {}
+                Err(ApiError::Problem(p))
+                    if !p.errors.is_empty()
+                        || p.problem_type()
+                            == Some(ProblemType::CheckoutShippingAddressRequired) =>
+                {
+                    let mut list = p.errors.clone();
+                    if p.problem_type() == Some(ProblemType::CheckoutShippingAddressRequired) {
+                        list.push(FieldError::new(
+                            "shipping_address.street",
+                            "shipping_required",
+                            "",
+                        ));
+                    }
+                    errors.set(list);
+                    problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
+                    focus_first_invalid();
+                }
+                Err(error) => problem.set(Some(super::product::problem_text(locale, &error))),
+            }
+        }
+    });
+    let busy = confirming.pending();
     let label = move |key: fn(crate::i18n::Locale) -> &'static str| {
         Signal::derive(move || key(i18n.get_locale()).to_owned())
     };
@@ -209,41 +236,8 @@ fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> im
                 Vec::new()
             },
         };
-        busy.set(true);
         problem.set(None);
-        leptos::task::spawn_local(async move {
-            let result = api
-                .post::<_, PlacedOrder>(format!("/v2/checkouts/{checkout_id}/confirm"), &request)
-                .await;
-            busy.set(false);
-            let locale = i18n.get_locale_untracked();
-            match result {
-                Ok(order) => {
-                    errors.set(Vec::new());
-                    open_payment(&order.data.payment_url);
-                    placed.set(Some(order.data));
-                }
-                Err(ApiError::Expired) => {}
-                Err(ApiError::Problem(p))
-                    if !p.errors.is_empty()
-                        || p.problem_type()
-                            == Some(ProblemType::CheckoutShippingAddressRequired) =>
-                {
-                    let mut list = p.errors.clone();
-                    if p.problem_type() == Some(ProblemType::CheckoutShippingAddressRequired) {
-                        list.push(FieldError::new(
-                            "shipping_address.street",
-                            "shipping_required",
-                            "",
-                        ));
-                    }
-                    errors.set(list);
-                    problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
-                    focus_first_invalid();
-                }
-                Err(error) => problem.set(Some(super::product::problem_text(locale, &error))),
-            }
-        });
+        confirming.dispatch_local(request);
     };
 
     let address = needs_address.then(|| view! {

@@ -9,8 +9,8 @@ use uuid::Uuid;
 use crate::{
     format,
     frame::{
-        api::{Api, ApiError},
-        ui::notice::{ErrorNotice, Loading},
+        api::Api,
+        ui::load::{load, loaded},
     },
     i18n::{t, td_string, use_i18n, Locale},
     wire::CalendarEntry,
@@ -99,21 +99,18 @@ pub fn Calendar(
     let focus = RwSignal::new(None::<NaiveDate>);
     let by_keyboard = RwSignal::new(false);
     let grid = NodeRef::<html::Table>::new();
-    let entries = LocalResource::new(move || {
+    let entries = load(move || {
         let first = month.get();
         async move {
-            let until = month_end(first);
-            api.get::<Vec<CalendarEntry>>(format!(
-                "/v2/products/{product_id}/calendar?from={first}&until={until}"
-            ))
-            .await
-            .map(|page| page.data)
+            let days = api.calendar(product_id, first, month_end(first)).await?;
+            Ok(Some(days))
         }
     });
     let entry_of = move |day: NaiveDate| -> Option<CalendarEntry> {
         entries
             .get()
             .and_then(Result::ok)
+            .flatten()
             .and_then(|list| list.into_iter().find(|e| e.date == day))
     };
     // The day that takes part in the tab order: the focused one, the chosen one, or the
@@ -129,6 +126,7 @@ pub fn Calendar(
                 entries
                     .get()
                     .and_then(Result::ok)
+                    .flatten()
                     .and_then(|list| list.into_iter().find(|e| e.available).map(|e| e.date))
             })
             .unwrap_or(first)
@@ -218,11 +216,7 @@ pub fn Calendar(
                 </button>
             </div>
             <p class="hint" id=help_target>{t!(i18n, product.calendar_help)}</p>
-            {move || match entries.get() {
-                None => view! { <Loading/> }.into_any(),
-                Some(Err(ApiError::Expired)) => ().into_any(),
-                Some(Err(error)) => view! { <ErrorNotice error retry=move |_| entries.refetch()/> }.into_any(),
-                Some(Ok(list)) => {
+            {loaded(entries, super::product_gone, move |list| {
                     let none_bookable = !list.iter().any(|e| e.available);
                     let locale = i18n.get_locale();
                     view! {
@@ -261,8 +255,7 @@ pub fn Calendar(
                         {none_bookable.then(|| view! { <p class="notice">{t!(i18n, product.no_days)}</p> })}
                     }
                     .into_any()
-                }
-            }}
+            })}
         </section>
     }
 }

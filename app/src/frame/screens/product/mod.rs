@@ -14,15 +14,18 @@ use leptos_router::{
 };
 use uuid::Uuid;
 
-use super::merchant::{merchant_param, products_of};
+use super::merchant::merchant_param;
 use crate::{
     format,
     frame::{
         api::{Api, ApiError},
-        ui::{heading::ScreenTitle, notice::loaded},
+        ui::{
+            heading::ScreenTitle,
+            load::{load, loaded, Load},
+        },
     },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::{BasketLine, Checkout, CheckoutRequest, ProblemType, Product, TimeslotEntry},
+    wire::{BasketLine, CheckoutRequest, ProblemType, Product, TimeslotEntry},
 };
 use calendar::{month_start, Calendar};
 use quantities::{Quantities, QuantityPicker};
@@ -63,23 +66,24 @@ pub fn problem_text(locale: Locale, error: &ApiError) -> String {
     text.to_owned()
 }
 
-#[component]
-pub fn ProductScreen() -> impl IntoView {
-    let i18n = use_i18n();
+/// The chosen product and the others that can go in its basket, of the route's merchant.
+pub type ProductData = Load<(Uuid, Vec<Product>)>;
+
+/// Starts reading the route's product (the route's `data()`, before the screen's code).
+pub fn product_data() -> ProductData {
     let api = Api::new();
     let merchant_id = merchant_param();
     let params = use_params_map();
     let product_id = Memo::new(move |_| {
         params.with(|p| p.get("product_id").and_then(|id| id.parse::<Uuid>().ok()))
     });
-    let data = LocalResource::new(move || {
-        i18n.get_locale();
+    load(move || {
         let ids = merchant_id.get().zip(product_id.get());
         async move {
             let Some((merchant, product)) = ids else {
                 return Ok(None);
             };
-            let products = products_of(api, merchant).await?;
+            let products = api.products(merchant).await?;
             Ok(products
                 .iter()
                 .find(|p| p.id == product)
@@ -102,20 +106,27 @@ pub fn ProductScreen() -> impl IntoView {
                     (merchant, group)
                 }))
         }
-    });
-    move || {
-        loaded(
-            data.get(),
-            move || data.refetch(),
-            || not_found().into_any(),
-            |(merchant, group)| view! { <ProductView merchant group/> }.into_any(),
-        )
-    }
+    })
+}
+
+#[component]
+pub fn ProductScreen(data: ProductData) -> impl IntoView {
+    loaded(
+        data,
+        || not_found().into_any(),
+        |(merchant, group)| view! { <ProductView merchant group/> }.into_any(),
+    )
 }
 
 fn not_found() -> impl IntoView {
     let i18n = use_i18n();
     view! { <ScreenTitle>{t!(i18n, product.not_found)}</ScreenTitle> }
+}
+
+/// A product's calendar or times answered 404: the product is gone from the campaign.
+fn product_gone() -> AnyView {
+    let i18n = use_i18n();
+    view! { <p class="notice">{t!(i18n, product.not_found)}</p> }.into_any()
 }
 
 /// The basket a customer's choices make, or the reason they do not make one yet.
@@ -180,7 +191,21 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     );
     let flexible = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
+    let reserving = Action::new_local(move |request: &CheckoutRequest| {
+        let request = request.clone();
+        let navigate = navigate.clone();
+        async move {
+            match api.reserve(&request).await {
+                Ok(checkout) => navigate(
+                    &format!("/frame/checkout/{}", checkout.checkout_id),
+                    Default::default(),
+                ),
+                Err(ApiError::Expired) => {}
+                Err(error) => message.set(Some(problem_text(i18n.get_locale_untracked(), &error))),
+            }
+        }
+    });
+    let busy = reserving.pending();
     // A new day has other entry times.
     Effect::new(move |_| {
         date.track();
@@ -280,26 +305,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
                 }
             };
             message.set(None);
-            busy.set(true);
-            let navigate = navigate.clone();
-            leptos::task::spawn_local(async move {
-                match api
-                    .post::<_, Checkout>("/v2/checkouts".into(), &request)
-                    .await
-                {
-                    Ok(checkout) => {
-                        navigate(
-                            &format!("/frame/checkout/{}", checkout.data.checkout_id),
-                            Default::default(),
-                        );
-                    }
-                    Err(ApiError::Expired) => {}
-                    Err(error) => {
-                        message.set(Some(problem_text(i18n.get_locale_untracked(), &error)))
-                    }
-                }
-                busy.set(false);
-            });
+            reserving.dispatch_local(request);
         }
     };
 
