@@ -134,6 +134,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         return_origins: origins,
         webhook_url: None,
         hold_limits: None,
+        theme: None,
     };
     let demo_secrets = ClientSecrets {
         secret_hash: secrets::hash_secret(state.config.demo_client_secret.expose_secret()),
