@@ -14,6 +14,7 @@ use crate::{
     credentials::sessions,
     error::{Error, ProblemType},
     state::AppState,
+    store::PartnerClient,
 };
 
 /// Implements the frame's server functions over the application state.
@@ -99,18 +100,24 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
 
 /// The frame origins of the partner whose session a code belongs to.
 pub(crate) async fn origins_of_code(state: &AppState, code: &str) -> Result<Vec<String>, Error> {
-    let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
-        return Ok(Vec::new());
-    };
-    let Some(client_id) = session.partner_client_id else {
-        return Ok(Vec::new());
-    };
-    Ok(state
-        .store
-        .partner_client(client_id)
+    Ok(client_of_code(state, code)
         .await?
         .map(|c| c.frame_origins)
         .unwrap_or_default())
+}
+
+/// The partner client whose session a code belongs to.
+pub(crate) async fn client_of_code(
+    state: &AppState,
+    code: &str,
+) -> Result<Option<PartnerClient>, Error> {
+    let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
+        return Ok(None);
+    };
+    let Some(client_id) = session.partner_client_id else {
+        return Ok(None);
+    };
+    Ok(state.store.partner_client(client_id).await?)
 }
 
 /// Leptos answers a server-function call whose arguments do not decode with a 500; that is the

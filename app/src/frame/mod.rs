@@ -25,9 +25,19 @@ use screens::{
     pay::PayScreen, product::ProductScreen, return_screen::ReturnScreen,
 };
 
+/// The partner's look as CSS custom properties (made by the server from the partner client's
+/// theme), provided as context for the render of a frame page. The shell writes it into the
+/// head, after the stylesheet and with the page's script nonce, so the first paint already
+/// has the partner's colours; hydration leaves the head alone, so nothing changes after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThemeStyle(pub String);
+
 /// The HTML document every frame page is rendered into on the server. `<html lang>` is set by
 /// the i18n context, so it follows the frame's language (and tells hydration which it is).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let theme = use_context::<ThemeStyle>().map(|ThemeStyle(css)| {
+        view! { <style id="boxoffice-theme" nonce=leptos::nonce::use_nonce() inner_html=css></style> }
+    });
     view! {
         <!DOCTYPE html>
         <html>
@@ -37,6 +47,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
+                {theme}
             </head>
             <body>
                 <App/>

@@ -25,6 +25,7 @@ async fn second_partner(app: &TestApp, shop: &Shop, return_origin: &str) -> Shop
         return_origins: vec![return_origin.to_owned()],
         webhook_url: None,
         hold_limits: None,
+        theme: None,
     };
     let secrets = ClientSecrets {
         secret_hash: server::secrets::hash_secret(&secret),

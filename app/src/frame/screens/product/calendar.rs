@@ -66,17 +66,31 @@ pub fn moved(day: NaiveDate, key: &str) -> Option<NaiveDate> {
     }
 }
 
-/// A day's accessible name: its date, price or why it cannot be chosen.
+/// A day's accessible name: its date, price or why it cannot be chosen. A bookable day's name
+/// begins with what the button shows, its number and short price ("26 – 24: Thursday 26
+/// November 2026, €24.00"), so the name contains the visible label (WCAG 2.5.3) and a
+/// customer using voice control can say what they see.
 fn day_label(locale: Locale, day: NaiveDate, entry: Option<&CalendarEntry>) -> String {
     let date = format::date_long(locale, day);
     match entry {
         Some(e) if e.available => {
+            let number = day.day();
+            let amount = format::compact_amount(locale, &e.effective_price);
             let price = format::money(locale, &e.effective_price);
             if e.list_price.value > e.effective_price.value {
                 let list_price = format::money(locale, &e.list_price);
-                td_string!(locale, product.day_discounted, date, price, list_price).to_string()
+                td_string!(
+                    locale,
+                    product.day_discounted,
+                    number,
+                    amount,
+                    date,
+                    price,
+                    list_price
+                )
+                .to_string()
             } else {
-                td_string!(locale, product.day_available, date, price).to_string()
+                td_string!(locale, product.day_available, number, amount, date, price).to_string()
             }
         }
         Some(_) => td_string!(locale, product.day_sold_out, date).to_string(),
@@ -299,7 +313,10 @@ fn Day(
                     }
                 }
             >
+                // The space keeps the number and the price two words for whoever reads the
+                // button's text (the name above begins with them); the flex layout hides it.
                 <span class="day-number" aria-hidden="true">{day.day()}</span>
+                " "
                 <span class="day-price" aria-hidden="true">{price}</span>
             </button>
         </td>
