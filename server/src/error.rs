@@ -87,6 +87,21 @@ impl Error {
         }
     }
 
+    /// A problem of `kind` about the fields `errors`, whose messages make its detail.
+    pub fn fields(kind: ProblemType, errors: Vec<FieldError>) -> Self {
+        let detail = errors
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Error::Problem {
+            kind,
+            detail,
+            errors,
+            oauth: None,
+        }
+    }
+
     /// 400 `request-validation-failed` for a single field.
     pub fn invalid_field(field: &str, code: &str, message: impl Into<String>) -> Self {
         Self::validation(vec![FieldError::new(field, code, message)])

@@ -88,6 +88,7 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
                 campaign_id: session.campaign_id,
                 frame_origins: client.map(|c| c.frame_origins).unwrap_or_default(),
                 return_url: None,
+                attribution: None,
             }))
         }
         Err(err) if err.kind() == ProblemType::SessionCodeExpired => Ok(FrameExchange::Expired {

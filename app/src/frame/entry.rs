@@ -89,6 +89,7 @@ mod browser {
             match exchange_session_code(code).await {
                 Ok(FrameExchange::Ready(mut ready)) => {
                     ready.return_url = opening.return_url.clone();
+                    ready.attribution = opening.attribution.clone();
                     stored::keep(&ready);
                     return SessionState::Active(ready);
                 }
@@ -121,6 +122,7 @@ mod browser {
                     campaign_id,
                     frame_origins,
                     return_url: opening.return_url.clone(),
+                    attribution: opening.attribution.clone(),
                 });
             }
         }
@@ -130,13 +132,23 @@ mod browser {
     /// The identity bearer exchange: the host's token becomes this frame's session, in the
     /// campaign the frame was opened for.
     async fn exchange_identity(api: Api, session: RwSignal<SessionState>, token: String) {
-        let (client_id, campaign_id, frame_origins, return_url) = match session.get_untracked() {
+        let (entry, campaign_id) = match session.get_untracked() {
             SessionState::Active(s) => match s.campaign_id {
-                Some(campaign) => (s.client_id, campaign, s.frame_origins, s.return_url),
+                Some(campaign) => (
+                    IdentityEntry {
+                        client_id: s.client_id,
+                        campaign_id: campaign,
+                        frame_origins: s.frame_origins,
+                        return_url: s.return_url,
+                        attribution: s.attribution,
+                    },
+                    campaign,
+                ),
                 None => return,
             },
             SessionState::AwaitingIdentity(e) => {
-                (e.client_id, e.campaign_id, e.frame_origins, e.return_url)
+                let campaign = e.campaign_id;
+                (e, campaign)
             }
             _ => return,
         };
@@ -148,10 +160,11 @@ mod browser {
                 let active = FrameSession {
                     access_token: issued.access_token,
                     expires_at: issued.expires_at,
-                    client_id,
+                    client_id: entry.client_id,
                     campaign_id: Some(campaign_id),
-                    frame_origins,
-                    return_url,
+                    frame_origins: entry.frame_origins,
+                    return_url: entry.return_url,
+                    attribution: entry.attribution,
                 };
                 stored::keep(&active);
                 session.set(SessionState::Active(active));

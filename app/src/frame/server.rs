@@ -24,6 +24,10 @@ pub struct FrameSession {
     /// parameter); set in the browser, never by the server.
     #[serde(default)]
     pub return_url: Option<String>,
+    /// Where the customer came from (the host page's `utm_*` and `ref`, the frame's own
+    /// parameters); set in the browser and sent with every reservation.
+    #[serde(default)]
+    pub attribution: Option<crate::wire::Attribution>,
 }
 
 /// What exchanging a code gave.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::server::FrameSession;
+use crate::wire::Attribution;
 
 /// A frame opened for the identity handoff: whose it is and where the token may come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +19,7 @@ pub struct IdentityEntry {
     pub campaign_id: Uuid,
     pub frame_origins: Vec<String>,
     pub return_url: Option<String>,
+    pub attribution: Option<Attribution>,
 }
 
 /// Where the session stands in the browser.
@@ -45,6 +47,30 @@ impl SessionState {
     }
 }
 
+/// Where this session's customer came from, for a new reservation.
+pub fn attribution() -> Option<Attribution> {
+    use_session()
+        .get_untracked()
+        .active()
+        .and_then(|s| s.attribution.clone())
+}
+
+/// The attribution of the frame's parameters named by `param`: each field that is 1 to 200
+/// printable characters (others are left out, so a mangled link never blocks a purchase).
+pub fn attribution_of(param: impl Fn(&str) -> Option<String>) -> Option<Attribution> {
+    let mut attribution = Attribution::default();
+    for name in Attribution::NAMES {
+        let value = param(name).map(|v| v.trim().to_owned()).filter(|v| {
+            let n = v.chars().count();
+            (1..=200).contains(&n) && !v.chars().any(char::is_control)
+        });
+        if let Some(field) = attribution.field_mut(name) {
+            *field = value;
+        }
+    }
+    (!attribution.is_empty()).then_some(attribution)
+}
+
 /// The frame's session signal.
 pub fn use_session() -> RwSignal<SessionState> {
     expect_context::<RwSignal<SessionState>>()
@@ -63,6 +89,8 @@ pub struct Opening {
     pub return_url: Option<String>,
     pub merchant_id: Option<Uuid>,
     pub product_id: Option<Uuid>,
+    /// The host page's `utm_*` and `ref`, as embed.js passes them.
+    pub attribution: Option<Attribution>,
     /// The mark the frame put into its own address when its session began: present only on
     /// a reload (or a step back) of that opening, the one case a kept session resumes in.
     pub mark: Option<String>,
@@ -162,6 +190,7 @@ pub mod browser {
             return_url: params.get("return_url").filter(|u| u.starts_with("http")),
             merchant_id: uuid("merchant_id"),
             product_id: uuid("product_id"),
+            attribution: attribution_of(|name| params.get(name)),
             mark: params.get(MARK_PARAM).filter(|m| !m.is_empty()),
         }
     }
@@ -197,5 +226,28 @@ pub mod browser {
         if let Ok(history) = window.history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::attribution_of;
+
+    #[test]
+    fn attribution_keeps_printable_values_of_at_most_200_characters() {
+        let long = "x".repeat(201);
+        let a = attribution_of(|name| match name {
+            "utm_source" => Some("newsletter".into()),
+            "utm_medium" => Some(long.clone()),
+            "utm_term" => Some("a\u{7}b".into()),
+            "ref" => Some(" friend ".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(a.utm_source.as_deref(), Some("newsletter"));
+        assert_eq!(a.utm_medium, None, "too long");
+        assert_eq!(a.utm_term, None, "not printable");
+        assert_eq!(a.reference.as_deref(), Some("friend"));
+        assert_eq!(attribution_of(|_| None), None);
     }
 }

@@ -16,12 +16,12 @@ mod status;
 
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
 pub use checkout::{
-    AppliedVoucher, BasketLine, Checkout, CheckoutLine, CheckoutRequest, CheckoutTotals,
+    AppliedVoucher, Attribution, BasketLine, Checkout, CheckoutLine, CheckoutRequest, CheckoutTotals,
     ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder, ShippingAddress,
     TimeslotWindow,
 };
 pub use credentials::{
-    IdentityExchange, IssuedToken, MerchantToken, OnboardingCode, OnboardingStatus,
+    IdentityExchange, IssuedToken, Me, MerchantToken, OnboardingCode, OnboardingStatus, Prefill,
 };
 pub use envelope::{Envelope, Feed, Meta, Pagination};
 pub use locale::Locale;

@@ -5,7 +5,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
+use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +36,7 @@ pub struct OrderItem {
 }
 
 /// An order as `GET /v2/me/fulfillment/orders` lists it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Order {
@@ -50,6 +51,9 @@ pub struct Order {
     pub items: Vec<OrderItem>,
     /// Issued once the order is paid.
     pub tickets: Vec<Ticket>,
+    /// Where the customer came from (its checkout's `attribution`).
+    #[serde(default)]
+    pub attribution: Option<Attribution>,
     pub created_at: DateTime<Utc>,
     pub last_mutation_date: DateTime<Utc>,
 }

@@ -97,6 +97,8 @@ problem_types! {
     CheckoutNotFound => "checkout-not-found", 404, "The checkout was not found";
     CheckoutNotReserved => "checkout-not-reserved", 409, "The checkout is not reserved any more";
     CheckoutHoldLimitReached => "checkout-hold-limit-reached", 409, "The buyer already holds as much as one buyer may";
+    CheckoutHoldAlreadyExtended => "checkout-hold-already-extended", 409, "The hold was extended once already";
+    CheckoutFieldLocked => "checkout-field-locked", 422, "A customer field the partner locked was changed";
     WalletNotConfigured => "wallet-not-configured", 404, "This wallet pass is not offered by this server";
 }
 

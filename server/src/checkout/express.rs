@@ -62,6 +62,7 @@ pub async fn express(
         &customer_request,
     )
     .await?;
+    customer::check_locked(state, buyer.session_id, &customer_request).await?;
     // The checkout is the partner's the fields attribute it to (a guest's by its return URL).
     let buyer = Buyer {
         partner_client_id: fields.partner_client_id,
@@ -115,6 +116,7 @@ pub async fn express(
             partner_client_id: buyer.partner_client_id,
             total: checkout.total,
             currency: checkout.currency,
+            attribution: checkout.attribution,
         };
         let placed = place_order(reserved.tx(), &confirming, &fields, payment, now).await?;
         let body = response_body(placed)?;

@@ -295,6 +295,7 @@ fn settled(
         "checkout_id": checkout.checkout_id,
         "payment_id": payment_id,
         "status": status,
+        "attribution": checkout.attribution.as_deref(),
     });
     if let (Some(data), serde_json::Value::Object(details)) = (data.as_object_mut(), details) {
         data.extend(details);

@@ -64,6 +64,7 @@ pub async fn order_views(state: &AppState, orders: &[OrderRecord]) -> Result<Vec
                     }
                 })
                 .collect(),
+            attribution: order.attribution.as_ref().map(|a| a.0.clone()),
             created_at: order.created_at,
             last_mutation_date: order.last_mutation_date,
         });

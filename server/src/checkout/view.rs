@@ -98,6 +98,8 @@ pub async fn checkout_view(state: &AppState, c: &CheckoutRecord) -> Result<Check
         },
         requires_shipping_address: c.requires_shipping_address,
         expires_at: c.expires_at,
+        hold_extended_at: c.hold_extended_at,
+        attribution: c.attribution.as_ref().map(|a| a.0.clone()),
         external_reference: c.external_reference.clone(),
         order_id: order.as_ref().map(|o| o.customer_order_id),
         order_display_id: order.as_ref().map(|o| o.display_id.clone()),

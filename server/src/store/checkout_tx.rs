@@ -86,11 +86,21 @@ pub trait CheckoutRowTx: Send {
         expired_by: Option<DateTime<Utc>>,
     ) -> StoreResult<bool>;
     /// Moves a RESERVED checkout whose hold has not ended to CONFIRMED with the customer's
-    /// fields; `false` when it is not RESERVED or its hold ended.
+    /// fields, its places now held `until` the payment window ends; `false` when it is not
+    /// RESERVED or its hold ended.
     async fn confirm_checkout(
         &mut self,
         checkout_id: Uuid,
         fields: &CustomerFields,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+    /// Moves the end of a RESERVED checkout's hold to `until`, once: `false` when it is not
+    /// RESERVED, its hold ended by `now`, or it was extended before.
+    async fn extend_hold(
+        &mut self,
+        checkout_id: Uuid,
+        until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
 }

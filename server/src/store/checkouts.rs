@@ -2,7 +2,7 @@
 //! rules (what is taken, in which order, what each transition releases) live in
 //! `crate::checkout`; the unit of work that changes checkouts is `checkout_tx`.
 
-use app::wire::CheckoutStatus;
+use app::wire::{Attribution, CheckoutStatus};
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -44,6 +44,11 @@ pub struct CheckoutRecord {
     pub updated_at: DateTime<Utc>,
     pub provider: String,
     pub locale: String,
+    /// The bearer's session the checkout was made in (its partner's locked fields apply).
+    pub session_id: Option<Uuid>,
+    pub attribution: Option<sqlx::types::Json<Attribution>>,
+    /// When its hold was extended (once).
+    pub hold_extended_at: Option<DateTime<Utc>>,
 }
 
 /// A checkout line row, with the capacity it took.
@@ -106,6 +111,7 @@ pub struct NewCheckout {
     pub requires_shipping_address: bool,
     pub voucher_codes: Vec<String>,
     pub external_reference: Option<String>,
+    pub attribution: Option<Attribution>,
     pub expires_at: DateTime<Utc>,
     pub lines: Vec<NewCheckoutLine>,
     /// Redeemed vouchers and what each took off.

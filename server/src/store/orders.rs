@@ -24,6 +24,7 @@ pub struct OrderRecord {
     /// From the order's checkout.
     pub merchant_id: Uuid,
     pub visit_date: NaiveDate,
+    pub attribution: Option<sqlx::types::Json<app::wire::Attribution>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -162,6 +162,7 @@ mod tests {
                 total: Money::new(rust_decimal::Decimal::ONE, "EUR"),
                 items: Vec::new(),
                 tickets,
+                attribution: None,
                 created_at: now,
                 last_mutation_date: now,
             },

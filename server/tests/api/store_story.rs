@@ -113,6 +113,7 @@ async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
             code_expires_at: Utc::now() + Duration::minutes(5),
             redeemed_with: None,
             integrator_params: Default::default(),
+            prefill: None,
         })
         .await
         .unwrap();

@@ -35,6 +35,7 @@ pub fn repriced(checkout: &Checkout, voucher_codes: Vec<String>) -> CheckoutRequ
         voucher_codes,
         external_reference: checkout.external_reference.clone(),
         replaces: Some(checkout.checkout_id),
+        attribution: checkout.attribution.clone(),
     }
 }
 

@@ -19,6 +19,7 @@ use crate::{
     format,
     frame::{
         api::{Api, ApiError},
+        session::attribution,
         ui::{
             heading::ScreenTitle,
             load::{load, loaded, Load},
@@ -172,6 +173,7 @@ fn basket(
         voucher_codes: Vec::new(),
         external_reference: None,
         replaces: None,
+        attribution: None,
     })
 }
 
@@ -192,7 +194,10 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     let flexible = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
     let reserving = Action::new_local(move |request: &CheckoutRequest| {
-        let request = request.clone();
+        let request = CheckoutRequest {
+            attribution: attribution(),
+            ..request.clone()
+        };
         let navigate = navigate.clone();
         async move {
             match api.reserve(&request).await {
