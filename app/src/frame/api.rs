@@ -16,7 +16,7 @@ use crate::{
     i18n::{use_i18n, Locale},
     wire::{
         CalendarEntry, Checkout, CheckoutRequest, ConfirmRequest, Envelope, IdentityExchange,
-        IssuedToken, LoyaltyEntry, Merchant, MerchantToken, OnboardingCode, OnboardingStatus,
+        IssuedToken, LoyaltyEntry, Me, Merchant, MerchantToken, OnboardingCode, OnboardingStatus,
         Order, OrderReceipt, PlacedOrder, Problem, ProblemType, Product, TimeslotEntry,
         TimeslotQuery,
     },
@@ -151,6 +151,20 @@ impl Api {
     ) -> Result<PlacedOrder, ApiError> {
         self.post(format!("/v2/checkouts/{checkout_id}/confirm"), request)
             .await
+    }
+
+    /// `POST /v2/checkouts/{checkout_id}/extend`: ten more minutes on the hold, once.
+    pub async fn extend(self, checkout_id: Uuid) -> Result<Checkout, ApiError> {
+        self.post(
+            format!("/v2/checkouts/{checkout_id}/extend"),
+            &serde_json::json!({}),
+        )
+        .await
+    }
+
+    /// `GET /v2/me`: the session, with the customer fields its partner prefilled and locked.
+    pub async fn me(self) -> Result<Me, ApiError> {
+        self.data("/v2/me".into()).await
     }
 
     /// `GET /v2/me/fulfillment/orders`, a page.

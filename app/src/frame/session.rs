@@ -78,6 +78,34 @@ pub fn use_session() -> RwSignal<SessionState> {
 
 pub fn provide_session() {
     provide_context(RwSignal::new(SessionState::Pending));
+    provide_context(CustomerDraft::default());
+}
+
+/// What the customer typed into the checkout form, kept for this opening of the frame: a
+/// reservation made again after its hold ran out (or repriced by a voucher) shows the form
+/// as they left it.
+#[derive(Debug, Clone, Copy)]
+pub struct CustomerDraft {
+    pub email: RwSignal<String>,
+    pub first_name: RwSignal<String>,
+    pub last_name: RwSignal<String>,
+    pub newsletter: RwSignal<bool>,
+}
+
+impl Default for CustomerDraft {
+    fn default() -> Self {
+        Self {
+            email: RwSignal::new(String::new()),
+            first_name: RwSignal::new(String::new()),
+            last_name: RwSignal::new(String::new()),
+            newsletter: RwSignal::new(false),
+        }
+    }
+}
+
+/// The checkout form's draft of this opening.
+pub fn use_draft() -> CustomerDraft {
+    expect_context::<CustomerDraft>()
 }
 
 /// The parameters the frame was opened with (read once, before the code leaves the URL).

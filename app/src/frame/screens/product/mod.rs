@@ -62,6 +62,10 @@ pub fn problem_text(locale: Locale, error: &ApiError) -> String {
         }
         Some(ProblemType::CheckoutHoldLimitReached) => td_string!(locale, problem.hold_limit),
         Some(ProblemType::CheckoutTimeslotRequired) => td_string!(locale, product.need_time),
+        Some(ProblemType::CheckoutHoldAlreadyExtended) => {
+            td_string!(locale, problem.already_extended)
+        }
+        Some(ProblemType::CheckoutNotReserved) => td_string!(locale, checkout.hold_expired),
         _ => td_string!(locale, problem.generic),
     };
     text.to_owned()
