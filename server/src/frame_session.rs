@@ -78,7 +78,7 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
                 Some(id) => state.store.partner_client(id).await?,
                 None => None,
             };
-            Ok(FrameExchange::Ready(FrameSession {
+            Ok(FrameExchange::Ready(Box::new(FrameSession {
                 access_token: token.access_token,
                 expires_at: token.expires_at,
                 client_id: client
@@ -89,7 +89,7 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
                 frame_origins: client.map(|c| c.frame_origins).unwrap_or_default(),
                 return_url: None,
                 attribution: None,
-            }))
+            })))
         }
         Err(err) if err.kind() == ProblemType::SessionCodeExpired => Ok(FrameExchange::Expired {
             frame_origins: origins_of_code(state, code).await?,

@@ -91,7 +91,7 @@ mod browser {
                     ready.return_url = opening.return_url.clone();
                     ready.attribution = opening.attribution.clone();
                     stored::keep(&ready);
-                    return SessionState::Active(ready);
+                    return SessionState::Active(*ready);
                 }
                 Ok(FrameExchange::Expired { frame_origins }) => {
                     stored::forget_stored();

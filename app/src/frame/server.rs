@@ -33,7 +33,7 @@ pub struct FrameSession {
 /// What exchanging a code gave.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FrameExchange {
-    Ready(FrameSession),
+    Ready(Box<FrameSession>),
     /// The code was known but expired: the partner must reopen the frame with a fresh one.
     Expired {
         frame_origins: Vec<String>,

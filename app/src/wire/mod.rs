@@ -16,9 +16,9 @@ mod status;
 
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
 pub use checkout::{
-    AppliedVoucher, Attribution, BasketLine, Checkout, CheckoutLine, CheckoutRequest, CheckoutTotals,
-    ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder, ShippingAddress,
-    TimeslotWindow,
+    AppliedVoucher, Attribution, BasketLine, Checkout, CheckoutLine, CheckoutRequest,
+    CheckoutTotals, ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder,
+    ShippingAddress, TimeslotWindow,
 };
 pub use credentials::{
     IdentityExchange, IssuedToken, Me, MerchantToken, OnboardingCode, OnboardingStatus, Prefill,

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use crate::{
     checkout_fixtures::{
-        basket, confirm, customer, express, express_body, key, read_checkout, reserve,
-        reserve_id, spawn_shop, Shop,
+        basket, confirm, customer, express, express_body, key, read_checkout, reserve, reserve_id,
+        spawn_shop, Shop,
     },
     helpers::{error_fields, set_of, TestApp, TestResponse},
 };
@@ -24,7 +24,11 @@ fn instant(value: &Value) -> DateTime<Utc> {
 
 async fn extend(app: &TestApp, shop: &Shop, checkout_id: &str) -> TestResponse {
     shop.partner
-        .post(app, &format!("/v2/checkouts/{checkout_id}/extend"), &json!({}))
+        .post(
+            app,
+            &format!("/v2/checkouts/{checkout_id}/extend"),
+            &json!({}),
+        )
         .await
 }
 
@@ -97,7 +101,10 @@ async fn going_to_payment_holds_the_places_for_the_payment_window_and_no_more_ti
     extend(&app, &shop, &checkout_id)
         .await
         .assert_problem(409, "checkout-not-reserved");
-    assert_eq!(read_checkout(&app, &shop, &checkout_id).await["expires_at"], read["expires_at"]);
+    assert_eq!(
+        read_checkout(&app, &shop, &checkout_id).await["expires_at"],
+        read["expires_at"]
+    );
 }
 
 #[tokio::test]
@@ -133,7 +140,10 @@ async fn a_hold_that_ended_cannot_be_extended() {
     extend(&app, &shop, &checkout_id)
         .await
         .assert_problem(409, "checkout-not-reserved");
-    assert_eq!(read_checkout(&app, &shop, &checkout_id).await["status"], "EXPIRED");
+    assert_eq!(
+        read_checkout(&app, &shop, &checkout_id).await["status"],
+        "EXPIRED"
+    );
 }
 
 // --- Prefill and locked fields ------------------------------------------------------------------
@@ -163,8 +173,12 @@ fn locked_user(locked: &[&str]) -> Value {
 }
 
 async fn post_as(app: &TestApp, bearer: &str, path: &str, body: &Value) -> TestResponse {
-    app.send(app.request(Method::POST, path).bearer_auth(bearer).json(body))
-        .await
+    app.send(
+        app.request(Method::POST, path)
+            .bearer_auth(bearer)
+            .json(body),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -240,9 +254,15 @@ async fn a_guest_and_a_session_without_locks_may_send_any_details() {
     )
     .await
     .assert_status(200);
-    express(&app, &shop.partner.campaign, None, &key(), &express_body(&shop.product, 1))
-        .await
-        .assert_status(200);
+    express(
+        &app,
+        &shop.partner.campaign,
+        None,
+        &key(),
+        &express_body(&shop.product, 1),
+    )
+    .await
+    .assert_status(200);
 }
 
 #[tokio::test]
@@ -276,7 +296,10 @@ async fn event_data(app: &TestApp, shop: &Shop, kind: &str) -> Vec<Value> {
     crate::db_reads::wait_until_events_settle(app).await;
     let backend = app.backend_token(&shop.partner.client).await;
     let page = app
-        .send(app.request(Method::GET, "/v2/events?limit=100").bearer_auth(&backend))
+        .send(
+            app.request(Method::GET, "/v2/events?limit=100")
+                .bearer_auth(&backend),
+        )
         .await
         .assert_status(200);
     page["data"]
@@ -301,7 +324,10 @@ async fn attribution_is_kept_with_the_checkout_and_shown_in_its_reads_its_order_
         .clone();
     assert_eq!(reserved["attribution"], attribution());
     let checkout_id = reserved["checkout_id"].as_str().unwrap();
-    assert_eq!(read_checkout(&app, &shop, checkout_id).await["attribution"], attribution());
+    assert_eq!(
+        read_checkout(&app, &shop, checkout_id).await["attribution"],
+        attribution()
+    );
 
     let placed = confirm(&app, &shop, checkout_id).await.assert_status(200)["data"].clone();
     let order_id = placed["order_id"].as_str().unwrap();
@@ -353,7 +379,11 @@ async fn attribution_fields_are_bounded_and_printable_and_named_when_not() {
     let problem = refused.assert_problem(400, "request-validation-failed");
     assert_eq!(
         error_fields(&problem),
-        set_of(&["attribution.utm_source", "attribution.utm_medium", "attribution.ref"])
+        set_of(&[
+            "attribution.utm_source",
+            "attribution.utm_medium",
+            "attribution.ref"
+        ])
     );
     // Unknown fields are refused like anywhere else.
     let mut body = express_body(&shop.product, 1);

@@ -29,7 +29,7 @@ const POLLS: u32 = 40;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
-    Paid(Order),
+    Paid(Box<Order>),
     Failed {
         merchant_id: Uuid,
     },
@@ -78,7 +78,7 @@ async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<O
             Ok(if order.tickets.is_empty() {
                 Outcome::Pending
             } else {
-                Outcome::Paid(order)
+                Outcome::Paid(Box::new(order))
             })
         }
         _ => Ok(outcome_of(&checkout)),
@@ -136,7 +136,7 @@ pub fn ReturnScreen() -> impl IntoView {
         }
         Some(Outcome::Paid(order)) if !told.get_untracked() => {
             told.set(true);
-            leptos::task::spawn_local(tell_host(api, order));
+            leptos::task::spawn_local(tell_host(api, *order));
         }
         _ => {}
     });

@@ -25,9 +25,10 @@ pub fn remaining(until: DateTime<Utc>, now: DateTime<Utc>) -> String {
 /// The current time, ticking every second while the component lives.
 fn clock() -> RwSignal<DateTime<Utc>> {
     let now = RwSignal::new(Utc::now());
-    if let Ok(handle) =
-        set_interval_with_handle(move || now.set(Utc::now()), std::time::Duration::from_secs(1))
-    {
+    if let Ok(handle) = set_interval_with_handle(
+        move || now.set(Utc::now()),
+        std::time::Duration::from_secs(1),
+    ) {
         on_cleanup(move || handle.clear());
     }
     now
@@ -71,7 +72,9 @@ pub fn HoldTimer(
             Ok(checkout) => {
                 until.set(checkout.expires_at);
                 extended.set(true);
-                note.set(Some(td_string!(locale, checkout.more_time_given).to_owned()));
+                note.set(Some(
+                    td_string!(locale, checkout.more_time_given).to_owned(),
+                ));
             }
             Err(ApiError::Expired) => {}
             Err(error) => {

@@ -279,7 +279,9 @@ fn CustomerForm(
         Some(Ok(Some(prefill))) => prefill.locked,
         _ => Vec::new(),
     });
-    let locked = move |name: &'static str| Signal::derive(move || locks.with(|l| l.iter().any(|f| f == name)));
+    let locked = move |name: &'static str| {
+        Signal::derive(move || locks.with(|l| l.iter().any(|f| f == name)))
+    };
     let street = RwSignal::new(String::new());
     let house_number = RwSignal::new(String::new());
     let postal_code = RwSignal::new(String::new());
