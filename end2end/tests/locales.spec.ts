@@ -83,3 +83,22 @@ test('the host can switch the language, and so can the customer', async ({ page,
   await expect(frame.getByRole('heading', { name: texts('de-DE').merchants.title })).toBeVisible();
   await expect(frame.locator('html')).toHaveAttribute('lang', 'de-DE');
 });
+
+test('a language switch re-renders the screen on view, catalog texts included', async ({ page, partner }) => {
+  const [fr, de] = [texts('fr-FR'), texts('de-DE')];
+  const frame = await openShop(page, partner, { lang: 'fr-FR' });
+  await frame.getByRole('link', { name: 'Musée du Canal' }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: 'Musée du Canal' })).toBeVisible();
+  await expect(frame.getByRole('link', { name: 'Entrée adulte', exact: true })).toBeVisible();
+
+  await frame.getByLabel(fr.language.label).selectOption('de-DE');
+  // The same screen, now with the merchant's German name and product titles.
+  await expect(frame.getByRole('heading', { level: 1, name: 'Grachtenhausmuseum' })).toBeVisible();
+  await expect(frame.getByRole('link', { name: 'Eintritt Erwachsene', exact: true })).toBeVisible();
+  await expect(frame.getByRole('heading', { level: 2, name: de.merchant.products_title })).toBeVisible();
+
+  await frame.getByRole('link', { name: 'Eintritt Erwachsene', exact: true }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: 'Eintritt Erwachsene' })).toBeVisible();
+  await frame.getByLabel(de.language.label).selectOption('en-GB');
+  await expect(frame.getByRole('heading', { level: 1, name: 'Adult admission' })).toBeVisible();
+});

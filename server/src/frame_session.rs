@@ -1,6 +1,7 @@
-//! The server's side of the hosted frame: its code exchange (through the same credential
-//! logic as the headless exchange), its server functions' input errors and the sandbox payment
-//! page's key. Its headers are in `frame_headers`.
+//! The server's side of the hosted frame (`app::frame::server::FrameBackend`): its code
+//! exchange (through the same credential logic as the headless exchange), a partner's frame
+//! origins, the sandbox payment page's data behind its key, and ticket QR codes; plus its
+//! server functions' input errors. Its headers are in `frame_headers`.
 
 use app::frame::server::{BoxFuture, FrameBackend, FrameExchange, FrameSession, PaymentPage};
 use axum::{

@@ -1,3 +1,7 @@
+//! Problem documents (RFC 9457) and the table of every problem type the API answers with
+//! (`problem_types!`), shared by the server, which renders them (`server/src/error.rs`), and the
+//! frame, which matches on them.
+
 use serde::{Deserialize, Serialize};
 
 /// Every problem `type` is this prefix followed by a short name, e.g. `…:campaign-not-found`.
