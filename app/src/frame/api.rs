@@ -3,6 +3,8 @@
 //! endpoint. A 401 ends the session (the frame shows the expired screen and tells the host).
 //! Screens read through `ui::load` and write through `Action`s over these methods.
 
+use std::future::Future;
+
 use chrono::NaiveDate;
 use leptos::prelude::*;
 use serde::{de::DeserializeOwned, Serialize};
@@ -76,12 +78,12 @@ impl Api {
     }
 
     /// `GET /v2/merchants` (or `/v2/merchants/broadsearch?q=` for a search), a page.
-    pub async fn merchants(
+    pub fn merchants(
         self,
         search: &str,
         limit: u32,
         next: Option<String>,
-    ) -> Result<Page<Merchant>, ApiError> {
+    ) -> impl Future<Output = Result<Page<Merchant>, ApiError>> {
         let search = search.trim();
         let path = if search.is_empty() {
             format!("/v2/merchants?limit={limit}")
@@ -92,100 +94,104 @@ impl Api {
                 encode(search)
             )
         };
-        self.get(paged(path, next)).await
+        self.get(paged(path, next), whole)
     }
 
     /// `GET /v2/merchants/{merchant_id}`.
-    pub async fn merchant(self, merchant_id: Uuid) -> Result<Merchant, ApiError> {
-        self.data(format!("/v2/merchants/{merchant_id}")).await
+    pub fn merchant(self, merchant_id: Uuid) -> impl Future<Output = Result<Merchant, ApiError>> {
+        self.get(format!("/v2/merchants/{merchant_id}"), data)
     }
 
     /// `GET /v2/merchants/{merchant_id}/products`.
-    pub async fn products(self, merchant_id: Uuid) -> Result<Vec<Product>, ApiError> {
-        self.data(format!("/v2/merchants/{merchant_id}/products"))
-            .await
+    pub fn products(
+        self,
+        merchant_id: Uuid,
+    ) -> impl Future<Output = Result<Vec<Product>, ApiError>> {
+        self.get(format!("/v2/merchants/{merchant_id}/products"), data)
     }
 
     /// `GET /v2/products/{product_id}/calendar` from `from` to `until`, inclusive.
-    pub async fn calendar(
+    pub fn calendar(
         self,
         product_id: Uuid,
         from: NaiveDate,
         until: NaiveDate,
-    ) -> Result<Vec<CalendarEntry>, ApiError> {
-        self.data(format!(
-            "/v2/products/{product_id}/calendar?from={from}&until={until}"
-        ))
-        .await
+    ) -> impl Future<Output = Result<Vec<CalendarEntry>, ApiError>> {
+        let path = format!("/v2/products/{product_id}/calendar?from={from}&until={until}");
+        self.get(path, data)
     }
 
     /// `POST /v2/fulfillment/timeslots`.
-    pub async fn timeslots(self, query: &TimeslotQuery) -> Result<Vec<TimeslotEntry>, ApiError> {
-        self.post("/v2/fulfillment/timeslots".into(), query).await
+    pub fn timeslots<'a>(
+        self,
+        query: &'a TimeslotQuery,
+    ) -> impl Future<Output = Result<Vec<TimeslotEntry>, ApiError>> + 'a {
+        self.post("/v2/fulfillment/timeslots".into(), query)
     }
 
     /// `POST /v2/checkouts`: reserves the basket.
-    pub async fn reserve(self, request: &CheckoutRequest) -> Result<Checkout, ApiError> {
-        self.post("/v2/checkouts".into(), request).await
+    pub fn reserve<'a>(
+        self,
+        request: &'a CheckoutRequest,
+    ) -> impl Future<Output = Result<Checkout, ApiError>> + 'a {
+        self.post("/v2/checkouts".into(), request)
     }
 
     /// `GET /v2/checkouts/{checkout_id}`.
-    pub async fn checkout(self, checkout_id: Uuid) -> Result<Checkout, ApiError> {
-        self.data(format!("/v2/checkouts/{checkout_id}")).await
+    pub fn checkout(self, checkout_id: Uuid) -> impl Future<Output = Result<Checkout, ApiError>> {
+        self.get(format!("/v2/checkouts/{checkout_id}"), data)
     }
 
-    /// `DELETE /v2/checkouts/{checkout_id}`: gives a reservation up at once.
+    /// `DELETE /v2/checkouts/{checkout_id}`: gives a reservation up at once (204).
     pub async fn release(self, checkout_id: Uuid) -> Result<(), ApiError> {
         let path = format!("/v2/checkouts/{checkout_id}");
-        self.send::<(), serde_json::Value>("DELETE", path, None, Call::default())
+        self.answer::<()>("DELETE", path, None, Call::default())
             .await
             .map(|_| ())
     }
 
     /// `POST /v2/checkouts/{checkout_id}/confirm`: the customer's details; the order and
     /// its payment URL.
-    pub async fn confirm(
+    pub fn confirm<'a>(
         self,
         checkout_id: Uuid,
-        request: &ConfirmRequest,
-    ) -> Result<PlacedOrder, ApiError> {
+        request: &'a ConfirmRequest,
+    ) -> impl Future<Output = Result<PlacedOrder, ApiError>> + 'a {
         self.post(format!("/v2/checkouts/{checkout_id}/confirm"), request)
-            .await
     }
 
     /// `POST /v2/checkouts/{checkout_id}/extend`: ten more minutes on the hold, once.
-    pub async fn extend(self, checkout_id: Uuid) -> Result<Checkout, ApiError> {
-        self.post(
-            format!("/v2/checkouts/{checkout_id}/extend"),
-            &serde_json::json!({}),
-        )
-        .await
+    pub fn extend(self, checkout_id: Uuid) -> impl Future<Output = Result<Checkout, ApiError>> {
+        let path = format!("/v2/checkouts/{checkout_id}/extend");
+        self.fetch("POST", path, Some(&EMPTY_BODY), Call::default(), data)
     }
 
     /// `GET /v2/me`: the session, with the customer fields its partner prefilled and locked.
-    pub async fn me(self) -> Result<Me, ApiError> {
-        self.data("/v2/me".into()).await
+    pub fn me(self) -> impl Future<Output = Result<Me, ApiError>> {
+        self.get("/v2/me".into(), data)
     }
 
     /// `GET /v2/me/fulfillment/orders`, a page.
-    pub async fn orders(self, limit: u32, next: Option<String>) -> Result<Page<Order>, ApiError> {
-        self.get(paged(
-            format!("/v2/me/fulfillment/orders?limit={limit}"),
-            next,
-        ))
-        .await
+    pub fn orders(
+        self,
+        limit: u32,
+        next: Option<String>,
+    ) -> impl Future<Output = Result<Page<Order>, ApiError>> {
+        let path = format!("/v2/me/fulfillment/orders?limit={limit}");
+        self.get(paged(path, next), whole)
     }
 
     /// `GET /v2/me/fulfillment/orders/{order_id}`.
-    pub async fn order(self, order_id: Uuid) -> Result<Order, ApiError> {
-        self.data(format!("/v2/me/fulfillment/orders/{order_id}"))
-            .await
+    pub fn order(self, order_id: Uuid) -> impl Future<Output = Result<Order, ApiError>> {
+        self.get(format!("/v2/me/fulfillment/orders/{order_id}"), data)
     }
 
     /// `GET /v2/me/fulfillment/orders/{order_id}/receipt`.
-    pub async fn receipt(self, order_id: Uuid) -> Result<OrderReceipt, ApiError> {
-        self.data(format!("/v2/me/fulfillment/orders/{order_id}/receipt"))
-            .await
+    pub fn receipt(self, order_id: Uuid) -> impl Future<Output = Result<OrderReceipt, ApiError>> {
+        self.get(
+            format!("/v2/me/fulfillment/orders/{order_id}/receipt"),
+            data,
+        )
     }
 
     /// `GET /v2/me/fulfillment/orders/{order_id}/calendar.ics`: the file's bytes, fetched
@@ -215,30 +221,33 @@ impl Api {
     }
 
     /// `GET /v2/me/loyalty/ledger/entries`, a page.
-    pub async fn ledger(
+    pub fn ledger(
         self,
         limit: u32,
         next: Option<String>,
-    ) -> Result<Page<LoyaltyEntry>, ApiError> {
+    ) -> impl Future<Output = Result<Page<LoyaltyEntry>, ApiError>> {
         let path = format!("/v2/me/loyalty/ledger/entries?limit={limit}");
-        self.get(paged(path, next)).await
+        self.get(paged(path, next), whole)
     }
 
     /// `POST /v1/session/identity` in `campaign_id` (the campaign the frame was opened for,
     /// before there is a session): the host's identity token for a public bearer.
-    pub async fn exchange_identity(
+    pub fn exchange_identity<'a>(
         self,
         campaign_id: Uuid,
-        request: &IdentityExchange,
-    ) -> Result<IssuedToken, ApiError> {
+        request: &'a IdentityExchange,
+    ) -> impl Future<Output = Result<IssuedToken, ApiError>> + 'a {
         let call = Call {
             campaign: Some(campaign_id),
             ..Call::default()
         };
-        self.send("POST", "/v1/session/identity".into(), Some(request), call)
-            .await?
-            .map(|envelope| envelope.data)
-            .ok_or(ApiError::Network)
+        self.fetch(
+            "POST",
+            "/v1/session/identity".into(),
+            Some(request),
+            call,
+            data,
+        )
     }
 
     /// `POST /{stage}/merchant-accounts/session/token`: a magic link's code for a merchant
@@ -266,11 +275,11 @@ impl Api {
     }
 
     /// `GET /{stage}/merchant-accounts/onboarding` with the merchant's bearer.
-    pub async fn onboarding_status(
+    pub fn onboarding_status<'a>(
         self,
         stage: &str,
-        token: &MerchantToken,
-    ) -> Result<OnboardingStatus, ApiError> {
+        token: &'a MerchantToken,
+    ) -> impl Future<Output = Result<OnboardingStatus, ApiError>> + 'a {
         let path = format!(
             "/{stage}/merchant-accounts/onboarding?debtorCode={}",
             encode(&token.debtor_code)
@@ -279,54 +288,55 @@ impl Api {
             bearer: Some(&token.access_token),
             ..Call::default()
         };
-        self.send::<(), _>("GET", path, None, call)
-            .await?
-            .map(|envelope| envelope.data)
-            .ok_or(ApiError::Network)
+        self.fetch("GET", path, NO_BODY, call, data)
     }
 
-    /// `GET path`, the envelope.
-    async fn get<T: DeserializeOwned>(self, path: String) -> Result<Envelope<T>, ApiError> {
-        self.send::<(), T>("GET", path, None, Call::default())
-            .await?
-            .ok_or(ApiError::Network)
-    }
-
-    /// `GET path`, the envelope's data.
-    async fn data<T: DeserializeOwned>(self, path: String) -> Result<T, ApiError> {
-        self.get(path).await.map(|envelope| envelope.data)
-    }
-
-    /// `POST path` with a JSON body, the envelope's data.
-    async fn post<B: Serialize, T: DeserializeOwned>(
+    /// `GET path` under the session; `pick` takes what the caller wants of the envelope.
+    fn get<T: DeserializeOwned, R>(
         self,
         path: String,
-        body: &B,
-    ) -> Result<T, ApiError> {
-        self.send("POST", path, Some(body), Call::default())
-            .await?
-            .map(|envelope| envelope.data)
-            .ok_or(ApiError::Network)
+        pick: fn(Envelope<T>) -> R,
+    ) -> impl Future<Output = Result<R, ApiError>> {
+        self.fetch("GET", path, NO_BODY, Call::default(), pick)
     }
 
-    /// Sends the call; the envelope of a 2xx answer, `None` for a 204.
-    #[cfg(feature = "hydrate")]
-    async fn send<B: Serialize, T: DeserializeOwned>(
+    /// `POST path` with a JSON body under the session, the envelope's data.
+    fn post<'a, B: Serialize, T: DeserializeOwned + 'a>(
         self,
-        method: &str,
+        path: String,
+        body: &'a B,
+    ) -> impl Future<Output = Result<T, ApiError>> + 'a {
+        self.fetch("POST", path, Some(body), Call::default(), data)
+    }
+
+    /// Sends the call and reads the envelope of its 2xx answer, of which `pick` keeps what the
+    /// caller wants. Every typed method above is this one future, so each endpoint adds
+    /// only its envelope's decoding to the WASM, not a state machine of its own.
+    #[cfg(feature = "hydrate")]
+    async fn fetch<B: Serialize, T: DeserializeOwned, R>(
+        self,
+        method: &'static str,
         path: String,
         body: Option<&B>,
         call: Call<'_>,
-    ) -> Result<Option<Envelope<T>>, ApiError> {
+        pick: fn(Envelope<T>) -> R,
+    ) -> Result<R, ApiError> {
         let response = self.answer(method, path, body, call).await?;
-        if response.status() == 204 {
-            return Ok(None);
-        }
-        response
-            .json()
-            .await
-            .map(Some)
-            .map_err(|_| ApiError::Network)
+        let envelope = response.json().await.map_err(|_| ApiError::Network)?;
+        Ok(pick(envelope))
+    }
+
+    /// The server never runs the frame's API calls: its render shows each screen loading.
+    #[cfg(not(feature = "hydrate"))]
+    async fn fetch<B: Serialize, T: DeserializeOwned, R>(
+        self,
+        _method: &'static str,
+        _path: String,
+        _body: Option<&B>,
+        _call: Call<'_>,
+        _pick: fn(Envelope<T>) -> R,
+    ) -> Result<R, ApiError> {
+        Err(ApiError::Network)
     }
 
     /// Sends the call; its 2xx response, or the problem of any other (a 401 under the
@@ -398,18 +408,6 @@ impl Api {
         Err(ApiError::Network)
     }
 
-    /// The server never runs the frame's API calls: its render shows each screen loading.
-    #[cfg(not(feature = "hydrate"))]
-    async fn send<B: Serialize, T: DeserializeOwned>(
-        self,
-        _method: &str,
-        _path: String,
-        _body: Option<&B>,
-        _call: Call<'_>,
-    ) -> Result<Option<Envelope<T>>, ApiError> {
-        Err(ApiError::Network)
-    }
-
     /// The bearer is no longer accepted: forget it, show the expired screen, tell the host.
     pub fn end_session(self) {
         #[cfg(feature = "hydrate")]
@@ -427,6 +425,24 @@ struct Call<'a> {
     campaign: Option<Uuid>,
     bearer: Option<&'a str>,
     anonymous: bool,
+}
+
+/// No request body.
+const NO_BODY: Option<&()> = None;
+/// The empty JSON object, for a POST that takes no input.
+const EMPTY_BODY: EmptyBody = EmptyBody {};
+
+#[derive(Serialize)]
+struct EmptyBody {}
+
+/// The envelope's `data`: what most calls want.
+fn data<T>(envelope: Envelope<T>) -> T {
+    envelope.data
+}
+
+/// The whole envelope: a page, with its cursor in `meta`.
+fn whole<T>(envelope: Envelope<T>) -> Envelope<T> {
+    envelope
 }
 
 /// A collection's `path` (with its query), for the page after `next` when there is one.
