@@ -8,7 +8,7 @@
  *
  * Options: frameUrl (required), sessionCode, clientId, campaignId, merchantId, productId,
  * returnUrl, locale, identityToken (string, or a function returning one or a Promise of one),
- * title. Returns { iframe, setLocale, sendIdentityToken, destroy }. Every frame message is
+ * title, attribution ({utm_source, …, ref}; by default the page URL's own). Returns { iframe, setLocale, sendIdentityToken, destroy }. Every frame message is
  * re-dispatched on the container as a bubbling CustomEvent named after its type, detail = the
  * message; preventDefault() on "boxoffice:redirect" stops the top-window navigation.
  * The URL and behaviour of version 1 stay compatible; a breaking change gets a new version.
@@ -18,6 +18,9 @@
   var P = 'boxoffice:';
   // Parameters the payment return adds to the partner page; never part of a returnUrl.
   var RET = ['payment_id', 'boxoffice_checkout'];
+  // The page URL's attribution parameters, handed to the frame, which keeps them with the
+  // checkout (docs/webframe.md, "Attribution").
+  var ATTR = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'ref'];
 
   function httpUrl(u) {
     try {
@@ -62,6 +65,11 @@
       add('product_id', o.productId);
     }
     add('return_url', o.returnUrl || page.href);
+    var attribution = o.attribution || {};
+    ATTR.forEach(function (k) {
+      var v = attribution[k] || q.get(k);
+      if (v) add(k, String(v).slice(0, 200));
+    });
 
     var f = document.createElement('iframe');
     f.title = o.title || 'Tickets';

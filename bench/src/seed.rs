@@ -210,6 +210,7 @@ async fn campaign_and_partner(store: &dyn Store) -> anyhow::Result<Uuid> {
                 return_origins: vec!["http://localhost:*".to_owned()],
                 webhook_url: None,
                 hold_limits: None,
+                theme: None,
             },
             &ClientSecrets {
                 secret_hash: server::secrets::hash_secret(CLIENT_SECRET),

@@ -98,6 +98,14 @@ test('the frame sets no cookie, in its own document or for the Boxoffice origin'
 });
 
 test('deep links open a merchant, or one of its products, directly', async ({ page, partner, request }) => {
+  // Any error the frame logs (a panic among them) fails the test.
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') {
+      errors.push(message.text());
+    }
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
   const museum = 'd3e0e7c1-0000-4000-8000-000000000001';
   const products = await request.get(`${BASE_URL}/v2/merchants/${museum}/products`, {
     headers: { 'x-campaign-id': 'd3e0ca11-0000-4000-8000-000000000001', 'Accept-Language': 'en-GB' },
@@ -110,4 +118,5 @@ test('deep links open a merchant, or one of its products, directly', async ({ pa
 
   const merchant = await openShop(page, partner, { merchant_id: museum });
   await expect(merchant.getByRole('heading', { level: 1, name: 'Canal House Museum' })).toBeVisible();
+  expect(errors).toEqual([]);
 });

@@ -11,13 +11,13 @@ function texts(locale: string): any {
 }
 
 const CASES = [
-  { locale: 'nl-NL', museum: 'Museum aan de Gracht', money: /€\u00a0\d+,\d\d/ },
-  { locale: 'en-GB', museum: 'Canal House Museum', money: /€\d+\.\d\d/ },
-  { locale: 'de-DE', museum: 'Grachtenhausmuseum', money: /\d+,\d\d\u00a0€/ },
-  { locale: 'fr-FR', museum: 'Musée du Canal', money: /\d+,\d\d\u00a0€/ },
+  { locale: 'nl-NL', museum: 'Museum aan de Gracht', adult: 'Toegang volwassene', money: /€\u00a0\d+,\d\d/ },
+  { locale: 'en-GB', museum: 'Canal House Museum', adult: 'Adult admission', money: /€\d+\.\d\d/ },
+  { locale: 'de-DE', museum: 'Grachtenhausmuseum', adult: 'Eintritt Erwachsene', money: /\d+,\d\d\u00a0€/ },
+  { locale: 'fr-FR', museum: 'Musée du Canal', adult: 'Entrée adulte', money: /\d+,\d\d\u00a0€/ },
 ];
 
-for (const { locale, museum, money } of CASES) {
+for (const { locale, museum, adult, money } of CASES) {
   test.describe(locale, () => {
     // The browser's language: the frame's first render follows its Accept-Language.
     test.use({ locale });
@@ -33,8 +33,8 @@ for (const { locale, museum, money } of CASES) {
       await frame.getByRole('link', { name: museum }).click();
       await expect(frame.getByRole('heading', { level: 1, name: museum })).toBeVisible();
       await frame.getByRole('heading', { level: 2, name: t.merchant.products_title }).waitFor();
-      // Product titles exist in nl-NL and en-GB; the other two fall back to Dutch.
-      await frame.getByRole('link', { name: /^(Adult admission|Toegang volwassene)$/ }).click();
+      // The demo's product titles are in all four languages too.
+      await frame.getByRole('link', { name: adult, exact: true }).click();
 
       const months: string[] = t.fmt.months.split(',');
       await expect(frame.getByRole('heading', { level: 3, name: new RegExp(`^(${months.join('|')}) \\d{4}$`) })).toBeVisible();
@@ -82,4 +82,23 @@ test('the host can switch the language, and so can the customer', async ({ page,
   await frame.getByLabel(texts('fr-FR').language.label).selectOption('de-DE');
   await expect(frame.getByRole('heading', { name: texts('de-DE').merchants.title })).toBeVisible();
   await expect(frame.locator('html')).toHaveAttribute('lang', 'de-DE');
+});
+
+test('a language switch re-renders the screen on view, catalog texts included', async ({ page, partner }) => {
+  const [fr, de] = [texts('fr-FR'), texts('de-DE')];
+  const frame = await openShop(page, partner, { lang: 'fr-FR' });
+  await frame.getByRole('link', { name: 'Musée du Canal' }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: 'Musée du Canal' })).toBeVisible();
+  await expect(frame.getByRole('link', { name: 'Entrée adulte', exact: true })).toBeVisible();
+
+  await frame.getByLabel(fr.language.label).selectOption('de-DE');
+  // The same screen, now with the merchant's German name and product titles.
+  await expect(frame.getByRole('heading', { level: 1, name: 'Grachtenhausmuseum' })).toBeVisible();
+  await expect(frame.getByRole('link', { name: 'Eintritt Erwachsene', exact: true })).toBeVisible();
+  await expect(frame.getByRole('heading', { level: 2, name: de.merchant.products_title })).toBeVisible();
+
+  await frame.getByRole('link', { name: 'Eintritt Erwachsene', exact: true }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: 'Eintritt Erwachsene' })).toBeVisible();
+  await frame.getByLabel(de.language.label).selectOption('en-GB');
+  await expect(frame.getByRole('heading', { level: 1, name: 'Adult admission' })).toBeVisible();
 });

@@ -134,6 +134,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         return_origins: origins,
         webhook_url: None,
         hold_limits: None,
+        theme: None,
     };
     let demo_secrets = ClientSecrets {
         secret_hash: secrets::hash_secret(state.config.demo_client_secret.expose_secret()),
@@ -151,8 +152,8 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "website": "https://museum.example",
         "translations": [
             { "locale": "en-GB", "name": "Canal House Museum", "description": "Dutch masters and modern design in a canal house." },
-            { "locale": "de-DE", "name": "Grachtenhausmuseum", "description": "Niederländische Meister und modernes Design." },
-            { "locale": "fr-FR", "name": "Musée du Canal", "description": "Maîtres hollandais et design moderne." }
+            { "locale": "de-DE", "name": "Grachtenhausmuseum", "description": "Niederländische Meister und modernes Design in einem Grachtenhaus." },
+            { "locale": "fr-FR", "name": "Musée du Canal", "description": "Maîtres hollandais et design moderne dans une maison de canal." }
         ]
     })).await?;
     let zoo = merchant(state, uuid!("d3e0e7c1-0000-4000-8000-000000000002"), json!({
@@ -162,7 +163,8 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "location": { "latitude": 52.1476, "longitude": 5.3578 },
         "translations": [
             { "locale": "en-GB", "name": "Sunflower Zoo", "description": "Elephants, giraffes and a butterfly garden." },
-            { "locale": "de-DE", "name": "Tierpark Sonnenblume", "description": "Elefanten, Giraffen und ein Schmetterlingsgarten." }
+            { "locale": "de-DE", "name": "Tierpark Sonnenblume", "description": "Elefanten, Giraffen und ein Schmetterlingsgarten." },
+            { "locale": "fr-FR", "name": "Parc zoologique Le Tournesol", "description": "Éléphants, girafes et un jardin aux papillons." }
         ]
     })).await?;
     let park = merchant(state, uuid!("d3e0e7c1-0000-4000-8000-000000000003"), json!({
@@ -170,13 +172,23 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "description": "Achtbanen, waterglijbanen en een zomerfestival.",
         "address": { "street": "Parkweg 10", "postal_code": "5171 RA", "city": "Kaatsheuvel", "country": "NL" },
         "location": { "latitude": 51.6506, "longitude": 5.0436 },
-        "translations": [{ "locale": "en-GB", "name": "Adventure Park", "description": "Roller coasters, water slides and a summer festival." }]
+        "translations": [
+            { "locale": "en-GB", "name": "Adventure Park", "description": "Roller coasters, water slides and a summer festival." },
+            { "locale": "de-DE", "name": "Abenteuerpark", "description": "Achterbahnen, Wasserrutschen und ein Sommerfestival." },
+            { "locale": "fr-FR", "name": "Parc Aventure", "description": "Montagnes russes, toboggans aquatiques et un festival d’été." }
+        ]
     })).await?;
     // Outside the demo campaign: only in the second one.
     let lights = merchant(state, uuid!("d3e0e7c1-0000-4000-8000-000000000004"), json!({
         "name": "Lichtfestival Noord", "category": "event", "timezone": "Europe/Amsterdam", "currency": "EUR",
         "address": { "street": "NDSM-plein 1", "postal_code": "1033 WB", "city": "Amsterdam", "country": "NL" },
-        "location": { "latitude": 52.4010, "longitude": 4.8925 }
+        "description": "Een lichtroute langs kunstwerken aan het IJ.",
+        "location": { "latitude": 52.4010, "longitude": 4.8925 },
+        "translations": [
+            { "locale": "en-GB", "name": "Light Festival North", "description": "A route of light art along the IJ." },
+            { "locale": "de-DE", "name": "Lichtfestival Nord", "description": "Eine Route mit Lichtkunst am IJ." },
+            { "locale": "fr-FR", "name": "Festival des lumières Nord", "description": "Un parcours d’art lumineux au bord de l’IJ." }
+        ]
     })).await?;
 
     let demo = [DEMO_CAMPAIGN];
@@ -185,13 +197,21 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "title": "Toegang volwassene", "product_type": "TICKET", "sku": "MUS-ADULT", "age_group": "adult",
         "unit_price": "22.50", "list_price": "22.50", "booking_costs": "1.00", "visit_guarantee_cost": "2.50",
         "conditions": "Geldig op de gekozen dag.",
-        "translations": [{ "locale": "en-GB", "title": "Adult admission", "conditions": "Valid on the chosen day." }]
+        "translations": [
+            { "locale": "en-GB", "title": "Adult admission", "conditions": "Valid on the chosen day." },
+            { "locale": "de-DE", "title": "Eintritt Erwachsene", "conditions": "Gültig am gewählten Tag." },
+            { "locale": "fr-FR", "title": "Entrée adulte", "conditions": "Valable le jour choisi." }
+        ]
     })).await?;
     let child = product(state, museum, &demo, json!({
         "title": "Toegang kind (4-17)", "product_type": "TICKET", "sku": "MUS-CHILD", "age_group": "child",
         "availability_group_id": adult.1,
         "unit_price": "11.00", "list_price": "11.00", "booking_costs": "1.00", "visit_guarantee_cost": "2.50",
-        "translations": [{ "locale": "en-GB", "title": "Child admission (4-17)" }]
+        "translations": [
+            { "locale": "en-GB", "title": "Child admission (4-17)" },
+            { "locale": "de-DE", "title": "Eintritt Kind (4–17)" },
+            { "locale": "fr-FR", "title": "Entrée enfant (4-17 ans)" }
+        ]
     })).await?;
     // Discounted on weekdays.
     for (ticket, prices) in [
@@ -203,13 +223,21 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     product(state, museum, &demo, json!({
         "title": "Museumgids (boek)", "product_type": "MERCHANDISE", "sku": "MUS-GUIDE", "physical_product": true,
         "no_date": true, "unit_price": "12.95", "list_price": "12.95",
-        "translations": [{ "locale": "en-GB", "title": "Museum guide (book)" }]
+        "translations": [
+            { "locale": "en-GB", "title": "Museum guide (book)" },
+            { "locale": "de-DE", "title": "Museumsführer (Buch)" },
+            { "locale": "fr-FR", "title": "Guide du musée (livre)" }
+        ]
     })).await?;
 
     let entry = product(state, zoo, &demo, json!({
         "title": "Dagkaart met tijdslot", "product_type": "TICKET", "sku": "ZOO-SLOT", "age_group": "adult",
         "requires_timeslot": true, "unit_price": "24.00", "list_price": "26.00", "booking_costs": "0.75",
-        "translations": [{ "locale": "en-GB", "title": "Day ticket with entry time" }]
+        "translations": [
+            { "locale": "en-GB", "title": "Day ticket with entry time" },
+            { "locale": "de-DE", "title": "Tageskarte mit Einlasszeit" },
+            { "locale": "fr-FR", "title": "Billet journée avec heure d’entrée" }
+        ]
     })).await?;
     calendar(state, zoo, entry.0, |_| ("24.00", "26.00"), Some(160)).await?;
     timeslots(
@@ -228,7 +256,11 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     let feeding = product(state, zoo, &demo, json!({
         "title": "Olifanten voeren", "product_type": "TICKET", "sku": "ZOO-FEED", "age_group": "adult",
         "unit_price": "15.00", "list_price": "15.00",
-        "translations": [{ "locale": "en-GB", "title": "Feed the elephants" }]
+        "translations": [
+            { "locale": "en-GB", "title": "Feed the elephants" },
+            { "locale": "de-DE", "title": "Elefanten füttern" },
+            { "locale": "fr-FR", "title": "Nourrir les éléphants" }
+        ]
     })).await?;
     // A small finite capacity: three places a day.
     calendar(state, zoo, feeding.0, |_| ("15.00", "15.00"), Some(3)).await?;
@@ -239,13 +271,21 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "title": "Jaarkaart", "product_type": "TICKET", "sku": "PARK-YEAR", "age_group": "adult", "no_date": true,
         "unit_price": "49.00", "list_price": "59.00",
         "ticket_validity_type": "VALIDITY_PERIOD", "ticket_validity_date": end_of_next_year,
-        "translations": [{ "locale": "en-GB", "title": "Annual pass" }]
+        "translations": [
+            { "locale": "en-GB", "title": "Annual pass" },
+            { "locale": "de-DE", "title": "Jahreskarte" },
+            { "locale": "fr-FR", "title": "Pass annuel" }
+        ]
     })).await?;
     // Sold out on every day.
     let festival = product(state, park, &demo, json!({
         "title": "Zomerfestival", "product_type": "TICKET", "sku": "PARK-FEST", "age_group": "adult",
         "unit_price": "35.00", "list_price": "35.00",
-        "translations": [{ "locale": "en-GB", "title": "Summer festival" }]
+        "translations": [
+            { "locale": "en-GB", "title": "Summer festival" },
+            { "locale": "de-DE", "title": "Sommerfestival" },
+            { "locale": "fr-FR", "title": "Festival d’été" }
+        ]
     })).await?;
     calendar(state, park, festival.0, |_| ("35.00", "35.00"), Some(0)).await?;
 
@@ -264,7 +304,12 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
 
     let lights_entry = product(state, lights, &[SECOND_CAMPAIGN], json!({
         "title": "Lichtroute", "product_type": "TICKET", "sku": "LIGHTS-ROUTE", "age_group": "adult",
-        "unit_price": "14.50", "list_price": "14.50"
+        "unit_price": "14.50", "list_price": "14.50",
+        "translations": [
+            { "locale": "en-GB", "title": "Light route" },
+            { "locale": "de-DE", "title": "Lichterroute" },
+            { "locale": "fr-FR", "title": "Parcours lumineux" }
+        ]
     })).await?;
     calendar(state, lights, lights_entry.0, |_| ("14.50", "14.50"), None).await?;
     Ok(())

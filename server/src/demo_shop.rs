@@ -188,6 +188,7 @@ async fn demo_session(
                 first_name: None,
                 last_name: None,
                 locale: None,
+                locked: Vec::new(),
             },
             campaign_id: Some(DEMO_CAMPAIGN),
             code_challenge: None,

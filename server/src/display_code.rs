@@ -13,6 +13,12 @@ pub fn crockford(n: usize) -> String {
         .collect()
 }
 
+/// Whether `text` could be a ticket code (`lifecycle::issue_tickets`), leaving room for
+/// codes a provider issues: 1 to 64 letters, digits and dashes.
+pub fn is_plausible_ticket_code(text: &str) -> bool {
+    (1..=64).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,5 +30,14 @@ mod tests {
         assert!(code.bytes().all(|b| CROCKFORD.contains(&b)));
         assert!(!code.contains(['I', 'L', 'O', 'U']));
         assert_ne!(crockford(12), crockford(12));
+    }
+
+    #[test]
+    fn only_what_a_ticket_code_can_be_is_plausible() {
+        assert!(is_plausible_ticket_code(&crockford(12)));
+        assert!(is_plausible_ticket_code("BX-7K3M"));
+        assert!(!is_plausible_ticket_code(""));
+        assert!(!is_plausible_ticket_code(&"A".repeat(65)));
+        assert!(!is_plausible_ticket_code("https://example.com/"));
     }
 }

@@ -2,114 +2,14 @@
 //! document with a `urn:boxoffice:error:*` type and the request's correlation id; internal
 //! details are logged, never sent.
 
-use app::wire::{FieldError, Problem, PROBLEM_TYPE_PREFIX};
+pub use app::wire::ProblemType;
+use app::wire::{FieldError, Problem};
 use axum::{
     http::{header, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
 };
 
 use crate::http::correlation;
-
-/// Defines every problem type from one table, one line per type:
-/// `Variant => "urn-name", STATUS, "title";`.
-///
-/// A problem type has a variant, a name (the part of `type` after `urn:boxoffice:error:`), a
-/// status and a title, and `ALL` lists them for the documentation check. Written by hand, each
-/// type stood in five places that had to agree; from this table the enum, `ALL`, `name`,
-/// `status` and `title` are generated, so adding a problem type is adding one line.
-macro_rules! problem_types {
-    ($($variant:ident => $name:literal, $status:ident, $title:literal;)+) => {
-        /// The problem types of the API; each has one name, title and status.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum ProblemType {
-            $($variant,)+
-        }
-
-        impl ProblemType {
-            /// Every problem type, for the documentation check.
-            pub const ALL: &'static [ProblemType] = &[$(ProblemType::$variant,)+];
-
-            /// The short name, as the part of `type` after `urn:boxoffice:error:`.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(ProblemType::$variant => $name,)+
-                }
-            }
-
-            /// The `title` of the problem document: the same for every instance of the type.
-            pub fn title(self) -> &'static str {
-                match self {
-                    $(ProblemType::$variant => $title,)+
-                }
-            }
-
-            /// The HTTP status every instance of the type is answered with.
-            pub fn status(self) -> StatusCode {
-                match self {
-                    $(ProblemType::$variant => StatusCode::$status,)+
-                }
-            }
-        }
-    };
-}
-
-problem_types! {
-    RequestValidationFailed => "request-validation-failed", BAD_REQUEST, "The request is not valid";
-    IdempotencyKeyMissing => "idempotency-key-missing", BAD_REQUEST, "The Idempotency-Key header is required";
-    UnsupportedMediaType => "unsupported-media-type", UNSUPPORTED_MEDIA_TYPE, "The request body must be JSON";
-    PayloadTooLarge => "payload-too-large", PAYLOAD_TOO_LARGE, "The request body is too large";
-    NextTokenInvalid => "next-token-invalid", BAD_REQUEST, "The next_token is not valid";
-    NextTokenMismatch => "next-token-mismatch", BAD_REQUEST, "The next_token belongs to another query";
-    TokenInvalid => "token-invalid", UNAUTHORIZED, "The bearer token is missing or invalid";
-    TokenExpired => "token-expired", UNAUTHORIZED, "The bearer token has expired";
-    Forbidden => "forbidden", FORBIDDEN, "Access to this resource is not allowed";
-    NotFound => "not-found", NOT_FOUND, "The resource was not found";
-    MethodNotAllowed => "method-not-allowed", METHOD_NOT_ALLOWED, "The method is not allowed on this resource";
-    CampaignNotFound => "campaign-not-found", NOT_FOUND, "The campaign is not configured";
-    MerchantNotFound => "merchant-not-found", NOT_FOUND, "The merchant was not found";
-    ProductNotFound => "product-not-found", NOT_FOUND, "The product was not found";
-    Conflict => "conflict", CONFLICT, "The request conflicts with the current state";
-    RateLimited => "rate-limited", TOO_MANY_REQUESTS, "Too many requests";
-    RequestTimeout => "request-timeout", REQUEST_TIMEOUT, "The request took too long";
-    ServiceUnavailable => "service-unavailable", SERVICE_UNAVAILABLE, "The service is unavailable";
-    InternalError => "internal-error", INTERNAL_SERVER_ERROR, "An internal error occurred";
-    ProductInternalError => "product-internal-error", INTERNAL_SERVER_ERROR, "An internal error occurred while reading products";
-    ClientAuthenticationFailed => "client-authentication-failed", UNAUTHORIZED, "Client authentication failed";
-    UnsupportedGrantType => "unsupported-grant-type", BAD_REQUEST, "The grant type is not supported";
-    SessionCodeExpired => "session-code-expired", BAD_REQUEST, "The session code has expired";
-    SessionCodeInvalid => "session-code-invalid", BAD_REQUEST, "The session code is not valid";
-    PkceVerificationFailed => "pkce-verification-failed", BAD_REQUEST, "The PKCE code verifier does not match";
-    IdentityTokenRejected => "identity-token-rejected", UNAUTHORIZED, "The identity token was rejected";
-    IdentityProviderUnavailable => "identity-provider-unavailable", BAD_GATEWAY, "The identity provider is unavailable";
-    OnboardingCodeInvalid => "onboarding-code-invalid", BAD_REQUEST, "The onboarding code is not valid";
-    CheckoutBasketEmpty => "checkout-basket-empty", BAD_REQUEST, "The basket is empty";
-    CheckoutBasketLineInvalid => "checkout-basket-line-invalid", BAD_REQUEST, "A basket line is invalid";
-    CheckoutBasketSpansMerchants => "checkout-basket-spans-merchants", BAD_REQUEST, "The basket spans merchants";
-    CheckoutBasketSpansProviders => "checkout-basket-spans-providers", BAD_REQUEST, "The basket spans providers";
-    CheckoutDateInPast => "checkout-date-in-past", BAD_REQUEST, "The visit date is in the past";
-    CheckoutTimeslotRequired => "checkout-timeslot-required", BAD_REQUEST, "A timeslot is required";
-    CheckoutShippingAddressRequired => "checkout-shipping-address-required", BAD_REQUEST, "A shipping address is required";
-    CheckoutFulfillmentRequestRejected => "checkout-fulfillment-request-rejected", UNPROCESSABLE_ENTITY, "The provider refused the booking";
-    CheckoutProductNotPriceable => "checkout-product-not-priceable", UNPROCESSABLE_ENTITY, "The product has no price for that date";
-    CheckoutProductNotFulfillable => "checkout-product-not-fulfillable", UNPROCESSABLE_ENTITY, "The product cannot be delivered for that date";
-    CheckoutBillingDetailRejected => "checkout-billing-detail-rejected", UNPROCESSABLE_ENTITY, "The billing details were rejected";
-    CheckoutOrderFailed => "checkout-order-failed", BAD_GATEWAY, "The order could not be placed";
-    CheckoutOrderEmptyRedirect => "checkout-order-empty-redirect", BAD_GATEWAY, "The payment provider gave no redirect";
-    CheckoutFulfillmentReservationFailed => "checkout-fulfillment-reservation-failed", BAD_GATEWAY, "The reservation at the provider failed";
-    IdempotencyKeyInUse => "idempotency-key-in-use", CONFLICT, "A request with this Idempotency-Key is in progress";
-    IdempotencyKeyReused => "idempotency-key-reused", CONFLICT, "This Idempotency-Key was used for another request";
-    CheckoutNotFound => "checkout-not-found", NOT_FOUND, "The checkout was not found";
-    CheckoutNotReserved => "checkout-not-reserved", CONFLICT, "The checkout is not reserved any more";
-    CheckoutHoldLimitReached => "checkout-hold-limit-reached", CONFLICT, "The buyer already holds as much as one buyer may";
-    WalletNotConfigured => "wallet-not-configured", NOT_FOUND, "This wallet pass is not offered by this server";
-}
-
-impl ProblemType {
-    /// The full `type` URI.
-    pub fn uri(self) -> String {
-        format!("{PROBLEM_TYPE_PREFIX}{}", self.name())
-    }
-}
 
 /// An error's text followed by each of its causes' (`error: cause: cause`), for what is stored
 /// or logged of a failed outbound delivery (a webhook, a mail), whose first line alone rarely
@@ -181,6 +81,21 @@ impl Error {
         };
         Error::Problem {
             kind: ProblemType::RequestValidationFailed,
+            detail,
+            errors,
+            oauth: None,
+        }
+    }
+
+    /// A problem of `kind` about the fields `errors`, whose messages make its detail.
+    pub fn fields(kind: ProblemType, errors: Vec<FieldError>) -> Self {
+        let detail = errors
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Error::Problem {
+            kind,
             detail,
             errors,
             oauth: None,
@@ -260,7 +175,7 @@ fn problem(
     Problem {
         kind: kind.uri(),
         title: kind.title().to_owned(),
-        status: kind.status().as_u16(),
+        status: kind.status(),
         detail,
         correlation_id,
         errors,
@@ -338,7 +253,7 @@ mod tests {
     fn every_problem_type_is_documented_for_partners() {
         let docs = include_str!("../../docs/api.md");
         for kind in ProblemType::ALL {
-            let row = format!("| `{}` | {} |", kind.name(), kind.status().as_u16());
+            let row = format!("| `{}` | {} |", kind.name(), kind.status());
             assert!(docs.contains(&row), "docs/api.md lacks the row {row}");
         }
     }

@@ -8,7 +8,7 @@
 
 use std::{path::Path, sync::Arc};
 
-use app::frame::session::FrameBackend;
+use app::frame::server::FrameBackend;
 use axum::{
     extract::{Request, State},
     middleware::{self, Next},
@@ -56,6 +56,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
                 provide_context(context_state.clone());
                 provide_context(backend.clone());
                 provide_response_nonce();
+                provide_partner_theme();
             },
             move || app::shell(options.clone()),
         )
@@ -114,6 +115,15 @@ fn provide_response_nonce() {
         .and_then(|parts| parts.extensions.get::<CspNonce>().cloned());
     if let Some(CspNonce(nonce)) = nonce {
         provide_context(leptos::nonce::Nonce::from_value(nonce));
+    }
+}
+
+/// Hands the shell the partner's look that `frame_headers` found for this frame page, if any.
+fn provide_partner_theme() {
+    let theme = use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<app::frame::ThemeStyle>().cloned());
+    if let Some(theme) = theme {
+        provide_context(theme);
     }
 }
 

@@ -23,7 +23,10 @@ use axum::{
 };
 use rand::RngCore;
 
-use crate::{error::Error, frame_session::origins_of_code, state::AppState, validate};
+use crate::{
+    error::Error, frame_session::client_of_code, state::AppState, store::PartnerClient, theme,
+    validate,
+};
 
 /// The policy sent when the real one cannot be built: nobody frames the page, and no inline
 /// script runs (so the page does not hydrate, which is the safe way to fail).
@@ -88,14 +91,24 @@ pub async fn security_headers(
         .then(|| request.uri().query().unwrap_or_default().to_owned());
     let nonce = CspNonce::new();
     request.extensions_mut().insert(nonce.clone());
-    let mut response = next.run(request).await;
-    let origins = match framed_query {
-        Some(query) => frame_ancestors(&state, &query).await.unwrap_or_else(|err| {
-            tracing::warn!(error = ?err, "reading a frame's origins failed; framing refused");
-            Vec::new()
+    let partner = match framed_query {
+        Some(query) => frame_partner(&state, &query).await.unwrap_or_else(|err| {
+            tracing::warn!(error = ?err, "reading a frame's partner failed; framing refused");
+            None
         }),
-        None => Vec::new(),
+        None => None,
     };
+    let origins = partner
+        .as_ref()
+        .map(|client| client.frame_origins.clone())
+        .unwrap_or_default();
+    // The partner's look goes into the page's head as it is rendered (`frame.rs`).
+    if let Some(look) = partner.as_ref().and_then(|client| client.theme.as_ref()) {
+        request
+            .extensions_mut()
+            .insert(app::frame::ThemeStyle(theme::css::css(look)));
+    }
+    let mut response = next.run(request).await;
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
@@ -113,23 +126,23 @@ pub async fn security_headers(
     response
 }
 
-/// The frame origins of the partner a frame page's query names.
-async fn frame_ancestors(state: &AppState, query: &str) -> Result<Vec<String>, Error> {
+/// The partner a frame page's query names (by its session code, or after the exchange by its
+/// client id): whose origins may frame the page and whose look it has.
+async fn frame_partner(state: &AppState, query: &str) -> Result<Option<PartnerClient>, Error> {
     for (key, value) in form_urlencoded::parse(query.as_bytes()) {
         match key.as_ref() {
-            "session_code" => return origins_of_code(state, &value).await,
+            "session_code" => return client_of_code(state, &value).await,
             "client_id" => {
                 return Ok(state
                     .store
                     .partner_client_by_client_id(&value)
                     .await?
-                    .map(|c| c.client.frame_origins)
-                    .unwrap_or_default())
+                    .map(|c| c.client))
             }
             _ => {}
         }
     }
-    Ok(Vec::new())
+    Ok(None)
 }
 
 #[cfg(test)]

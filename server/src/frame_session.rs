@@ -1,11 +1,9 @@
-//! The server's side of the hosted frame: its code exchange (through the same credential
-//! logic as the headless exchange), its server functions' input errors and the sandbox payment
-//! page's key. Its headers are in `frame_headers`.
+//! The server's side of the hosted frame (`app::frame::server::FrameBackend`): its code
+//! exchange (through the same credential logic as the headless exchange), a partner's frame
+//! origins, the sandbox payment page's data behind its key, and ticket QR codes; plus its
+//! server functions' input errors. Its headers are in `frame_headers`.
 
-use app::frame::{
-    screens::pay::PaymentPage,
-    session::{BoxFuture, FrameBackend, FrameExchange, FrameSession},
-};
+use app::frame::server::{BoxFuture, FrameBackend, FrameExchange, FrameSession, PaymentPage};
 use axum::{
     extract::{Request, State},
     middleware::Next,
@@ -17,6 +15,7 @@ use crate::{
     credentials::sessions,
     error::{Error, ProblemType},
     state::AppState,
+    store::PartnerClient,
 };
 
 /// Implements the frame's server functions over the application state.
@@ -61,6 +60,16 @@ impl FrameBackend for ServerFrameBackend {
                 })
         })
     }
+
+    fn ticket_qr(&self, code: String) -> Result<Option<String>, String> {
+        if !crate::display_code::is_plausible_ticket_code(&code) {
+            return Ok(None);
+        }
+        crate::tickets::qr::svg(&code).map(Some).map_err(|err| {
+            tracing::error!(error = ?err, "drawing a QR code failed");
+            "The QR code could not be drawn.".to_owned()
+        })
+    }
 }
 
 async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> {
@@ -70,7 +79,7 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
                 Some(id) => state.store.partner_client(id).await?,
                 None => None,
             };
-            Ok(FrameExchange::Ready(FrameSession {
+            Ok(FrameExchange::Ready(Box::new(FrameSession {
                 access_token: token.access_token,
                 expires_at: token.expires_at,
                 client_id: client
@@ -80,7 +89,8 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
                 campaign_id: session.campaign_id,
                 frame_origins: client.map(|c| c.frame_origins).unwrap_or_default(),
                 return_url: None,
-            }))
+                attribution: None,
+            })))
         }
         Err(err) if err.kind() == ProblemType::SessionCodeExpired => Ok(FrameExchange::Expired {
             frame_origins: origins_of_code(state, code).await?,
@@ -92,18 +102,24 @@ async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> 
 
 /// The frame origins of the partner whose session a code belongs to.
 pub(crate) async fn origins_of_code(state: &AppState, code: &str) -> Result<Vec<String>, Error> {
-    let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
-        return Ok(Vec::new());
-    };
-    let Some(client_id) = session.partner_client_id else {
-        return Ok(Vec::new());
-    };
-    Ok(state
-        .store
-        .partner_client(client_id)
+    Ok(client_of_code(state, code)
         .await?
         .map(|c| c.frame_origins)
         .unwrap_or_default())
+}
+
+/// The partner client whose session a code belongs to.
+pub(crate) async fn client_of_code(
+    state: &AppState,
+    code: &str,
+) -> Result<Option<PartnerClient>, Error> {
+    let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
+        return Ok(None);
+    };
+    let Some(client_id) = session.partner_client_id else {
+        return Ok(None);
+    };
+    Ok(state.store.partner_client(client_id).await?)
 }
 
 /// Leptos answers a server-function call whose arguments do not decode with a 500; that is the

@@ -36,6 +36,7 @@ pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod text;
+pub mod theme;
 pub mod tickets;
 pub mod time;
 pub mod validate;

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use anyhow::Context;
+use app::wire::MailStatus;
 use lettre::{message::Mailbox, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use secrecy::ExposeSecret;
 
@@ -120,12 +121,14 @@ impl Mailer {
             Ok(_) => {
                 let kept = mail.delivered_body();
                 self.store
-                    .set_mail_status(mail_id, "SENT", kept.as_deref())
+                    .set_mail_status(mail_id, MailStatus::Sent, kept.as_deref())
                     .await?;
                 Ok(())
             }
             Err(err) => {
-                self.store.set_mail_status(mail_id, "FAILED", None).await?;
+                self.store
+                    .set_mail_status(mail_id, MailStatus::Failed, None)
+                    .await?;
                 Err(anyhow::Error::new(err).context("SMTP delivery failed"))
             }
         }

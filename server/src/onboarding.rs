@@ -2,6 +2,7 @@
 //! is mailed; the merchant exchanges the link's single-use code for a merchant bearer and uses
 //! it to get the provider's KYC URL.
 
+use app::wire::MerchantAccountStatus;
 use chrono::{Duration, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -39,8 +40,19 @@ pub struct NewMerchantAccount {
 pub struct ProvisionedMerchantAccount {
     #[serde(flatten)]
     pub account: MerchantAccount,
-    /// SENT (delivered by SMTP), OUTBOX (kept in the outbox: no SMTP configured) or FAILED.
-    pub magic_link_mail: &'static str,
+    pub magic_link_mail: MagicLinkMail,
+}
+
+/// What became of the magic link's mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum MagicLinkMail {
+    /// Delivered by SMTP.
+    Sent,
+    /// Kept in the outbox: no SMTP is configured.
+    Outbox,
+    /// SMTP refused it; the link is in the outbox.
+    Failed,
 }
 
 pub use app::wire::{MerchantToken, OnboardingStatus};
@@ -67,7 +79,7 @@ pub async fn provision(
         email: request.email.trim().to_owned(),
         legal_name: request.legal_name.trim().to_owned(),
         provider_account_id: provisioned.provider_account_id,
-        status: "PENDING_KYC".to_owned(),
+        status: MerchantAccountStatus::PendingKyc,
         created_at: now,
         updated_at: now,
     };
@@ -98,11 +110,11 @@ pub async fn provision(
     };
     // The account exists whatever the mail does; an undelivered link stays in the outbox.
     let magic_link_mail = match state.mailer.send(mail).await {
-        Ok(()) if state.config.smtp_url.is_some() => "SENT",
-        Ok(()) => "OUTBOX",
+        Ok(()) if state.config.smtp_url.is_some() => MagicLinkMail::Sent,
+        Ok(()) => MagicLinkMail::Outbox,
         Err(err) => {
             tracing::warn!(error = ?err, merchant_account_id = %account.merchant_account_id, "magic link not delivered");
-            "FAILED"
+            MagicLinkMail::Failed
         }
     };
     Ok(ProvisionedMerchantAccount {

@@ -272,6 +272,11 @@ impl Checks {
         }
     }
 
+    /// The failures recorded so far.
+    pub fn errors(&self) -> &[FieldError] {
+        &self.errors
+    }
+
     pub fn finish(self) -> Result<()> {
         if self.errors.is_empty() {
             Ok(())

@@ -17,13 +17,11 @@ mod browser {
         frame::{
             api::Api,
             host::{self, Incoming, Outgoing},
-            session::{
-                browser as stored, client_origins, exchange_session_code, use_session,
-                FrameExchange, FrameSession, IdentityEntry, Opening, SessionState,
-            },
+            server::{client_origins, exchange_session_code, FrameExchange, FrameSession},
+            session::{browser as stored, use_session, IdentityEntry, Opening, SessionState},
         },
         i18n::{use_i18n, Locale},
-        wire::{IdentityExchange, IssuedToken},
+        wire::IdentityExchange,
     };
 
     /// Whether a state means the frame may talk to its host.
@@ -91,8 +89,9 @@ mod browser {
             match exchange_session_code(code).await {
                 Ok(FrameExchange::Ready(mut ready)) => {
                     ready.return_url = opening.return_url.clone();
+                    ready.attribution = opening.attribution.clone();
                     stored::keep(&ready);
-                    return SessionState::Active(ready);
+                    return SessionState::Active(*ready);
                 }
                 Ok(FrameExchange::Expired { frame_origins }) => {
                     stored::forget_stored();
@@ -123,6 +122,7 @@ mod browser {
                     campaign_id,
                     frame_origins,
                     return_url: opening.return_url.clone(),
+                    attribution: opening.attribution.clone(),
                 });
             }
         }
@@ -132,31 +132,39 @@ mod browser {
     /// The identity bearer exchange: the host's token becomes this frame's session, in the
     /// campaign the frame was opened for.
     async fn exchange_identity(api: Api, session: RwSignal<SessionState>, token: String) {
-        let (client_id, campaign_id, frame_origins, return_url) = match session.get_untracked() {
+        let (entry, campaign_id) = match session.get_untracked() {
             SessionState::Active(s) => match s.campaign_id {
-                Some(campaign) => (s.client_id, campaign, s.frame_origins, s.return_url),
+                Some(campaign) => (
+                    IdentityEntry {
+                        client_id: s.client_id,
+                        campaign_id: campaign,
+                        frame_origins: s.frame_origins,
+                        return_url: s.return_url,
+                        attribution: s.attribution,
+                    },
+                    campaign,
+                ),
                 None => return,
             },
             SessionState::AwaitingIdentity(e) => {
-                (e.client_id, e.campaign_id, e.frame_origins, e.return_url)
+                let campaign = e.campaign_id;
+                (e, campaign)
             }
             _ => return,
         };
         let body = IdentityExchange {
             identity_token: token,
         };
-        match api
-            .post_in_campaign::<_, IssuedToken>("/v1/session/identity".into(), &body, campaign_id)
-            .await
-        {
+        match api.exchange_identity(campaign_id, &body).await {
             Ok(issued) => {
                 let active = FrameSession {
-                    access_token: issued.data.access_token,
-                    expires_at: issued.data.expires_at,
-                    client_id,
+                    access_token: issued.access_token,
+                    expires_at: issued.expires_at,
+                    client_id: entry.client_id,
                     campaign_id: Some(campaign_id),
-                    frame_origins,
-                    return_url,
+                    frame_origins: entry.frame_origins,
+                    return_url: entry.return_url,
+                    attribution: entry.attribution,
                 };
                 stored::keep(&active);
                 session.set(SessionState::Active(active));

@@ -35,6 +35,10 @@ pub enum Outgoing {
     /// The session code or the bearer expired: the host reopens the frame with a fresh code.
     #[serde(rename = "boxoffice:session-expired")]
     SessionExpired,
+    /// The reservation's hold ran out and its places went back; the frame keeps the
+    /// customer's choice and offers to reserve it again.
+    #[serde(rename = "boxoffice:hold-expired")]
+    HoldExpired { checkout_id: Uuid },
 }
 
 /// A message from the embedding page.

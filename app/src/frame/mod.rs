@@ -6,6 +6,7 @@ pub mod host;
 mod language;
 pub mod layout;
 pub mod screens;
+pub mod server;
 pub mod session;
 pub mod ui;
 
@@ -24,9 +25,19 @@ use screens::{
     pay::PayScreen, product::ProductScreen, return_screen::ReturnScreen,
 };
 
+/// The partner's look as CSS custom properties (made by the server from the partner client's
+/// theme), provided as context for the render of a frame page. The shell writes it into the
+/// head, after the stylesheet and with the page's script nonce, so the first paint already
+/// has the partner's colours; hydration leaves the head alone, so nothing changes after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThemeStyle(pub String);
+
 /// The HTML document every frame page is rendered into on the server. `<html lang>` is set by
 /// the i18n context, so it follows the frame's language (and tells hydration which it is).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let theme = use_context::<ThemeStyle>().map(|ThemeStyle(css)| {
+        view! { <style id="boxoffice-theme" nonce=leptos::nonce::use_nonce() inner_html=css></style> }
+    });
     view! {
         <!DOCTYPE html>
         <html>
@@ -36,6 +47,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
+                {theme}
             </head>
             <body>
                 <App/>
@@ -84,30 +96,35 @@ fn Pages() -> impl IntoView {
 }
 
 /// Screens past the first two load their code when the customer gets there (`cargo leptos
-/// build --split`), so the first load carries only the list and a merchant's page.
+/// build --split`), so the first load carries only the list and a merchant's page. A screen
+/// that reads the API starts its read in `data()`, which is in the first load: the fetch runs
+/// while the screen's code loads (`ui::load`). `Route => Screen` has no data of its own;
+/// `Route => Screen(prop: Type = read)` hands the screen what `read()` started.
 macro_rules! lazy_screens {
-    ($($route:ident => $screen:ident),* $(,)?) => {$(
-        struct $route;
+    ($($route:ident => $screen:ident $(($prop:ident: $ty:ty = $read:path))?),* $(,)?) => {$(
+        struct $route $(($ty))?;
 
         #[lazy_route]
         impl LazyRoute for $route {
             fn data() -> Self {
-                $route
+                $route $(($read()))?
             }
 
-            fn view(_this: Self) -> AnyView {
-                view! { <$screen/> }.into_any()
+            fn view(this: Self) -> AnyView {
+                let _ = &this; // a screen without data of its own ignores it
+                $(let $prop = this.0;)?
+                view! { <$screen $($prop)?/> }.into_any()
             }
         }
     )*};
 }
 
 lazy_screens! {
-    ProductRoute => ProductScreen,
-    CheckoutRoute => CheckoutScreen,
+    ProductRoute => ProductScreen(data: screens::product::ProductData = screens::product::product_data),
+    CheckoutRoute => CheckoutScreen(data: ui::load::Load<crate::wire::Checkout> = screens::checkout::checkout_data),
     ReturnRoute => ReturnScreen,
-    OrdersRoute => OrdersScreen,
-    LedgerRoute => LedgerScreen,
+    OrdersRoute => OrdersScreen(orders: ui::paging::Paged<crate::wire::Order> = screens::orders::orders_data),
+    LedgerRoute => LedgerScreen(entries: ui::paging::Paged<crate::wire::LoyaltyEntry> = screens::ledger::ledger_data),
     PayRoute => PayScreen,
     OnboardingRoute => MerchantOnboarding,
 }

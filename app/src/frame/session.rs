@@ -1,39 +1,16 @@
-//! The frame's session: the hosted UI exchanges the one-time code from its URL for a public
-//! bearer through a server function (so the exchange logic stays in the server), keeps the
-//! bearer in memory and sessionStorage only, and takes the code out of the address bar. A
-//! kept session resumes only on a reload of the opening it began in (`browser::resumable`).
-//! Opened with `client_id` and `campaign_id` instead, it waits for the host's identity token.
+//! The frame's session as the browser holds it: where it stands (`SessionState`), the
+//! parameters the frame was opened with (`Opening`), and the bearer kept in sessionStorage for
+//! a reload of the opening it began in (`browser::resumable`, `browser::keep`). How a session
+//! begins (the code's exchange, the identity handoff, a deep link) is `entry.rs`; the code is
+//! redeemed by a server function in `server.rs`.
 
 use leptos::prelude::*;
+#[cfg(feature = "hydrate")]
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// A redeemed webframe session, as the frame needs it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FrameSession {
-    pub access_token: String,
-    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
-    pub client_id: String,
-    pub campaign_id: Option<Uuid>,
-    /// The partner's registered origins: the only targets of the frame's postMessages.
-    pub frame_origins: Vec<String>,
-    /// Where the payment provider sends the customer back (the frame's `return_url`
-    /// parameter); set in the browser, never by the server.
-    #[serde(default)]
-    pub return_url: Option<String>,
-}
-
-/// What exchanging a code gave.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum FrameExchange {
-    Ready(FrameSession),
-    /// The code was known but expired: the partner must reopen the frame with a fresh one.
-    Expired {
-        frame_origins: Vec<String>,
-    },
-    /// Unknown, already used, or not a webframe code.
-    Invalid,
-}
+use super::server::FrameSession;
+use crate::wire::Attribution;
 
 /// A frame opened for the identity handoff: whose it is and where the token may come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,48 +19,7 @@ pub struct IdentityEntry {
     pub campaign_id: Uuid,
     pub frame_origins: Vec<String>,
     pub return_url: Option<String>,
-}
-
-/// The server's side of the frame, provided as context by the server crate.
-#[cfg(feature = "ssr")]
-pub trait FrameBackend: Send + Sync {
-    fn exchange_code(&self, code: String) -> BoxFuture<Result<FrameExchange, String>>;
-    /// The registered frame origins of a partner client, `None` for an unknown client.
-    fn client_origins(&self, client_id: String) -> BoxFuture<Result<Option<Vec<String>>, String>>;
-    /// The sandbox payment page's view of a payment, `None` when it does not exist or `key`
-    /// (from the page's URL) is not its key.
-    fn payment_page(
-        &self,
-        payment_id: Uuid,
-        key: String,
-    ) -> BoxFuture<Result<Option<crate::frame::screens::pay::PaymentPage>, String>>;
-}
-
-#[cfg(feature = "ssr")]
-pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
-#[cfg(feature = "ssr")]
-pub fn backend() -> Result<std::sync::Arc<dyn FrameBackend>, ServerFnError> {
-    use_context::<std::sync::Arc<dyn FrameBackend>>()
-        .ok_or_else(|| ServerFnError::new("the frame backend is not configured"))
-}
-
-/// Exchanges a webframe session code, once, for the frame's public bearer.
-#[server(prefix = "/frame/api", endpoint = "session")]
-pub async fn exchange_session_code(code: String) -> Result<FrameExchange, ServerFnError> {
-    backend()?
-        .exchange_code(code)
-        .await
-        .map_err(ServerFnError::new)
-}
-
-/// The frame origins of a partner client, for a frame opened for the identity handoff.
-#[server(prefix = "/frame/api", endpoint = "client")]
-pub async fn client_origins(client_id: String) -> Result<Option<Vec<String>>, ServerFnError> {
-    backend()?
-        .client_origins(client_id)
-        .await
-        .map_err(ServerFnError::new)
+    pub attribution: Option<Attribution>,
 }
 
 /// Where the session stands in the browser.
@@ -111,6 +47,30 @@ impl SessionState {
     }
 }
 
+/// Where this session's customer came from, for a new reservation.
+pub fn attribution() -> Option<Attribution> {
+    use_session()
+        .get_untracked()
+        .active()
+        .and_then(|s| s.attribution.clone())
+}
+
+/// The attribution of the frame's parameters named by `param`: each field that is 1 to 200
+/// printable characters (others are left out, so a mangled link never blocks a purchase).
+pub fn attribution_of(param: impl Fn(&str) -> Option<String>) -> Option<Attribution> {
+    let mut attribution = Attribution::default();
+    for name in Attribution::NAMES {
+        let value = param(name).map(|v| v.trim().to_owned()).filter(|v| {
+            let n = v.chars().count();
+            (1..=200).contains(&n) && !v.chars().any(char::is_control)
+        });
+        if let Some(field) = attribution.field_mut(name) {
+            *field = value;
+        }
+    }
+    (!attribution.is_empty()).then_some(attribution)
+}
+
 /// The frame's session signal.
 pub fn use_session() -> RwSignal<SessionState> {
     expect_context::<RwSignal<SessionState>>()
@@ -118,6 +78,34 @@ pub fn use_session() -> RwSignal<SessionState> {
 
 pub fn provide_session() {
     provide_context(RwSignal::new(SessionState::Pending));
+    provide_context(CustomerDraft::default());
+}
+
+/// What the customer typed into the checkout form, kept for this opening of the frame: a
+/// reservation made again after its hold ran out (or repriced by a voucher) shows the form
+/// as they left it.
+#[derive(Debug, Clone, Copy)]
+pub struct CustomerDraft {
+    pub email: RwSignal<String>,
+    pub first_name: RwSignal<String>,
+    pub last_name: RwSignal<String>,
+    pub newsletter: RwSignal<bool>,
+}
+
+impl Default for CustomerDraft {
+    fn default() -> Self {
+        Self {
+            email: RwSignal::new(String::new()),
+            first_name: RwSignal::new(String::new()),
+            last_name: RwSignal::new(String::new()),
+            newsletter: RwSignal::new(false),
+        }
+    }
+}
+
+/// The checkout form's draft of this opening.
+pub fn use_draft() -> CustomerDraft {
+    expect_context::<CustomerDraft>()
 }
 
 /// The parameters the frame was opened with (read once, before the code leaves the URL).
@@ -129,6 +117,8 @@ pub struct Opening {
     pub return_url: Option<String>,
     pub merchant_id: Option<Uuid>,
     pub product_id: Option<Uuid>,
+    /// The host page's `utm_*` and `ref`, as embed.js passes them.
+    pub attribution: Option<Attribution>,
     /// The mark the frame put into its own address when its session began: present only on
     /// a reload (or a step back) of that opening, the one case a kept session resumes in.
     pub mark: Option<String>,
@@ -228,6 +218,7 @@ pub mod browser {
             return_url: params.get("return_url").filter(|u| u.starts_with("http")),
             merchant_id: uuid("merchant_id"),
             product_id: uuid("product_id"),
+            attribution: attribution_of(|name| params.get(name)),
             mark: params.get(MARK_PARAM).filter(|m| !m.is_empty()),
         }
     }
@@ -263,5 +254,28 @@ pub mod browser {
         if let Ok(history) = window.history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::attribution_of;
+
+    #[test]
+    fn attribution_keeps_printable_values_of_at_most_200_characters() {
+        let long = "x".repeat(201);
+        let a = attribution_of(|name| match name {
+            "utm_source" => Some("newsletter".into()),
+            "utm_medium" => Some(long.clone()),
+            "utm_term" => Some("a\u{7}b".into()),
+            "ref" => Some(" friend ".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(a.utm_source.as_deref(), Some("newsletter"));
+        assert_eq!(a.utm_medium, None, "too long");
+        assert_eq!(a.utm_term, None, "not printable");
+        assert_eq!(a.reference.as_deref(), Some("friend"));
+        assert_eq!(attribution_of(|_| None), None);
     }
 }

@@ -5,7 +5,7 @@ use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::Money;
+use super::{CheckoutStatus, Money, OrderStatus, PaymentStatus};
 
 /// One line of a basket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -14,6 +14,72 @@ use super::Money;
 pub struct BasketLine {
     pub product_id: Uuid,
     pub quantity: u32,
+}
+
+/// Where the customer came from: the embedding page's `utm_source`, `utm_medium`,
+/// `utm_campaign`, `utm_term`, `utm_content` and `ref`, which embed.js hands the frame. Each at
+/// most 200 printable characters; kept with the checkout and shown in its reads, its order's and
+/// its events (docs/webframe.md, "Attribution").
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Attribution {
+    pub utm_source: Option<String>,
+    pub utm_medium: Option<String>,
+    pub utm_campaign: Option<String>,
+    pub utm_term: Option<String>,
+    pub utm_content: Option<String>,
+    /// The host page's `ref` parameter.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+}
+
+impl Attribution {
+    /// The names of the fields, as in the host page's query and in the JSON.
+    pub const NAMES: [&'static str; 6] = [
+        "utm_source",
+        "utm_medium",
+        "utm_campaign",
+        "utm_term",
+        "utm_content",
+        "ref",
+    ];
+
+    /// Each field by its name, in the order of [`Self::NAMES`].
+    pub fn fields(&self) -> [(&'static str, Option<&str>); 6] {
+        let values = [
+            &self.utm_source,
+            &self.utm_medium,
+            &self.utm_campaign,
+            &self.utm_term,
+            &self.utm_content,
+            &self.reference,
+        ];
+        let mut i = 0;
+        values.map(|value| {
+            i += 1;
+            (Self::NAMES[i - 1], value.as_deref())
+        })
+    }
+
+    /// The field called `name` (one of [`Self::NAMES`]), to fill it from a query.
+    pub fn field_mut(&mut self, name: &str) -> Option<&mut Option<String>> {
+        Some(match name {
+            "utm_source" => &mut self.utm_source,
+            "utm_medium" => &mut self.utm_medium,
+            "utm_campaign" => &mut self.utm_campaign,
+            "utm_term" => &mut self.utm_term,
+            "utm_content" => &mut self.utm_content,
+            "ref" => &mut self.reference,
+            _ => return None,
+        })
+    }
+
+    /// True when no field has a value.
+    pub fn is_empty(&self) -> bool {
+        self.fields().iter().all(|(_, value)| value.is_none())
+    }
 }
 
 /// The body of `POST /v2/checkouts`: the basket and the visit.
@@ -37,6 +103,9 @@ pub struct CheckoutRequest {
     /// releases it once this one holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<Uuid>,
+    /// Where the customer came from (the host page's `utm_*` and `ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
 }
 
 /// Where a physical product is shipped.
@@ -93,6 +162,9 @@ pub struct ExpressCheckoutRequest {
     pub newsletters: Vec<String>,
     #[serde(default)]
     pub shipping_address: Option<ShippingAddress>,
+    /// Where the customer came from (the host page's `utm_*` and `ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
 }
 
 impl ExpressCheckoutRequest {
@@ -106,6 +178,7 @@ impl ExpressCheckoutRequest {
                 voucher_codes: self.voucher_codes,
                 external_reference: self.external_reference,
                 replaces: None,
+                attribution: self.attribution,
             },
             ConfirmRequest {
                 email: self.email,
@@ -190,8 +263,7 @@ pub struct CheckoutTotals {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PaymentSummary {
     pub payment_id: Uuid,
-    /// OPEN, PAID, DECLINED, CANCELLED or EXPIRED.
-    pub status: String,
+    pub status: PaymentStatus,
     /// Present while the payment is OPEN.
     pub payment_url: Option<String>,
 }
@@ -202,8 +274,7 @@ pub struct PaymentSummary {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Checkout {
     pub checkout_id: Uuid,
-    /// RESERVED, CONFIRMED, PAID, EXPIRED or CANCELLED.
-    pub status: String,
+    pub status: CheckoutStatus,
     pub campaign_id: Uuid,
     pub merchant_id: Uuid,
     /// In the merchant's zone.
@@ -214,13 +285,17 @@ pub struct Checkout {
     pub totals: CheckoutTotals,
     /// True when the basket holds a physical product: confirm then needs `shipping_address`.
     pub requires_shipping_address: bool,
-    /// End of the hold on the reserved capacity (while RESERVED).
+    /// End of the hold on the places: while RESERVED the reservation's (15 minutes, once
+    /// extended by 10), from CONFIRMED the payment window's (30 minutes from the confirmation).
     pub expires_at: DateTime<Utc>,
+    /// When the hold was extended (`POST /v2/checkouts/{checkout_id}/extend`, once).
+    pub hold_extended_at: Option<DateTime<Utc>>,
+    /// Where the customer came from.
+    pub attribution: Option<Attribution>,
     pub external_reference: Option<String>,
     pub order_id: Option<Uuid>,
     pub order_display_id: Option<String>,
-    /// PENDING_PAYMENT, PAID, FULFILLED or CANCELLED.
-    pub order_status: Option<String>,
+    pub order_status: Option<OrderStatus>,
     pub payment: Option<PaymentSummary>,
     pub created_at: DateTime<Utc>,
 }

@@ -12,19 +12,26 @@ mod origin;
 mod percentage;
 mod problem;
 mod product;
+mod status;
 
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
 pub use checkout::{
-    AppliedVoucher, BasketLine, Checkout, CheckoutLine, CheckoutRequest, CheckoutTotals,
-    ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder, ShippingAddress,
-    TimeslotWindow,
+    AppliedVoucher, Attribution, BasketLine, Checkout, CheckoutLine, CheckoutRequest,
+    CheckoutTotals, ConfirmRequest, ExpressCheckoutRequest, PaymentSummary, PlacedOrder,
+    ShippingAddress, TimeslotWindow,
 };
-pub use credentials::{IdentityExchange, IssuedToken, MerchantToken, OnboardingStatus};
+pub use credentials::{
+    IdentityExchange, IssuedToken, Me, MerchantToken, OnboardingCode, OnboardingStatus, Prefill,
+};
 pub use envelope::{Envelope, Feed, Meta, Pagination};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
 pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticket};
 pub use origin::origin_matches;
-pub use problem::{FieldError, Problem, PROBLEM_TYPE_PREFIX};
+pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
+pub use status::{
+    CheckoutStatus, DeliveryStatus, LoyaltyKind, MailStatus, MerchantAccountStatus, OrderStatus,
+    PaymentStatus, TicketStatus, Transition, UnknownState,
+};

@@ -5,7 +5,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{Money, TimeslotWindow};
+use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,8 +20,7 @@ pub struct Ticket {
     pub timeslot: Option<TimeslotWindow>,
     /// Last valid day, inclusive.
     pub valid_until: Option<NaiveDate>,
-    /// VALID, USED or CANCELLED.
-    pub status: String,
+    pub status: TicketStatus,
 }
 
 #[serde_with::skip_serializing_none]
@@ -37,6 +36,7 @@ pub struct OrderItem {
 }
 
 /// An order as `GET /v2/me/fulfillment/orders` lists it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Order {
@@ -44,14 +44,16 @@ pub struct Order {
     #[cfg_attr(feature = "ssr", schema(example = "BX-7K3M-9Q2P"))]
     pub order_display_id: String,
     pub checkout_id: Uuid,
-    /// PENDING_PAYMENT, PAID, FULFILLED or CANCELLED.
-    pub status: String,
+    pub status: OrderStatus,
     pub merchant_id: Uuid,
     pub visit_date: NaiveDate,
     pub total: Money,
     pub items: Vec<OrderItem>,
     /// Issued once the order is paid.
     pub tickets: Vec<Ticket>,
+    /// Where the customer came from (its checkout's `attribution`).
+    #[serde(default)]
+    pub attribution: Option<Attribution>,
     pub created_at: DateTime<Utc>,
     pub last_mutation_date: DateTime<Utc>,
 }
@@ -98,8 +100,7 @@ pub struct OrderReceipt {
 pub struct LoyaltyEntry {
     pub id: Uuid,
     pub occurred_at: DateTime<Utc>,
-    /// EARN, REDEEM or ADJUST.
-    pub kind: String,
+    pub kind: LoyaltyKind,
     /// Signed: negative for REDEEM.
     pub points: i64,
     pub balance_after: i64,

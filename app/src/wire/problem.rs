@@ -1,7 +1,122 @@
+//! Problem documents (RFC 9457) and the table of every problem type the API answers with
+//! (`problem_types!`), shared by the server, which renders them (`server/src/error.rs`), and the
+//! frame, which matches on them.
+
 use serde::{Deserialize, Serialize};
 
 /// Every problem `type` is this prefix followed by a short name, e.g. `…:campaign-not-found`.
 pub const PROBLEM_TYPE_PREFIX: &str = "urn:boxoffice:error:";
+
+/// Defines every problem type from one table, one line per type:
+/// `Variant => "urn-name", status, "title";`.
+///
+/// A problem type has a variant, a name (the part of `type` after `urn:boxoffice:error:`), a
+/// status and a title, and `ALL` lists them for the documentation check. Written by hand, each
+/// type stood in five places that had to agree; from this table the enum, `ALL`, `name`,
+/// `status` and `title` are generated, so adding a problem type is adding one line. It lives
+/// here, beside [`Problem`], so the frame matches a problem by its variant, never by a string;
+/// the titles are the server's alone (the frame words its own messages).
+macro_rules! problem_types {
+    ($($variant:ident => $name:literal, $status:literal, $title:literal;)+) => {
+        /// The problem types of the API; each has one name, title and status.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ProblemType {
+            $($variant,)+
+        }
+
+        impl ProblemType {
+            /// Every problem type, for the documentation check and for reading a name back.
+            pub const ALL: &'static [ProblemType] = &[$(ProblemType::$variant,)+];
+
+            /// The short name, as the part of `type` after `urn:boxoffice:error:`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ProblemType::$variant => $name,)+
+                }
+            }
+
+            /// The `title` of the problem document: the same for every instance of the type.
+            #[cfg(feature = "ssr")]
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(ProblemType::$variant => $title,)+
+                }
+            }
+
+            /// The HTTP status every instance of the type is answered with.
+            pub fn status(self) -> u16 {
+                match self {
+                    $(ProblemType::$variant => $status,)+
+                }
+            }
+        }
+    };
+}
+
+problem_types! {
+    RequestValidationFailed => "request-validation-failed", 400, "The request is not valid";
+    IdempotencyKeyMissing => "idempotency-key-missing", 400, "The Idempotency-Key header is required";
+    UnsupportedMediaType => "unsupported-media-type", 415, "The request body must be JSON";
+    PayloadTooLarge => "payload-too-large", 413, "The request body is too large";
+    NextTokenInvalid => "next-token-invalid", 400, "The next_token is not valid";
+    NextTokenMismatch => "next-token-mismatch", 400, "The next_token belongs to another query";
+    TokenInvalid => "token-invalid", 401, "The bearer token is missing or invalid";
+    TokenExpired => "token-expired", 401, "The bearer token has expired";
+    Forbidden => "forbidden", 403, "Access to this resource is not allowed";
+    NotFound => "not-found", 404, "The resource was not found";
+    MethodNotAllowed => "method-not-allowed", 405, "The method is not allowed on this resource";
+    CampaignNotFound => "campaign-not-found", 404, "The campaign is not configured";
+    MerchantNotFound => "merchant-not-found", 404, "The merchant was not found";
+    ProductNotFound => "product-not-found", 404, "The product was not found";
+    Conflict => "conflict", 409, "The request conflicts with the current state";
+    RateLimited => "rate-limited", 429, "Too many requests";
+    RequestTimeout => "request-timeout", 408, "The request took too long";
+    ServiceUnavailable => "service-unavailable", 503, "The service is unavailable";
+    InternalError => "internal-error", 500, "An internal error occurred";
+    ProductInternalError => "product-internal-error", 500, "An internal error occurred while reading products";
+    ClientAuthenticationFailed => "client-authentication-failed", 401, "Client authentication failed";
+    UnsupportedGrantType => "unsupported-grant-type", 400, "The grant type is not supported";
+    SessionCodeExpired => "session-code-expired", 400, "The session code has expired";
+    SessionCodeInvalid => "session-code-invalid", 400, "The session code is not valid";
+    PkceVerificationFailed => "pkce-verification-failed", 400, "The PKCE code verifier does not match";
+    IdentityTokenRejected => "identity-token-rejected", 401, "The identity token was rejected";
+    IdentityProviderUnavailable => "identity-provider-unavailable", 502, "The identity provider is unavailable";
+    OnboardingCodeInvalid => "onboarding-code-invalid", 400, "The onboarding code is not valid";
+    CheckoutBasketEmpty => "checkout-basket-empty", 400, "The basket is empty";
+    CheckoutBasketLineInvalid => "checkout-basket-line-invalid", 400, "A basket line is invalid";
+    CheckoutBasketSpansMerchants => "checkout-basket-spans-merchants", 400, "The basket spans merchants";
+    CheckoutBasketSpansProviders => "checkout-basket-spans-providers", 400, "The basket spans providers";
+    CheckoutDateInPast => "checkout-date-in-past", 400, "The visit date is in the past";
+    CheckoutTimeslotRequired => "checkout-timeslot-required", 400, "A timeslot is required";
+    CheckoutShippingAddressRequired => "checkout-shipping-address-required", 400, "A shipping address is required";
+    CheckoutFulfillmentRequestRejected => "checkout-fulfillment-request-rejected", 422, "The provider refused the booking";
+    CheckoutProductNotPriceable => "checkout-product-not-priceable", 422, "The product has no price for that date";
+    CheckoutProductNotFulfillable => "checkout-product-not-fulfillable", 422, "The product cannot be delivered for that date";
+    CheckoutBillingDetailRejected => "checkout-billing-detail-rejected", 422, "The billing details were rejected";
+    CheckoutOrderFailed => "checkout-order-failed", 502, "The order could not be placed";
+    CheckoutOrderEmptyRedirect => "checkout-order-empty-redirect", 502, "The payment provider gave no redirect";
+    CheckoutFulfillmentReservationFailed => "checkout-fulfillment-reservation-failed", 502, "The reservation at the provider failed";
+    IdempotencyKeyInUse => "idempotency-key-in-use", 409, "A request with this Idempotency-Key is in progress";
+    IdempotencyKeyReused => "idempotency-key-reused", 409, "This Idempotency-Key was used for another request";
+    CheckoutNotFound => "checkout-not-found", 404, "The checkout was not found";
+    CheckoutNotReserved => "checkout-not-reserved", 409, "The checkout is not reserved any more";
+    CheckoutHoldLimitReached => "checkout-hold-limit-reached", 409, "The buyer already holds as much as one buyer may";
+    CheckoutHoldAlreadyExtended => "checkout-hold-already-extended", 409, "The hold was extended once already";
+    CheckoutFieldLocked => "checkout-field-locked", 422, "A customer field the partner locked was changed";
+    WalletNotConfigured => "wallet-not-configured", 404, "This wallet pass is not offered by this server";
+}
+
+impl ProblemType {
+    /// The type whose short name this is; `None` for a name this build does not know.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|kind| kind.name() == name)
+    }
+
+    /// The full `type` URI.
+    pub fn uri(self) -> String {
+        format!("{PROBLEM_TYPE_PREFIX}{}", self.name())
+    }
+}
 
 /// An RFC 9457 problem document (`application/problem+json`).
 ///
@@ -33,6 +148,11 @@ impl Problem {
         self.kind
             .strip_prefix(PROBLEM_TYPE_PREFIX)
             .unwrap_or(&self.kind)
+    }
+
+    /// The problem's type, when it is one of ours.
+    pub fn problem_type(&self) -> Option<ProblemType> {
+        ProblemType::from_name(self.name())
     }
 }
 

@@ -4,6 +4,8 @@
 //
 // Pages (all `lang="en"`, title and <h1> "Partner shop", the frame in `#tickets`):
 //   GET /shop?user=&merchant_id=&product_id=&lang=   a fresh session code per render, embed.js
+//        &email=&first_name=&last_name=&locked=a,b     the session's prefill and locked fields
+//        &utm_source=…&ref=                            read by embed.js from the page's URL
 //   GET /shop?bare=1&user=                           a bare <iframe> and the guide's listener
 //   GET /shop?code=<code>[&frame_url=]               renders the given code instead of a new one
 //   GET /identity-shop?user=<accountuid>             identity mode: no code, a token handoff
@@ -38,6 +40,7 @@ export const FRAME_EVENTS = [
   'boxoffice:redirect',
   'boxoffice:order-paid',
   'boxoffice:session-expired',
+  'boxoffice:hold-expired',
 ] as const;
 export type FrameEventType = (typeof FRAME_EVENTS)[number];
 
@@ -90,18 +93,58 @@ export async function backendToken(): Promise<string> {
   return body.access_token;
 }
 
+/** The partner's user as `POST /v1/session` takes it: its reference, prefill and locked fields. */
+export interface SessionUser {
+  reference: string;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  locked?: string[];
+}
+
 /** A webframe session for `user` (the partner's user reference): its one-time code and frame URL. */
-export async function createSession(user: string = DEFAULT_USER, campaign: string = DEMO_CAMPAIGN): Promise<WebframeSession> {
+export async function createSession(
+  user: string | SessionUser = DEFAULT_USER,
+  campaign: string = DEMO_CAMPAIGN,
+  integration: 'webframe' | 'headless' = 'webframe',
+): Promise<WebframeSession> {
+  const sessionUser = typeof user === 'string' ? { reference: user } : user;
   const response = await fetch(`${BASE_URL}/v1/session`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${await backendToken()}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ integration: 'webframe', user: { reference: user }, campaign_id: campaign }),
+    body: JSON.stringify({ integration, user: sessionUser, campaign_id: campaign }),
   });
   if (response.status !== 201) {
     throw await failure('POST /v1/session', response);
   }
   const { data } = (await response.json()) as { data: WebframeSession };
   return { session_code: data.session_code, frame_url: data.frame_url };
+}
+
+/**
+ * A public bearer of the partner's user `reference` (a headless session exchanged by the
+ * partner's backend): the same customer as the frame's, so it reads that customer's orders.
+ */
+export async function customerBearer(reference: string): Promise<string> {
+  const { session_code } = await createSession(reference, DEMO_CAMPAIGN, 'headless');
+  const response = await fetch(`${BASE_URL}/v1/session/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ session_code, client_id: DEMO_CLIENT_ID, client_secret: DEMO_CLIENT_SECRET }),
+  });
+  if (response.status !== 200) {
+    throw await failure('POST /v1/session/token', response);
+  }
+  return ((await response.json()) as { data: { access_token: string } }).data.access_token;
+}
+
+/** `GET path` of the API with `bearer`; the envelope's `data`. */
+export async function apiData(path: string, bearer: string): Promise<any> {
+  const response = await fetch(`${BASE_URL}${path}`, { headers: { Authorization: `Bearer ${bearer}` } });
+  if (response.status !== 200) {
+    throw await failure(`GET ${path}`, response);
+  }
+  return ((await response.json()) as { data: unknown }).data;
 }
 
 /**
@@ -261,9 +304,16 @@ export async function startPartner(opts: { host?: string } = {}): Promise<Partne
 
   async function shop(query: URLSearchParams, self: URL): Promise<string> {
     const given = param(query, 'code');
+    const user: SessionUser = {
+      reference: param(query, 'user') ?? DEFAULT_USER,
+      email: param(query, 'email'),
+      first_name: param(query, 'first_name'),
+      last_name: param(query, 'last_name'),
+      locked: param(query, 'locked')?.split(','),
+    };
     const session = given
       ? { session_code: given, frame_url: param(query, 'frame_url') ?? `${BASE_URL}/frame` }
-      : await createSession(param(query, 'user') ?? DEFAULT_USER);
+      : await createSession(user);
     if (query.get('bare') !== '1') {
       return embedPage({
         frameUrl: session.frame_url,

@@ -93,8 +93,11 @@ const WEEKDAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
 const DATE = `${WEEKDAY} \\d{1,2} ${MONTH} \\d{4}`;
 const MONEY = '\\S*?\\d[\\d,]*(?:\\.\\d+)?(?: ?[A-Z]{3})?';
-/** "{{ date }}, {{ price }}" and "{{ date }}, {{ price }} instead of {{ list_price }}". */
-export const AVAILABLE_DAY = new RegExp(`^${DATE}, ${MONEY}(?: instead of ${MONEY})?$`);
+/**
+ * "{{ number }} – {{ amount }}: {{ date }}, {{ price }}" and the same with "instead of
+ * {{ list_price }}": the name begins with the day's visible number and short price.
+ */
+export const AVAILABLE_DAY = new RegExp(`^\\d{1,2} – [\\d.,]+: ${DATE}, ${MONEY}(?: instead of ${MONEY})?$`);
 export const SOLD_OUT_DAY = new RegExp(`^${DATE}, sold out$`);
 
 /**

@@ -107,6 +107,9 @@ fn normalize_and_validate(input: &mut PartnerClientInput, policy: OutboundPolicy
     );
     checks.origins("frame_origins", &input.frame_origins, MAX_ORIGINS);
     checks.origins("return_origins", &input.return_origins, MAX_ORIGINS);
+    if let Some(theme) = &input.theme {
+        theme.check("theme", &mut checks);
+    }
     if let Some(url) = &input.webhook_url {
         checks.http_url("webhook_url", url);
         if let Err(OutboundRefusal::NonPublic) = outbound::check_url(url, policy) {

@@ -2,6 +2,7 @@
 //! FAILED with its error, for the operator to act on), and the operator's resend, which also
 //! rotates the order's ticket page key (docs/operator-api.md).
 
+use app::wire::MailStatus;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -20,7 +21,6 @@ use crate::{
     state::AppState,
     store::TicketMailRecord,
     tickets::resend,
-    validate::Checks,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -36,8 +36,7 @@ pub struct TicketMail {
     pub order_id: Uuid,
     /// FIRST (the payment's), RESEND (the customer asked) or OPERATOR.
     pub kind: String,
-    /// PENDING, SENT or FAILED (given up).
-    pub status: String,
+    pub status: MailStatus,
     pub attempts: i32,
     /// When a PENDING mail is tried next.
     pub next_attempt_at: DateTime<Utc>,
@@ -68,8 +67,8 @@ impl From<TicketMailRecord> for TicketMail {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct MailListParams {
-    /// PENDING, SENT or FAILED. Send the same value on every page.
-    status: Option<String>,
+    /// Only mails in this state. Send the same value on every page.
+    status: Option<MailStatus>,
     /// Only this order's mails. Send the same value on every page.
     order_id: Option<Uuid>,
     /// Items per page, 1 to 100 (default 20).
@@ -85,19 +84,9 @@ async fn list_mails(
     Admin(state): Admin,
     ApiQuery(query): ApiQuery<MailListParams>,
 ) -> Result<Page<TicketMail>> {
-    let mut checks = Checks::default();
-    if let Some(status) = &query.status {
-        checks.check(
-            ["PENDING", "SENT", "FAILED"].contains(&status.as_str()),
-            "status",
-            "invalid",
-            "status is PENDING, SENT or FAILED",
-        );
-    }
-    checks.finish()?;
     let filters = format!(
         "status={}&order_id={}",
-        query.status.as_deref().unwrap_or_default(),
+        query.status.map(MailStatus::as_str).unwrap_or_default(),
         query.order_id.map(|id| id.to_string()).unwrap_or_default()
     );
     let page = PageParams {
@@ -113,7 +102,7 @@ async fn list_mails(
         |after, limit| {
             state
                 .store
-                .ticket_mails(query.status.as_deref(), query.order_id, after, limit)
+                .ticket_mails(query.status, query.order_id, after, limit)
         },
     )
     .await?;

@@ -20,6 +20,7 @@ use crate::{
         confirm::confirm,
         create::create,
         express::{express, Express},
+        extend::extend,
         lifecycle::release_reservation,
         read,
         reserve::Buyer,
@@ -47,6 +48,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_checkout))
         .routes(routes!(get_checkout, release_checkout))
         .routes(routes!(confirm_checkout))
+        .routes(routes!(extend_checkout))
 }
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
@@ -108,6 +110,25 @@ async fn confirm_checkout(
     let customer_id = user.map(|u| u.customer_id);
     let placed = confirm(&state, checkout_id, customer_id, &request, Utc::now()).await?;
     Ok(Data::ok(placed))
+}
+
+/// More time for a reservation, once: its hold ends 10 minutes later, never beyond 30 minutes
+/// from the reservation (the payment window). A second extension is 409
+/// `checkout-hold-already-extended`; a checkout no longer RESERVED (confirmed, or its hold
+/// ended) is 409 `checkout-not-reserved`. Returns the checkout with its new `expires_at`.
+#[utoipa::path(post, path = "/v2/checkouts/{checkout_id}/extend", tag = "checkout",
+    security((), ("public_bearer" = [])),
+    params(("checkout_id" = Uuid, Path)),
+    responses((status = 200, body = inline(Envelope<Checkout>)),
+              Problem400, Problem401, Problem404, Problem409))]
+async fn extend_checkout(
+    MaybePublicUser(user): MaybePublicUser,
+    State(state): State<AppState>,
+    ApiPath(checkout_id): ApiPath<Uuid>,
+) -> Result<Data<Checkout>> {
+    let customer_id = user.map(|u| u.customer_id);
+    let checkout = extend(&state, checkout_id, customer_id, Utc::now()).await?;
+    Ok(Data::ok(checkout))
 }
 
 /// The checkout's status, lines, authoritative totals, payment status and order. A checkout

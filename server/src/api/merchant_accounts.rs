@@ -1,5 +1,6 @@
 //! `/{stage}/merchant-accounts`: onboarding by magic link and KYC URL.
 
+use app::wire::OnboardingCode;
 use axum::{
     extract::{FromRequestParts, State},
     http::{header, request::Parts, HeaderValue},
@@ -69,13 +70,6 @@ async fn create_merchant_account(
     ApiJson(request): ApiJson<NewMerchantAccount>,
 ) -> Result<Data<ProvisionedMerchantAccount>> {
     Ok(Data::created(onboarding::provision(&state, request).await?))
-}
-
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-struct OnboardingCode {
-    /// The code from the magic link.
-    code: String,
 }
 
 /// Exchanges the single-use code of the magic link for a merchant bearer (1 hour).

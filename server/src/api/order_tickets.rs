@@ -117,7 +117,7 @@ async fn receipt(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<OrderReceipt>> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    if !matches!(order.status.as_str(), "PAID" | "FULFILLED") {
+    if !order.status.is_paid() {
         return Err(Error::new(
             ProblemType::Conflict,
             format!(

@@ -113,6 +113,7 @@ async fn set_express_baseline(
         requires_shipping_address: false,
         voucher_codes: Vec::new(),
         external_reference: None,
+        attribution: None,
         expires_at: Utc::now(),
         lines: vec![NewCheckoutLine {
             checkout_line_id: Uuid::nil(),
@@ -203,6 +204,7 @@ async fn express_baseline(
                 partner_client_id: None,
                 total: checkout.total,
                 currency: checkout.currency.clone(),
+                attribution: None,
             },
             &fields,
             payment,

@@ -2,6 +2,8 @@
 
 use std::collections::HashSet;
 
+use app::wire::Attribution;
+
 use crate::error::{Error, ProblemType, Result};
 
 pub use app::wire::BasketLine;
@@ -13,6 +15,8 @@ pub const MAX_QUANTITY: u32 = 50;
 pub const MAX_VOUCHER_CODES: usize = 10;
 pub const MAX_CODE_CHARS: usize = 64;
 pub const MAX_REFERENCE_CHARS: usize = 200;
+/// Each field of a checkout's attribution (`utm_*`, `ref`).
+pub const MAX_ATTRIBUTION_CHARS: usize = 200;
 
 /// A checkout body's deserialisation failure at a basket line (a quantity that is not a whole
 /// number, or too large for one; a product id that is not a UUID; a line that is not an
@@ -53,12 +57,18 @@ pub fn check_request(request: &app::wire::CheckoutRequest) -> Result<()> {
     check_fields(
         &request.voucher_codes,
         request.external_reference.as_deref(),
+        request.attribution.as_ref(),
     )
 }
 
-/// 400 `request-validation-failed` for too many or too long voucher codes, or a too long
-/// external reference.
-pub fn check_fields(voucher_codes: &[String], external_reference: Option<&str>) -> Result<()> {
+/// 400 `request-validation-failed` for too many or too long voucher codes, a too long
+/// external reference, or an attribution field that is empty, longer than 200 characters or
+/// not printable (`attribution.utm_source`, …).
+pub fn check_fields(
+    voucher_codes: &[String],
+    external_reference: Option<&str>,
+    attribution: Option<&Attribution>,
+) -> Result<()> {
     let mut checks = crate::validate::Checks::default();
     checks.check(
         voucher_codes.len() <= MAX_VOUCHER_CODES,
@@ -71,6 +81,18 @@ pub fn check_fields(voucher_codes: &[String], external_reference: Option<&str>) 
     }
     if let Some(reference) = external_reference {
         checks.text("external_reference", reference, 1, MAX_REFERENCE_CHARS);
+    }
+    for (name, value) in attribution.map(Attribution::fields).into_iter().flatten() {
+        if let Some(value) = value {
+            let field = format!("attribution.{name}");
+            checks.text(&field, value, 1, MAX_ATTRIBUTION_CHARS);
+            checks.check(
+                value.chars().all(|c| !c.is_control()),
+                &field,
+                "printable",
+                format!("{field} must be printable text"),
+            );
+        }
     }
     checks.finish()
 }

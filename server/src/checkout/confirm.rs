@@ -1,13 +1,13 @@
 //! `POST /v2/checkouts/{checkout_id}/confirm`: the customer's details turn a reservation into
 //! an order awaiting payment.
 
-use app::wire::{ConfirmRequest, PlacedOrder};
+use app::wire::{CheckoutStatus, ConfirmRequest, PlacedOrder};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::{
     customer,
-    place::{not_reserved, open_payment, place_order, Confirming},
+    place::{not_reserved, open_payment, place_order, Confirming, PAYMENT_WINDOW},
     plan::shipping_address_required,
     read,
 };
@@ -21,8 +21,8 @@ pub async fn confirm(
     now: DateTime<Utc>,
 ) -> Result<PlacedOrder> {
     let checkout = read::visible(state, checkout_id, customer_id).await?;
-    if checkout.status != "RESERVED" {
-        return Err(not_reserved(checkout_id, &checkout.status));
+    if checkout.status != CheckoutStatus::CONFIRM.from() {
+        return Err(not_reserved(checkout_id, checkout.status));
     }
     if checkout.requires_shipping_address && request.shipping_address.is_none() {
         return Err(shipping_address_required());
@@ -34,9 +34,15 @@ pub async fn confirm(
         request,
     )
     .await?;
+    // The partner's locked fields are those of the session the checkout was made in.
+    customer::check_locked(state, checkout.session_id, request).await?;
     let payment = open_payment(state, checkout.total, &checkout.currency).await?;
     let mut tx = state.store.begin_checkout().await?;
-    if !tx.confirm_checkout(checkout_id, &fields, now).await? {
+    // Going to payment holds the places for the payment window, as long as the payment.
+    if !tx
+        .confirm_checkout(checkout_id, &fields, now, now + PAYMENT_WINDOW)
+        .await?
+    {
         return Err(not_reserved(checkout_id, "no longer reserved"));
     }
     let placed = place_order(
@@ -49,6 +55,7 @@ pub async fn confirm(
             partner_client_id: fields.partner_client_id,
             total: checkout.total,
             currency: checkout.currency.clone(),
+            attribution: checkout.attribution.map(|a| a.0),
         },
         &fields,
         payment,

@@ -14,6 +14,7 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
+    credentials::sessions::prefill,
     error::{Error, ProblemType, Result},
     state::AppState,
     store::CustomerFields,
@@ -88,16 +89,10 @@ pub async fn validate(
         }
     }
     if !rejected.is_empty() {
-        let detail = rejected
-            .iter()
-            .map(|e| e.message.as_str())
-            .collect::<Vec<_>>()
-            .join("; ");
-        let mut error = Error::new(ProblemType::CheckoutBillingDetailRejected, detail);
-        if let Error::Problem { errors, .. } = &mut error {
-            *errors = rejected;
-        }
-        return Err(error);
+        return Err(Error::fields(
+            ProblemType::CheckoutBillingDetailRejected,
+            rejected,
+        ));
     }
 
     let return_url = return_url.expect("checked above");
@@ -144,4 +139,46 @@ pub async fn validate(
         }),
         newsletters: request.newsletters.clone(),
     })
+}
+
+/// 422 `checkout-field-locked` naming each field the partner of the session `session_id`
+/// locked (`user.locked` of `POST /v1/session`) whose value in `request` is another: the
+/// e-mail address compared without regard to case, names as written, both trimmed.
+pub async fn check_locked(
+    state: &AppState,
+    session_id: Option<Uuid>,
+    request: &ConfirmRequest,
+) -> Result<()> {
+    let prefill = prefill(state, session_id).await?;
+    if prefill.locked.is_empty() {
+        return Ok(());
+    }
+    let sent = [
+        ("email", request.email.trim()),
+        ("first_name", request.first_name.trim()),
+        ("last_name", request.last_name.trim()),
+    ];
+    let changed: Vec<FieldError> = sent
+        .into_iter()
+        .filter(|(name, _)| prefill.is_locked(name))
+        .filter(|(name, value)| {
+            let locked = prefill.value(name).unwrap_or_default().trim();
+            if *name == "email" {
+                !locked.eq_ignore_ascii_case(value)
+            } else {
+                locked != *value
+            }
+        })
+        .map(|(name, _)| {
+            FieldError::new(
+                name,
+                "locked",
+                format!("{name} was set by the partner and cannot be changed; send the value it gave with the session"),
+            )
+        })
+        .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    Err(Error::fields(ProblemType::CheckoutFieldLocked, changed))
 }

@@ -19,7 +19,7 @@ use super::{
     basket, customer,
     idempotency::{Claimed, IdempotencyKey},
     place::{open_payment, place_order, Confirming},
-    plan::{self, shipping_address_required, DayReader, Plan},
+    plan::{self, shipping_address_required, Plan, ReadDay},
     reserve::{self, Buyer, Prepared, Reservation},
 };
 use crate::{error::Result, http::envelope, state::AppState};
@@ -62,6 +62,7 @@ pub async fn express(
         &customer_request,
     )
     .await?;
+    customer::check_locked(state, buyer.session_id, &customer_request).await?;
     // The checkout is the partner's the fields attribute it to (a guest's by its return URL).
     let buyer = Buyer {
         partner_client_id: fields.partner_client_id,
@@ -79,10 +80,13 @@ pub async fn express(
 
     // Plan, reading only, and open the payment at the provider for the planned total,
     // outside any transaction. A failure of either before the claim is answered as the
-    // claim-first order would: a retry of an earlier success is replayed.
-    let days = key.days(state.store.as_ref());
+    // claim-first order would: a retry of an earlier success is replayed. Whether the key has
+    // a record is read with the plan's first day (`seen`), so a buyer refused for a sold-out
+    // day costs one query, not two.
+    let mut seen = None;
     let ready = async {
-        let (plan, prepared) = plan_express(state, &reservation, has_address, &days).await?;
+        let (plan, prepared) =
+            plan_express(state, &reservation, has_address, &key, &mut seen).await?;
         let total = prepared.expected_total(&plan, &reservation);
         let payment = open_payment(state, total, &plan.merchant.currency).await?;
         Ok::<_, crate::error::Error>((plan, prepared, payment))
@@ -90,7 +94,7 @@ pub async fn express(
     let (plan, prepared, payment) = match ready.await {
         Ok(ready) => ready,
         Err(refusal) => {
-            let replay = key.refused_before_claim(state, refusal, &days, now).await?;
+            let replay = key.refused_before_claim(state, refusal, seen, now).await?;
             return Ok(Express::Replayed(replay));
         }
     };
@@ -112,6 +116,7 @@ pub async fn express(
             partner_client_id: buyer.partner_client_id,
             total: checkout.total,
             currency: checkout.currency,
+            attribution: checkout.attribution,
         };
         let placed = place_order(reserved.tx(), &confirming, &fields, payment, now).await?;
         let body = response_body(placed)?;
@@ -133,18 +138,33 @@ pub async fn express(
 
 /// The plan of an express basket and what its reservation reads, with the shipping address
 /// checked where the error table puts it: after the products, date and time, before prices.
+/// The plan's first day is read with whether `key` has a record, which lands in `seen`.
 async fn plan_express(
     state: &AppState,
     reservation: &Reservation<'_>,
     has_address: bool,
-    days: &dyn DayReader,
+    key: &IdempotencyKey,
+    seen: &mut Option<bool>,
 ) -> Result<(Plan, Prepared)> {
     let r = reservation;
     let resolved = plan::resolve(state, r.campaign_id, r.request, r.now).await?;
     if resolved.requires_shipping_address && !has_address {
         return Err(shipping_address_required());
     }
-    let plan = resolved.price(state, days, r.locale, r.now).await?;
+    let mut read = None;
+    if let Some((product_id, day)) = resolved.first_day() {
+        let (priced, key_seen) = state
+            .store
+            .day_and_key_seen(product_id, day, r.campaign_id, key.key())
+            .await?;
+        *seen = Some(key_seen);
+        read = Some(ReadDay {
+            product_id,
+            day,
+            priced,
+        });
+    }
+    let plan = resolved.price(state, read, r.locale, r.now).await?;
     let prepared = reserve::prepare(state, &plan, r).await?;
     Ok((plan, prepared))
 }

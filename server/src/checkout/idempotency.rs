@@ -13,19 +13,29 @@
 //!   neither complete it (its transaction fails, 409) nor release it.
 //! - A request refused before its claim writes nothing when its key has no record; a key with a
 //!   record answers as if the claim had come first ([`IdempotencyKey::refused_before_claim`]).
+//!
+//! Every file of the rule:
+//! - this file: the rule's steps, over the store's `IdempotencyStore`;
+//! - `checkout/express.rs`: when each step runs (plan → claim → transaction → complete or
+//!   release), and the plan's first day read with whether the key has a record;
+//! - `api/checkouts.rs`: the `Idempotency-Key` header (required, a UUID) and the 208 of a
+//!   replay;
+//! - `store/idempotency.rs`: the store's side (`IdempotencyStore`, `IdempotencyTx`,
+//!   `KeyClaim`);
+//! - `store/sql/idempotency.rs`: every statement of the key, on both databases;
+//! - `store/postgres/idempotency.rs` and `store/sqlite/idempotency.rs`: what each database
+//!   does its own way (PostgreSQL's one-message claim and unflushed claim commit);
+//! - migrations `0001` (the table) and `0006` (the owner, `TAKEN_OVER` refused).
 
 use app::wire::ExpressCheckoutRequest;
-use std::sync::OnceLock;
-
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::plan::{DayReader, StoreDays};
 use crate::{
     error::{Error, ProblemType, Result},
     state::AppState,
-    store::{CalendarDay, CheckoutTx, IdempotencyClaim, IdempotentRequest, Store},
+    store::{CheckoutTx, IdempotencyClaim, IdempotentRequest},
 };
 
 /// How long a claim blocks retries when its request died without releasing it.
@@ -79,32 +89,26 @@ impl IdempotencyKey {
         }
     }
 
-    /// Days for the plan, read together with whether this key has a record (with the first
-    /// day read), so that a request refused for a sold-out day knows it without a read of its
-    /// own: in a rush for the last places nearly every buyer is refused so.
-    pub fn days<'a>(&'a self, store: &'a dyn Store) -> KeyedDays<'a> {
-        KeyedDays {
-            store,
-            request: &self.request,
-            seen: OnceLock::new(),
-        }
+    /// The key the client sent.
+    pub fn key(&self) -> Uuid {
+        self.request.key
     }
 
     /// The answer to a request refused before its key was claimed: the refusal, unless the
     /// key has a record, which then answers as the claim-first order would (`Ok` is the
     /// replay of an earlier success). A key with no record is not written: a rush of buyers
-    /// refused for a sold-out day does not queue for the write lock. `days` tells whether the
+    /// refused for a sold-out day does not queue for the write lock. `seen` is whether the
     /// key had a record when the plan read its first day, if it got that far.
     pub async fn refused_before_claim(
         &self,
         state: &AppState,
         refusal: Error,
-        days: &KeyedDays<'_>,
+        seen: Option<bool>,
         now: DateTime<Utc>,
     ) -> Result<Vec<u8>> {
         let r = &self.request;
-        let seen = match days.seen.get() {
-            Some(&seen) => seen,
+        let seen = match seen {
+            Some(seen) => seen,
             None => {
                 state
                     .store
@@ -150,30 +154,6 @@ impl IdempotencyKey {
         {
             tracing::warn!(error = ?err, "releasing the idempotency key failed; its lock runs out in 90 s");
         }
-    }
-}
-
-/// The plan's days, the first read with whether the key has a record
-/// (`IdempotencyKey::days`).
-pub struct KeyedDays<'a> {
-    store: &'a dyn Store,
-    request: &'a IdempotentRequest,
-    seen: OnceLock<bool>,
-}
-
-#[async_trait::async_trait]
-impl DayReader for KeyedDays<'_> {
-    async fn day(&self, product_id: Uuid, day: NaiveDate) -> Result<Option<CalendarDay>> {
-        if self.seen.get().is_some() {
-            return StoreDays(self.store).day(product_id, day).await;
-        }
-        let r = self.request;
-        let (priced, seen) = self
-            .store
-            .day_and_key_seen(product_id, day, r.campaign_id, r.key)
-            .await?;
-        let _ = self.seen.set(seen);
-        Ok(priced)
     }
 }
 

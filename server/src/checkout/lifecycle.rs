@@ -7,6 +7,7 @@
 //! work, so when two nodes (or a sweeper and a reader) race, exactly one does it: capacity,
 //! vouchers and wallet are released exactly once.
 
+use app::wire::{CheckoutStatus, LoyaltyKind, OrderStatus, PaymentStatus, Transition};
 use chrono::{DateTime, Utc};
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::json;
@@ -31,12 +32,13 @@ pub enum PaymentOutcome {
 }
 
 impl PaymentOutcome {
-    pub fn status(self) -> &'static str {
+    /// The payment's change of state this outcome makes.
+    pub fn transition(self) -> Transition<PaymentStatus> {
         match self {
-            PaymentOutcome::Paid => "PAID",
-            PaymentOutcome::Declined => "DECLINED",
-            PaymentOutcome::Cancelled => "CANCELLED",
-            PaymentOutcome::Expired => "EXPIRED",
+            PaymentOutcome::Paid => PaymentStatus::PAY,
+            PaymentOutcome::Declined => PaymentStatus::DECLINE,
+            PaymentOutcome::Cancelled => PaymentStatus::CANCEL,
+            PaymentOutcome::Expired => PaymentStatus::EXPIRE,
         }
     }
 }
@@ -105,7 +107,7 @@ pub async fn expire_reservation(
     let Some(checkout) = state.store.checkout(checkout_id).await? else {
         return Ok(false);
     };
-    if checkout.status != "RESERVED" || checkout.expires_at > now {
+    if checkout.status != CheckoutStatus::Reserved || checkout.expires_at > now {
         return Ok(false);
     }
     end_reservation(state, &checkout, Some(now), "hold_expired").await
@@ -117,7 +119,9 @@ pub async fn expire_reservation(
 /// confirmed is `checkout-not-reserved`.
 pub async fn release_reservation(state: &AppState, checkout: &CheckoutRecord) -> Result<()> {
     let checkout_id = checkout.checkout_id;
-    if checkout.status == "RESERVED" && end_reservation(state, checkout, None, "released").await? {
+    if checkout.status == CheckoutStatus::Reserved
+        && end_reservation(state, checkout, None, "released").await?
+    {
         return Ok(());
     }
     // It ended before, or a confirm won the race: where does it stand now?
@@ -125,8 +129,8 @@ pub async fn release_reservation(state: &AppState, checkout: &CheckoutRecord) ->
         .store
         .checkout(checkout_id)
         .await?
-        .map_or_else(|| checkout.status.clone(), |c| c.status);
-    if status == "EXPIRED" {
+        .map_or(checkout.status, |c| c.status);
+    if status == CheckoutStatus::Expired {
         return Ok(());
     }
     Err(Error::new(
@@ -147,7 +151,7 @@ async fn end_reservation(
     let lines = state.store.checkout_lines(checkout_id).await?;
     let mut tx = state.store.begin_checkout().await?;
     if !tx
-        .transition_checkout(checkout_id, "RESERVED", "EXPIRED", expired_by)
+        .transition_checkout(checkout_id, CheckoutStatus::EXPIRE, expired_by)
         .await?
     {
         return Ok(false);
@@ -157,7 +161,11 @@ async fn end_reservation(
         subject: format!("checkouts/{checkout_id}"),
         campaign_id: checkout.campaign_id,
         partner_client_id: checkout.partner_client_id,
-        data: json!({ "checkout_id": checkout_id, "status": "EXPIRED", "reason": reason }),
+        data: json!({
+            "checkout_id": checkout_id,
+            "status": CheckoutStatus::EXPIRE.to(),
+            "reason": reason,
+        }),
     })
     .await?;
     release(state, tx.as_mut(), checkout, &lines).await?;
@@ -176,7 +184,7 @@ pub async fn settle_payment(
     let Some(payment) = state.store.payment(payment_id).await? else {
         return Ok(false);
     };
-    if payment.status != "OPEN" {
+    if payment.status != PaymentStatus::Open {
         return Ok(false);
     }
     let order = state
@@ -198,14 +206,13 @@ pub async fn settle_payment(
     let validity = ticket_validity(state, &lines).await?;
 
     let mut tx = state.store.begin_checkout().await?;
-    if !tx.settle_payment(payment_id, outcome.status()).await? {
+    if !tx.settle_payment(payment_id, outcome.transition()).await? {
         return Ok(false);
     }
     let order_id = order.customer_order_id;
     if outcome == PaymentOutcome::Paid {
-        tx.transition_order(order_id, "PENDING_PAYMENT", "PAID")
-            .await?;
-        tx.transition_checkout(checkout.checkout_id, "CONFIRMED", "PAID", None)
+        tx.transition_order(order_id, OrderStatus::PAY).await?;
+        tx.transition_checkout(checkout.checkout_id, CheckoutStatus::PAY, None)
             .await?;
         let tickets = issue_tickets(order_id, &checkout, &lines, &validity);
         tx.insert_tickets(&tickets).await?;
@@ -225,7 +232,7 @@ pub async fn settle_payment(
                     customer,
                     checkout.campaign_id,
                     Some(order_id),
-                    "EARN",
+                    LoyaltyKind::Earn,
                     points,
                     &description,
                 )
@@ -239,7 +246,7 @@ pub async fn settle_payment(
         });
         tx.insert_event(&settled(
             EventType::OrderPaid,
-            "PAID",
+            OrderStatus::PAY.to(),
             &checkout,
             &order,
             payment_id,
@@ -249,12 +256,11 @@ pub async fn settle_payment(
         tx.commit().await?;
         fulfil(state, order_id).await?;
     } else {
-        tx.transition_order(order_id, "PENDING_PAYMENT", "CANCELLED")
-            .await?;
-        let reason = json!({ "reason": outcome.status() });
+        tx.transition_order(order_id, OrderStatus::CANCEL).await?;
+        let reason = json!({ "reason": outcome.transition().to() });
         tx.insert_event(&settled(
             EventType::OrderCancelled,
-            "CANCELLED",
+            OrderStatus::CANCEL.to(),
             &checkout,
             &order,
             payment_id,
@@ -262,7 +268,7 @@ pub async fn settle_payment(
         ))
         .await?;
         if tx
-            .transition_checkout(checkout.checkout_id, "CONFIRMED", "CANCELLED", None)
+            .transition_checkout(checkout.checkout_id, CheckoutStatus::CANCEL, None)
             .await?
         {
             release(state, tx.as_mut(), &checkout, &lines).await?;
@@ -277,7 +283,7 @@ pub async fn settle_payment(
 /// partner: the order's references, then `details` particular to the outcome.
 fn settled(
     event_type: EventType,
-    status: &str,
+    status: OrderStatus,
     checkout: &CheckoutRecord,
     order: &OrderRecord,
     payment_id: Uuid,
@@ -289,6 +295,7 @@ fn settled(
         "checkout_id": checkout.checkout_id,
         "payment_id": payment_id,
         "status": status,
+        "attribution": checkout.attribution.as_deref(),
     });
     if let (Some(data), serde_json::Value::Object(details)) = (data.as_object_mut(), details) {
         data.extend(details);
@@ -308,7 +315,7 @@ pub async fn fulfil(state: &AppState, order_id: Uuid) -> Result<()> {
     let Some(order) = state.store.order(order_id).await? else {
         return Ok(());
     };
-    if order.status != "PAID" {
+    if order.status != OrderStatus::FULFIL.from() {
         return Ok(());
     }
     let Some(checkout) = state.store.checkout(order.checkout_id).await? else {
@@ -324,7 +331,7 @@ pub async fn fulfil(state: &AppState, order_id: Uuid) -> Result<()> {
         return Ok(());
     }
     let mut tx = state.store.begin_checkout().await?;
-    tx.transition_order(order_id, "PAID", "FULFILLED").await?;
+    tx.transition_order(order_id, OrderStatus::FULFIL).await?;
     tx.commit().await?;
     Ok(())
 }

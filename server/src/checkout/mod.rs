@@ -4,7 +4,9 @@
 //! - `reserve`: the reservation transaction (provider, vouchers, wallet, checkout, event);
 //! - `place`: the payment opened at the provider, then the order written inside a transaction
 //!   (order, payment, event);
-//! - `create`, `confirm`, `express`, `read`: the four operations of the API;
+//! - `create`, `confirm`, `express`, `read`, `extend`: the operations of the API; `view` and
+//!   `order_view` what a checkout and an order look like on the wire; `receipt` a paid
+//!   order's signed receipt;
 //! - `idempotency`: the Idempotency-Key rule of the express checkout;
 //! - `holds`: what one buyer (customer, session, client address) may hold at once;
 //! - `lifecycle`: payment outcomes, expiry, release, tickets, loyalty, and the sweeper;
@@ -15,6 +17,7 @@ pub mod confirm;
 pub mod create;
 pub mod customer;
 pub mod express;
+pub mod extend;
 pub mod holds;
 pub mod idempotency;
 pub mod lifecycle;

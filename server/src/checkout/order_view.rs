@@ -29,7 +29,7 @@ pub async fn order_views(state: &AppState, orders: &[OrderRecord]) -> Result<Vec
             order_id: order.customer_order_id,
             order_display_id: order.display_id.clone(),
             checkout_id: order.checkout_id,
-            status: order.status.clone(),
+            status: order.status,
             merchant_id: order.merchant_id,
             visit_date: order.visit_date,
             total: money(order.total),
@@ -60,10 +60,11 @@ pub async fn order_views(state: &AppState, orders: &[OrderRecord]) -> Result<Vec
                             .timeslot_id
                             .and_then(|id| slots.iter().find(|w| w.timeslot_id == id).cloned()),
                         valid_until: t.valid_until,
-                        status: t.status.clone(),
+                        status: t.status,
                     }
                 })
                 .collect(),
+            attribution: order.attribution.as_ref().map(|a| a.0.clone()),
             created_at: order.created_at,
             last_mutation_date: order.last_mutation_date,
         });

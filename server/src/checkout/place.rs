@@ -4,7 +4,7 @@
 //! express checkout writes it so), the order (PENDING_PAYMENT) and its payment are written
 //! and `checkouts.CheckoutFulfillmentRegistered` is emitted (`place_order`).
 
-use app::wire::{Money, PlacedOrder};
+use app::wire::{Attribution, CheckoutStatus, Money, PlacedOrder};
 use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -19,7 +19,9 @@ use crate::{
     store::{CheckoutTx, CustomerFields, NewOrder},
 };
 
-/// How long a payment stays open before the order is cancelled (docs/api-checkout.md).
+/// How long a payment stays open before the order is cancelled (docs/api-checkout.md). Going
+/// to payment holds the checkout's places exactly as long, never longer: the confirmation
+/// moves the checkout's `expires_at` to the payment's.
 pub const PAYMENT_WINDOW: Duration = Duration::minutes(30);
 
 /// The checkout being confirmed.
@@ -31,6 +33,8 @@ pub struct Confirming {
     pub partner_client_id: Option<Uuid>,
     pub total: Decimal,
     pub currency: String,
+    /// Where the customer came from, for the event.
+    pub attribution: Option<Attribution>,
 }
 
 /// `BX-7K3M-9Q2P`: 8 Crockford base32 characters.
@@ -39,12 +43,13 @@ pub fn display_id() -> String {
     format!("BX-{}-{}", &code[..4], &code[4..])
 }
 
-/// 409 `checkout-not-reserved` naming the state the checkout is in.
-pub fn not_reserved(checkout_id: Uuid, status: &str) -> Error {
+/// 409 `checkout-not-reserved`, saying what the checkout is `now` (its state, or how it changed).
+pub fn not_reserved(checkout_id: Uuid, now: impl std::fmt::Display) -> Error {
     Error::new(
         ProblemType::CheckoutNotReserved,
         format!(
-            "Checkout {checkout_id} is {status}; only a RESERVED checkout whose hold has not ended can be confirmed."
+            "Checkout {checkout_id} is {now}; only a {} checkout whose hold has not ended can be confirmed.",
+            CheckoutStatus::CONFIRM.from()
         ),
     )
 }
@@ -159,8 +164,9 @@ pub async fn place_order(
             "order_id": order_id,
             "order_display_id": display_id,
             "payment_id": payment_id,
-            "status": "CONFIRMED",
+            "status": CheckoutStatus::CONFIRM.to(),
             "total": Money::new(c.total, c.currency.clone()),
+            "attribution": c.attribution,
         }),
     })
     .await?;

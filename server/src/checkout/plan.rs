@@ -152,27 +152,12 @@ pub struct Resolved {
     pub requires_shipping_address: bool,
 }
 
-/// Where the plan reads a product's price and places on a day: the store's calendar
-/// ([`StoreDays`]), or a reader that answers another question in the same query (the express
-/// checkout's `idempotency::KeyedDays`).
-#[async_trait::async_trait]
-pub trait DayReader: Send + Sync {
-    async fn day(&self, product_id: Uuid, day: NaiveDate) -> Result<Option<CalendarDay>>;
-}
-
-/// Days as the store's calendar has them.
-pub struct StoreDays<'a>(pub &'a dyn Store);
-
-#[async_trait::async_trait]
-impl DayReader for StoreDays<'_> {
-    async fn day(&self, product_id: Uuid, day: NaiveDate) -> Result<Option<CalendarDay>> {
-        Ok(self
-            .0
-            .calendar(product_id, day, day)
-            .await?
-            .into_iter()
-            .next())
-    }
+/// A day the caller read before the plan (the express checkout reads its first day with
+/// its key's state, in one query): the plan takes it instead of reading it again.
+pub struct ReadDay {
+    pub product_id: Uuid,
+    pub day: NaiveDate,
+    pub priced: Option<CalendarDay>,
 }
 
 /// Resolves and prices `request` in `campaign_id` at `now`: [`resolve`], then
@@ -186,7 +171,7 @@ pub async fn plan(
 ) -> Result<Plan> {
     resolve(state, campaign_id, request, now)
         .await?
-        .price(state, &StoreDays(state.store.as_ref()), locale, now)
+        .price(state, None, locale, now)
         .await
 }
 
@@ -278,11 +263,21 @@ pub async fn resolve(
 }
 
 impl Resolved {
-    /// Each line's day, slot and price: slots read from the store, days from `days`.
+    /// The product and day the plan reads first, when it reads a day at all: the first
+    /// dated line's.
+    pub fn first_day(&self) -> Option<(Uuid, NaiveDate)> {
+        self.products
+            .iter()
+            .find(|(product, _)| !product.no_date)
+            .map(|(product, _)| (product.product_id, self.visit_date))
+    }
+
+    /// Each line's day, slot and price, read from the store (a day in `read` is not read
+    /// again).
     pub async fn price(
         self,
         state: &AppState,
-        days: &dyn DayReader,
+        read: Option<ReadDay>,
         locale: Locale,
         now: DateTime<Utc>,
     ) -> Result<Plan> {
@@ -302,7 +297,7 @@ impl Resolved {
             let (unit_price, list_price, day_left) = if product.no_date {
                 (product.unit_price, product.list_price, None)
             } else {
-                day_price(store, days, &product, day).await?
+                day_price(store, read.as_ref(), &product, day).await?
             };
             lines.push(PlannedLine {
                 title: product.localized(locale).title.to_owned(),
@@ -331,11 +326,18 @@ impl Resolved {
 /// day at its own prices. The day is read first: it is there for nearly every basket.
 async fn day_price(
     store: &dyn Store,
-    days: &dyn DayReader,
+    read: Option<&ReadDay>,
     product: &Product,
     day: NaiveDate,
 ) -> Result<(Decimal, Decimal, Option<i64>)> {
-    let priced = days.day(product.product_id, day).await?;
+    let priced = match read.filter(|r| r.product_id == product.product_id && r.day == day) {
+        Some(read) => read.priced.clone(),
+        None => store
+            .calendar(product.product_id, day, day)
+            .await?
+            .into_iter()
+            .next(),
+    };
     if let Some(d) = priced {
         let left = d.capacity.map(|c| i64::from(c) - i64::from(d.reserved));
         return Ok((d.price, d.list_price, left));

@@ -1,7 +1,7 @@
 //! Reading a checkout: who may see it, and expiry applied on read so a reader never sees a
 //! hold that has ended (the sweeper does the same in the background).
 
-use app::wire::Checkout;
+use app::wire::{Checkout, CheckoutStatus, PaymentStatus};
 use chrono::Utc;
 use uuid::Uuid;
 
@@ -40,17 +40,17 @@ pub async fn visible(
     }
     let now = Utc::now();
     let mut changed = false;
-    if checkout.status == "RESERVED" && checkout.expires_at <= now {
+    if checkout.status == CheckoutStatus::Reserved && checkout.expires_at <= now {
         changed |= expire_reservation(state, checkout_id, now).await?;
     }
-    if checkout.status == "CONFIRMED" {
+    if checkout.status == CheckoutStatus::Confirmed {
         if let Some(order) = state.store.order_of_checkout(checkout_id).await? {
             if let Some(payment) = state
                 .store
                 .payment_of_order(order.customer_order_id)
                 .await?
             {
-                if payment.status == "OPEN" && payment.expires_at <= now {
+                if payment.status == PaymentStatus::Open && payment.expires_at <= now {
                     changed |=
                         settle_payment(state, payment.payment_id, PaymentOutcome::Expired).await?;
                 }

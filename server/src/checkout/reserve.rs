@@ -6,7 +6,7 @@
 //! places last, by the commit, in the order `store::backend` gives them), so Postgres row
 //! locks cannot deadlock.
 
-use app::wire::{CheckoutRequest, Locale};
+use app::wire::{CheckoutRequest, CheckoutStatus, Locale};
 use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -27,6 +27,8 @@ use crate::{
 
 /// How long a reservation holds its capacity (docs/api-checkout.md).
 pub const HOLD: Duration = Duration::minutes(15);
+/// What `POST /v2/checkouts/{checkout_id}/extend` adds to a reservation's hold, once.
+pub const EXTENSION: Duration = Duration::minutes(10);
 
 /// Who is buying: a signed-in customer (with the session's partner) or a guest, and the
 /// client address the request came from.
@@ -355,7 +357,14 @@ async fn reserve(
         requires_shipping_address: plan.requires_shipping_address,
         voucher_codes: r.request.voucher_codes.clone(),
         external_reference: r.request.external_reference.clone(),
-        expires_at: r.now + HOLD,
+        attribution: r.request.attribution.clone().filter(|a| !a.is_empty()),
+        // Confirmed at once (the express checkout), the places are held for the payment.
+        expires_at: r.now
+            + if r.confirmed.is_some() {
+                super::place::PAYMENT_WINDOW
+            } else {
+                HOLD
+            },
         confirmed: r.confirmed.cloned(),
         lines: plan
             .lines
@@ -440,10 +449,11 @@ pub fn started_event(checkout: &NewCheckout) -> NewEvent {
         data: json!({
             "checkout_id": checkout.checkout_id,
             "merchant_id": checkout.merchant_id,
-            "status": "RESERVED",
+            "status": CheckoutStatus::Reserved,
             "visit_date": checkout.visit_date,
             "timeslot_id": checkout.timeslot_id,
             "external_reference": checkout.external_reference,
+            "attribution": checkout.attribution,
             "expires_at": checkout.expires_at,
             "lines": checkout.lines.iter().map(|l| json!({
                 "product_id": l.product_id, "sku": l.sku, "quantity": l.quantity,

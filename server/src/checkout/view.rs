@@ -1,7 +1,8 @@
 //! A stored checkout as the API shows it.
 
 use app::wire::{
-    AppliedVoucher, Checkout, CheckoutLine, CheckoutTotals, Money, PaymentSummary, TimeslotWindow,
+    AppliedVoucher, Checkout, CheckoutLine, CheckoutTotals, Money, PaymentStatus, PaymentSummary,
+    TimeslotWindow,
 };
 use chrono_tz::Tz;
 use rust_decimal::Decimal;
@@ -58,7 +59,7 @@ pub async fn checkout_view(state: &AppState, c: &CheckoutRecord) -> Result<Check
     let voucher_total: Decimal = vouchers.iter().map(|v| v.discount).sum();
     Ok(Checkout {
         checkout_id: c.checkout_id,
-        status: c.status.clone(),
+        status: c.status,
         campaign_id: c.campaign_id,
         merchant_id: c.merchant_id,
         visit_date: c.visit_date,
@@ -97,13 +98,17 @@ pub async fn checkout_view(state: &AppState, c: &CheckoutRecord) -> Result<Check
         },
         requires_shipping_address: c.requires_shipping_address,
         expires_at: c.expires_at,
+        hold_extended_at: c.hold_extended_at,
+        attribution: c.attribution.as_ref().map(|a| a.0.clone()),
         external_reference: c.external_reference.clone(),
         order_id: order.as_ref().map(|o| o.customer_order_id),
         order_display_id: order.as_ref().map(|o| o.display_id.clone()),
-        order_status: order.as_ref().map(|o| o.status.clone()),
+        order_status: order.as_ref().map(|o| o.status),
         payment: payment.map(|p| PaymentSummary {
             payment_id: p.payment_id,
-            payment_url: (p.status == "OPEN").then_some(p.payment_url).flatten(),
+            payment_url: (p.status == PaymentStatus::Open)
+                .then_some(p.payment_url)
+                .flatten(),
             status: p.status,
         }),
         created_at: c.created_at,

@@ -97,6 +97,7 @@ pub async fn exchange(
             code_expires_at: Utc::now(),
             redeemed_with: Some(jti),
             integrator_params,
+            prefill: None,
         })
         .await?;
     public_token(state, &session, jti).await

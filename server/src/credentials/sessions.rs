@@ -1,6 +1,7 @@
 //! Sessions: a partner backend starts one for its user and gets a one-time code; the code is
 //! exchanged once for a public bearer, by the partner (headless) or by the hosted frame.
 
+use app::wire::Prefill;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -48,6 +49,30 @@ pub struct SessionUser {
     pub last_name: Option<String>,
     /// One of nl-NL, en-GB, de-DE, fr-FR.
     pub locale: Option<String>,
+    /// Fields the customer may not change at the checkout: any of `email`, `first_name`,
+    /// `last_name`, each sent above. The frame shows them read-only and a checkout under this
+    /// session's bearer with another value is refused (422 `checkout-field-locked`).
+    #[serde(default)]
+    pub locked: Vec<String>,
+}
+
+impl SessionUser {
+    /// What the session prefills at the checkout: the user's fields and those locked.
+    fn prefill(&self) -> Prefill {
+        let text = |value: &Option<String>| {
+            value
+                .as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        Prefill {
+            email: text(&self.email),
+            first_name: text(&self.first_name),
+            last_name: text(&self.last_name),
+            locked: self.locked.clone(),
+        }
+    }
 }
 
 /// `POST /v1/session`.
@@ -89,6 +114,24 @@ fn validate(request: &StartSession) -> Result<()> {
     ] {
         if let Some(value) = value {
             checks.text(field, value, 0, 100);
+        }
+    }
+    let prefill = request.user.prefill();
+    checks.distinct(request.user.locked.iter(), |i| format!("user.locked[{i}]"));
+    for (i, field) in request.user.locked.iter().enumerate() {
+        let name = format!("user.locked[{i}]");
+        if !Prefill::FIELDS.contains(&field.as_str()) {
+            checks.fail(
+                &name,
+                "invalid",
+                "a locked field is one of email, first_name, last_name",
+            );
+        } else if prefill.value(field).is_none() {
+            checks.fail(
+                &name,
+                "required",
+                format!("user.{field} must be sent to lock it"),
+            );
         }
     }
     if let Some(locale) = &request.user.locale {
@@ -181,6 +224,7 @@ pub async fn start(
             code_expires_at,
             redeemed_with: None,
             integrator_params: Default::default(),
+            prefill: Some(user.prefill()),
         })
         .await?;
     Ok(StartedSession {
@@ -190,6 +234,21 @@ pub async fn start(
         frame_url: (request.integration == Integration::Webframe)
             .then(|| format!("{}/frame", state.config.base_url())),
     })
+}
+
+/// What the session `session_id` prefills at the checkout (nothing without a session, and
+/// nothing for an identity session).
+pub async fn prefill(state: &AppState, session_id: Option<Uuid>) -> Result<Prefill> {
+    let Some(session_id) = session_id else {
+        return Ok(Prefill::default());
+    };
+    Ok(state
+        .store
+        .session(session_id)
+        .await?
+        .and_then(|s| s.prefill)
+        .map(|p| p.0)
+        .unwrap_or_default())
 }
 
 /// 404 when the campaign does not exist, 403 when the client may not use it.

@@ -7,6 +7,7 @@
 //! an account id alone verifies nothing. The page is never cached or referred (its key is in
 //! the URL) and never framed (`http::framing`).
 
+use app::wire::MerchantAccountStatus;
 use axum::{
     extract::State,
     http::{header, HeaderValue, StatusCode},
@@ -74,7 +75,7 @@ async fn show_kyc(
 ) -> Result<Response> {
     let account = keyed_account(&state, &provider_account_id, query.key.as_deref()).await?;
     let key = query.key.unwrap_or_default();
-    let body = if account.status == "VERIFIED" {
+    let body = if account.status == MerchantAccountStatus::Verified {
         format!(
             "<h1>{} is verified</h1><p>Nothing left to do.</p>",
             encode_text(&account.legal_name)
@@ -104,9 +105,10 @@ async fn complete_kyc(
     ApiQuery(query): ApiQuery<PageKey>,
 ) -> Result<Response> {
     let account = keyed_account(&state, &provider_account_id, query.key.as_deref()).await?;
+    // Verifying a verified account again changes nothing and shows the same page.
     state
         .store
-        .set_merchant_account_status(account.merchant_account_id, "VERIFIED")
+        .transition_merchant_account(account.merchant_account_id, MerchantAccountStatus::VERIFY)
         .await?;
     let body = format!("<h1>{} is verified</h1>", encode_text(&account.legal_name));
     Ok(keyed_page("Account verified", &body))

@@ -10,7 +10,7 @@
 //! `frame_session::payment_page_key`), so the id alone, which partners see in events and
 //! return URLs, shows and settles nothing.
 
-use app::frame::screens::pay::PaymentPage;
+use app::frame::server::PaymentPage;
 use axum::{
     extract::State,
     http::{header, StatusCode},

@@ -4,9 +4,7 @@
 //! batches, waits for the disk and commits is its [`Backend`]. Everything else a backend
 //! differs in is its migrations' column types and [`super::DbDecimal`].
 
-use chrono::{DateTime, Utc};
-
-use super::{IdempotentRequest, Places, StoreResult};
+use super::{Places, StoreResult};
 
 /// How a database begins, batches and commits the store's writes, with the one rule the whole
 /// service rests on: **no oversell**, kept by [`Backend::take_places_and_commit`].
@@ -32,15 +30,6 @@ pub(crate) trait Backend {
     async fn begin_write_on(
         conn: sqlx::pool::PoolConnection<Self::Db>,
     ) -> sqlx::Result<sqlx::Transaction<'static, Self::Db>>;
-
-    /// Claims an idempotency key that has no row yet and begins the transaction in one round
-    /// trip where the backend can; `None` when it cannot or the key has a row, and the caller
-    /// makes the full claim.
-    async fn claim_new_and_begin(
-        pool: &sqlx::Pool<Self::Db>,
-        request: &IdempotentRequest,
-        now: DateTime<Utc>,
-    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Self::Db>>>;
 
     /// Sends what `batch` holds, in order, and empties it.
     async fn flush(

@@ -13,6 +13,7 @@
 //!
 //! [`Backend::take_places_and_commit`]: super::backend::Backend::take_places_and_commit
 
+use app::wire::{CheckoutStatus, LoyaltyKind, OrderStatus, PaymentStatus, Transition};
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -76,21 +77,30 @@ pub trait CheckoutRowTx: Send {
         except: Option<Uuid>,
         now: DateTime<Utc>,
     ) -> StoreResult<Vec<Held>>;
-    /// Moves the checkout from `from` to `to` when it is in `from` (and, when `expired_by` is
+    /// Makes the change when the checkout is in its `from` state (and, when `expired_by` is
     /// given, its hold ended by then); `false` when it was not: another request got there first.
     async fn transition_checkout(
         &mut self,
         checkout_id: Uuid,
-        from: &str,
-        to: &str,
+        change: Transition<CheckoutStatus>,
         expired_by: Option<DateTime<Utc>>,
     ) -> StoreResult<bool>;
     /// Moves a RESERVED checkout whose hold has not ended to CONFIRMED with the customer's
-    /// fields; `false` when it is not RESERVED or its hold ended.
+    /// fields, its places now held `until` the payment window ends; `false` when it is not
+    /// RESERVED or its hold ended.
     async fn confirm_checkout(
         &mut self,
         checkout_id: Uuid,
         fields: &CustomerFields,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> StoreResult<bool>;
+    /// Moves the end of a RESERVED checkout's hold to `until`, once: `false` when it is not
+    /// RESERVED, its hold ended by `now`, or it was extended before.
+    async fn extend_hold(
+        &mut self,
+        checkout_id: Uuid,
+        until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
 }
@@ -124,11 +134,19 @@ pub trait WalletTx: Send {
 pub trait OrderTx: Send {
     /// Inserts the order with its first payment.
     async fn insert_order(&mut self, order: &NewOrder) -> StoreResult<()>;
-    /// Moves an order from `from` to `to`; `false` when it was not in `from`.
-    async fn transition_order(&mut self, order_id: Uuid, from: &str, to: &str)
-        -> StoreResult<bool>;
-    /// Moves a payment from OPEN to `to`; `false` when it was no longer OPEN.
-    async fn settle_payment(&mut self, payment_id: Uuid, to: &str) -> StoreResult<bool>;
+    /// Makes the change when the order is in its `from` state; `false` when it was not.
+    async fn transition_order(
+        &mut self,
+        order_id: Uuid,
+        change: Transition<OrderStatus>,
+    ) -> StoreResult<bool>;
+    /// Makes the change (from OPEN) when the payment is still in its `from` state; `false`
+    /// when it was not.
+    async fn settle_payment(
+        &mut self,
+        payment_id: Uuid,
+        change: Transition<PaymentStatus>,
+    ) -> StoreResult<bool>;
 }
 
 /// Tickets of a paid order.
@@ -149,7 +167,7 @@ pub trait LoyaltyTx: Send {
         customer_id: Uuid,
         campaign_id: Uuid,
         order_id: Option<Uuid>,
-        kind: &str,
+        kind: LoyaltyKind,
         points: i64,
         description: &str,
     ) -> StoreResult<i64>;

@@ -2,6 +2,7 @@
 //! rules (what is taken, in which order, what each transition releases) live in
 //! `crate::checkout`; the unit of work that changes checkouts is `checkout_tx`.
 
+use app::wire::{Attribution, CheckoutStatus};
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -16,7 +17,8 @@ pub struct CheckoutRecord {
     pub merchant_id: Uuid,
     pub customer_id: Option<Uuid>,
     pub partner_client_id: Option<Uuid>,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: CheckoutStatus,
     pub visit_date: NaiveDate,
     pub timeslot_id: Option<Uuid>,
     pub flexible_date: bool,
@@ -42,6 +44,11 @@ pub struct CheckoutRecord {
     pub updated_at: DateTime<Utc>,
     pub provider: String,
     pub locale: String,
+    /// The bearer's session the checkout was made in (its partner's locked fields apply).
+    pub session_id: Option<Uuid>,
+    pub attribution: Option<sqlx::types::Json<Attribution>>,
+    /// When its hold was extended (once).
+    pub hold_extended_at: Option<DateTime<Utc>>,
 }
 
 /// A checkout line row, with the capacity it took.
@@ -104,6 +111,7 @@ pub struct NewCheckout {
     pub requires_shipping_address: bool,
     pub voucher_codes: Vec<String>,
     pub external_reference: Option<String>,
+    pub attribution: Option<Attribution>,
     pub expires_at: DateTime<Utc>,
     pub lines: Vec<NewCheckoutLine>,
     /// Redeemed vouchers and what each took off.

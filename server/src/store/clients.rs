@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{HoldLimits, StoreResult};
+use crate::theme::Theme;
 
 /// A partner client as operators read it: no secret, and no webhook signing secret (both are
 /// shown only when created or rotated).
@@ -25,6 +26,9 @@ pub struct PartnerClient {
     /// What one of its buyers may hold at once (docs/security.md, "Holds"); `null`: the
     /// server's settings (`BOXOFFICE_HOLD_*`).
     pub hold_limits: Option<HoldLimits>,
+    /// The partner's look in the hosted frame (docs/webframe.md, "Your look"); `null`: the
+    /// frame's own.
+    pub theme: Option<Theme>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -69,6 +73,10 @@ pub struct PartnerClientInput {
     /// groups needs more places than a family buys); absent or `null`: the server's.
     #[serde(default)]
     pub hold_limits: Option<HoldLimits>,
+    /// Colours, corner radius, font stack and colour scheme of the hosted frame for this
+    /// partner's sessions; absent or `null`: the frame's own look.
+    #[serde(default)]
+    pub theme: Option<Theme>,
 }
 
 impl PartnerClientInput {
@@ -103,6 +111,9 @@ impl PartnerClientInput {
         if self.webhook_url.as_deref() == Some("") {
             self.webhook_url = None;
         }
+        if let Some(theme) = &mut self.theme {
+            theme.normalize();
+        }
     }
 }
 
@@ -132,6 +143,7 @@ pub(crate) struct PartnerClientRow {
     webhook_url: Option<String>,
     webhook_secret: Option<String>,
     hold_limits: Option<sqlx::types::Json<HoldLimits>>,
+    theme: Option<sqlx::types::Json<Theme>>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     allowed_campaign_id: Option<Uuid>,
@@ -155,6 +167,7 @@ pub(crate) fn fold_client_rows(rows: Vec<PartnerClientRow>) -> Vec<PartnerClient
                     return_origins: row.return_origins.0,
                     webhook_url: row.webhook_url,
                     hold_limits: row.hold_limits.map(|l| l.0),
+                    theme: row.theme.map(|t| t.0),
                     created_at: row.created_at,
                     updated_at: row.updated_at,
                 },

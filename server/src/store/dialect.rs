@@ -10,8 +10,6 @@ pub(crate) trait Dialect {
     const NAME: &'static str;
     /// An SQL expression for a new random (version 4) UUID.
     const NEW_UUID: &'static str;
-    /// The source clause of an idempotency key's claim row (`claim_insert`).
-    const CLAIM_SOURCE: &'static str;
     /// An SQL condition on the outbox row `e` that holds only when every event that can still
     /// commit will sort after `e` in the feed's order (`e.tx_id`, `e.event_seq`), so a poller
     /// that has read up to `e` can never miss one (`sql/events.rs`, `events_for_client`).
@@ -23,18 +21,4 @@ pub(crate) trait Dialect {
     /// before a write needs one to be exact; `None` where write transactions already run one
     /// at a time (SQLite's `BEGIN IMMEDIATE`).
     const XACT_LOCK: Option<&'static str>;
-
-    /// The insert of an idempotency key's claim row whose values are `values` (the key's
-    /// campaign and key, the request's hash, the customer, then the lock's end, now, the
-    /// record's end and the claim's owner), as SQL expressions.
-    fn claim_insert(values: [&str; 8]) -> String {
-        let [campaign, key, hash, customer, lock_until, now, expires_at, owner] = values;
-        format!(
-            "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-                 locked_until, created_at, expires_at, owner)
-             SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at},
-                 {owner} {}",
-            Self::CLAIM_SOURCE
-        )
-    }
 }

@@ -1,7 +1,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{CalendarDay, StoreResult};
+use super::{backend::Backend, CalendarDay, StoreResult};
 
 /// What claiming an idempotency key found; a claim may come with what was started for it
 /// (the checkout transaction of [`IdempotencyStore::claim_and_begin`]).
@@ -44,6 +44,23 @@ pub struct IdempotentRequest {
     /// Who holds the claim: new for every request, so that a request whose claim a retry
     /// took over after its lock ran out can neither complete nor release the retry's claim.
     pub owner: Uuid,
+}
+
+/// How a database claims a key where the two differ; implemented in `sqlite/idempotency.rs`
+/// and `postgres/idempotency.rs` by their [`Backend`], which the shared SQL names
+/// `ThisBackend`.
+pub(crate) trait KeyClaim: Backend {
+    /// How the claim's insert ends its `SELECT` (`sql/idempotency.rs`, `claim_insert`).
+    const CLAIM_SOURCE: &'static str;
+
+    /// Claims a key that has no row yet and begins the transaction in one round trip where
+    /// the database can; `None` when it cannot or the key has a row, and the caller makes
+    /// the full claim.
+    async fn claim_new_and_begin(
+        pool: &sqlx::Pool<Self::Db>,
+        request: &IdempotentRequest,
+        now: DateTime<Utc>,
+    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Self::Db>>>;
 }
 
 #[async_trait::async_trait]

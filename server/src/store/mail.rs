@@ -1,3 +1,4 @@
+use app::wire::MailStatus;
 use uuid::Uuid;
 
 use super::StoreResult;
@@ -15,7 +16,7 @@ pub trait MailStore {
     async fn set_mail_status(
         &self,
         mail_id: Uuid,
-        status: &str,
+        status: MailStatus,
         body_text: Option<&str>,
     ) -> StoreResult<()>;
 }

@@ -1,3 +1,4 @@
+use app::wire::{MerchantAccountStatus, Transition};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -15,8 +16,8 @@ pub struct MerchantAccount {
     pub legal_name: String,
     #[serde(skip)]
     pub provider_account_id: String,
-    /// PENDING_KYC until the provider has verified the merchant, then VERIFIED.
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: MerchantAccountStatus,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -44,9 +45,10 @@ pub trait MerchantAccountStore {
         &self,
         provider_account_id: &str,
     ) -> StoreResult<Option<MerchantAccount>>;
-    async fn set_merchant_account_status(
+    /// Makes the change when the account is in its `from` state; `false` when it was not.
+    async fn transition_merchant_account(
         &self,
         merchant_account_id: Uuid,
-        status: &str,
-    ) -> StoreResult<()>;
+        change: Transition<MerchantAccountStatus>,
+    ) -> StoreResult<bool>;
 }

@@ -1,5 +1,6 @@
 //! Orders as stored, with their payments, tickets and the loyalty ledger they feed.
 
+use app::wire::{LoyaltyKind, OrderStatus, PaymentStatus, TicketStatus};
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -13,7 +14,8 @@ pub struct OrderRecord {
     pub checkout_id: Uuid,
     pub campaign_id: Uuid,
     pub customer_id: Option<Uuid>,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: OrderStatus,
     #[sqlx(try_from = "super::DbDecimal")]
     pub total: Decimal,
     pub currency: String,
@@ -22,6 +24,7 @@ pub struct OrderRecord {
     /// From the order's checkout.
     pub merchant_id: Uuid,
     pub visit_date: NaiveDate,
+    pub attribution: Option<sqlx::types::Json<app::wire::Attribution>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -29,7 +32,8 @@ pub struct PaymentRecord {
     pub payment_id: Uuid,
     pub customer_order_id: Uuid,
     pub provider: String,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: PaymentStatus,
     #[sqlx(try_from = "super::DbDecimal")]
     pub amount: Decimal,
     pub currency: String,
@@ -51,7 +55,8 @@ pub struct TicketRecord {
     pub visit_date: Option<NaiveDate>,
     pub timeslot_id: Option<Uuid>,
     pub valid_until: Option<NaiveDate>,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: TicketStatus,
     pub created_at: DateTime<Utc>,
 }
 
@@ -59,7 +64,8 @@ pub struct TicketRecord {
 pub struct LoyaltyEntryRecord {
     pub loyalty_entry_id: Uuid,
     pub occurred_at: DateTime<Utc>,
-    pub kind: String,
+    #[sqlx(try_from = "String")]
+    pub kind: LoyaltyKind,
     pub points: i64,
     pub balance_after: i64,
     pub description: String,

@@ -21,6 +21,8 @@ pub struct Session {
     pub revoked_at: Option<DateTime<Utc>>,
     pub integrator_params: sqlx::types::Json<serde_json::Map<String, serde_json::Value>>,
     pub created_at: DateTime<Utc>,
+    /// The customer fields the partner prefilled and locked (migration 0010).
+    pub prefill: Option<sqlx::types::Json<app::wire::Prefill>>,
 }
 
 /// What a new session is made of.
@@ -37,6 +39,8 @@ pub struct NewSession {
     /// Set for sessions minted already redeemed (the identity exchange has no code to redeem).
     pub redeemed_with: Option<Uuid>,
     pub integrator_params: serde_json::Map<String, serde_json::Value>,
+    /// The customer fields the partner prefills and locks at the checkout.
+    pub prefill: Option<app::wire::Prefill>,
 }
 
 /// The outcome of trying to redeem a code.

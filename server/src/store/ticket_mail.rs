@@ -3,6 +3,7 @@
 //! The rules (when a mail is written, how often a customer may ask again) live in
 //! `crate::tickets`.
 
+use app::wire::MailStatus;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -16,7 +17,8 @@ pub struct TicketMailRecord {
     /// `FIRST` (the payment's), `RESEND` (the customer's) or `OPERATOR`.
     pub kind: String,
     /// `PENDING`, `SENT` or `FAILED` (for good).
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: MailStatus,
     pub attempts: i32,
     pub next_attempt_at: DateTime<Utc>,
     pub claim_id: Option<Uuid>,
@@ -79,7 +81,7 @@ pub trait TicketMailStore {
     /// given, after the cursor position `after`.
     async fn ticket_mails(
         &self,
-        status: Option<&str>,
+        status: Option<MailStatus>,
         order_id: Option<Uuid>,
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,

@@ -145,7 +145,7 @@ mod tests {
                 end_time: DateTime::parse_from_rfc3339(end).unwrap(),
             }),
             valid_until: until,
-            status: "VALID".into(),
+            status: app::wire::TicketStatus::Valid,
         }
     }
 
@@ -156,12 +156,13 @@ mod tests {
                 order_id: Uuid::from_u128(7),
                 order_display_id: "BX-AAAA-BBBB".into(),
                 checkout_id: Uuid::new_v4(),
-                status: "PAID".into(),
+                status: app::wire::OrderStatus::Paid,
                 merchant_id: Uuid::new_v4(),
                 visit_date: day(2027, 3, 20),
                 total: Money::new(rust_decimal::Decimal::ONE, "EUR"),
                 items: Vec::new(),
                 tickets,
+                attribution: None,
                 created_at: now,
                 last_mutation_date: now,
             },

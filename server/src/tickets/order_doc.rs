@@ -45,7 +45,7 @@ pub async fn load(state: &AppState, order_id: Uuid) -> Result<Option<OrderDoc>> 
     let Some(record) = state.store.order(order_id).await? else {
         return Ok(None);
     };
-    if !matches!(record.status.as_str(), "PAID" | "FULFILLED") {
+    if !record.status.is_paid() {
         return Ok(None);
     }
     let Some(checkout) = state.store.checkout(record.checkout_id).await? else {

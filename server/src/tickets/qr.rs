@@ -1,6 +1,6 @@
-//! A ticket's QR code as a PNG, for the ticket mail: mail clients do not show SVG (the frame's
-//! SVG codes are drawn by `app`), so the mail carries each code as an inline image. The
-//! content is exactly the ticket code, as on the return screen.
+//! A ticket's QR code: as a PNG for the ticket mail (mail clients do not show SVG, so the mail
+//! carries each code as an inline image), and as SVG for the frame (its `ticket_qr` server
+//! function). The content is exactly the ticket code either way.
 
 use qrcode::{Color, QrCode};
 
@@ -9,6 +9,15 @@ use qrcode::{Color, QrCode};
 const SCALE: usize = 8;
 /// The quiet zone around the code, in modules, that scanners need (ISO/IEC 18004).
 const QUIET: usize = 4;
+
+/// The SVG of `content`'s QR code, at least 160 px square with its quiet zone.
+pub fn svg(content: &str) -> anyhow::Result<String> {
+    Ok(QrCode::new(content.as_bytes())?
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(160, 160)
+        .quiet_zone(true)
+        .build())
+}
 
 /// The PNG of `content`'s QR code: 8-bit grey, black modules on white.
 pub fn png(content: &str) -> anyhow::Result<Vec<u8>> {

@@ -28,7 +28,7 @@ pub enum Resend {
 }
 
 fn require_paid(order: &OrderRecord) -> Result<()> {
-    if matches!(order.status.as_str(), "PAID" | "FULFILLED") {
+    if order.status.is_paid() {
         return Ok(());
     }
     Err(Error::new(

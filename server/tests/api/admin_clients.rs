@@ -312,6 +312,7 @@ async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
         return_origins: vec!["http://localhost:*".into()],
         webhook_url: None,
         hold_limits: None,
+        theme: None,
     };
     let secrets_for = |secret: &str| ClientSecrets {
         secret_hash: secrets::hash_secret(secret),
@@ -383,4 +384,155 @@ async fn client_routes_are_in_the_openapi_document() {
         ),
     ])
     .await;
+}
+
+/// A readable theme with every field set, as an operator sends it.
+fn good_theme() -> Value {
+    json!({
+        "accent": "#0B5CAD", "accent_text": "#FFFFFF", "background": "#fbfaf7", "text": "#1d1d1f",
+        "corner_radius": 12, "font_stack": "\"Source Sans 3\", Arial, sans-serif",
+        "color_scheme": "auto"
+    })
+}
+
+#[tokio::test]
+async fn a_good_theme_is_stored_and_read_back_and_can_be_cleared() {
+    let app = spawn_app().await;
+    let created = app
+        .admin_create_client(&json!({ "name": "Shop", "theme": good_theme() }))
+        .await;
+    let mut stored = good_theme();
+    stored["accent"] = json!("#0b5cad");
+    stored["accent_text"] = json!("#ffffff");
+    assert_eq!(created["theme"], stored, "colours are kept lower-case");
+
+    let path = format!("/admin/v1/clients/{}", id(&created));
+    assert_eq!(app.admin_get_ok(&path).await["data"]["theme"], stored);
+    let dark = json!({ "color_scheme": "dark", "background": "#101418", "text": "#f0f0f0" });
+    let updated = app
+        .admin_put_ok(&path, &json!({ "name": "Shop", "theme": dark }))
+        .await;
+    assert_eq!(updated["data"]["theme"]["color_scheme"], "dark");
+    assert_eq!(updated["data"]["theme"]["accent"], Value::Null);
+    let cleared = app.admin_put_ok(&path, &json!({ "name": "Shop" })).await;
+    assert_eq!(
+        cleared["data"]["theme"],
+        Value::Null,
+        "absent: the frame's own look"
+    );
+}
+
+#[tokio::test]
+async fn a_theme_with_bad_colours_radius_or_font_names_each_field() {
+    let app = spawn_app().await;
+    let problem = app
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/clients",
+            &json!({ "name": "Shop", "theme": {
+                "accent": "blue", "accent_text": "#ffff", "background": "#12345g",
+                "corner_radius": 25, "font_stack": "Arial; } body { display: none"
+            }}),
+            &[
+                "theme.accent",
+                "theme.accent_text",
+                "theme.background",
+                "theme.corner_radius",
+                "theme.font_stack",
+            ],
+        )
+        .await;
+    assert_eq!(error_code(&problem, "theme.accent"), "hex_colour");
+    assert_eq!(error_code(&problem, "theme.corner_radius"), "range");
+    assert_eq!(
+        app.admin_get_ok("/admin/v1/clients").await["data"],
+        json!([])
+    );
+}
+
+#[tokio::test]
+async fn a_font_stack_that_could_leave_its_css_is_refused() {
+    let app = spawn_app().await;
+    for stack in [
+        "</style><script>alert(1)</script>",
+        "Arial}html{background:url(https://evil.example/x)",
+        "\"Arial",
+        "Arial\\7d",
+        "Arial, serif; color: red",
+    ] {
+        let problem = app
+            .assert_admin_invalid(
+                Method::POST,
+                "/admin/v1/clients",
+                &json!({ "name": "Shop", "theme": { "font_stack": stack } }),
+                &["theme.font_stack"],
+            )
+            .await;
+        assert_eq!(
+            error_code(&problem, "theme.font_stack"),
+            "font_stack",
+            "{stack}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn low_contrast_is_refused_naming_the_field() {
+    let app = spawn_app().await;
+    let created = app.admin_create_client(&json!({ "name": "Shop" })).await;
+    let path = format!("/admin/v1/clients/{}", id(&created));
+    for (theme, field) in [
+        // Grey text on the default white: 2.8:1.
+        (json!({ "text": "#999999" }), "theme.text"),
+        // A pale accent under the default white label.
+        (json!({ "accent": "#ffe08a" }), "theme.accent"),
+        (
+            json!({ "accent": "#1f3a5f", "accent_text": "#3a5a80" }),
+            "theme.accent_text",
+        ),
+        // The accent as a control against the background: under 3:1.
+        (
+            json!({ "accent": "#f0f0f0", "accent_text": "#000000", "background": "#ffffff" }),
+            "theme.accent",
+        ),
+    ] {
+        let problem = app
+            .assert_admin_invalid(
+                Method::PUT,
+                &path,
+                &json!({ "name": "Shop", "theme": theme }),
+                &[field],
+            )
+            .await;
+        assert_eq!(error_code(&problem, field), "contrast", "{theme}");
+        let message = problem["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains(":1"), "the ratio is told: {message}");
+    }
+    assert_eq!(app.admin_get_ok(&path).await["data"]["theme"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_color_scheme_must_be_light_dark_or_auto_and_fit_the_background() {
+    let app = spawn_app().await;
+    let problem = app
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/clients",
+            &json!({ "name": "Shop", "theme": { "color_scheme": "sepia" } }),
+            &["theme.color_scheme"],
+        )
+        .await;
+    assert_eq!(error_code(&problem, "theme.color_scheme"), "invalid");
+    let problem = app
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/clients",
+            &json!({ "name": "Shop", "theme": {
+                "color_scheme": "dark", "background": "#ffffff", "text": "#111111",
+                "accent": "#1f3a5f", "accent_text": "#ffffff"
+            }}),
+            &["theme.background"],
+        )
+        .await;
+    assert_eq!(error_code(&problem, "theme.background"), "color_scheme");
 }

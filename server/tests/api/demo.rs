@@ -109,6 +109,63 @@ async fn the_demo_covers_every_product_shape_and_is_seeded_once() {
     assert_eq!(summary.client_secret, "demo-secret");
 }
 
+/// The locales of a record's translations (its own text is Dutch), as a set.
+fn translated_locales(record: &Value) -> HashSet<&str> {
+    record["translations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["locale"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_demo_product_and_merchant_speaks_all_four_languages() {
+    let app = spawn_app_with(|config| config.demo = true).await;
+    seed_if_empty(&app.state).await.unwrap();
+    let others = HashSet::from(["en-GB", "de-DE", "fr-FR"]);
+    let mut products = Vec::new();
+    for campaign in [DEMO_CAMPAIGN, SECOND_CAMPAIGN] {
+        products.extend(
+            app.admin_collect(&format!("/admin/v1/products?campaign_id={campaign}"), 100)
+                .await,
+        );
+    }
+    for product in &products {
+        assert_eq!(translated_locales(product), others, "{}", product["title"]);
+    }
+    let merchants = app.admin_collect("/admin/v1/merchants", 100).await;
+    assert_eq!(merchants.len(), 4);
+    for merchant in &merchants {
+        assert_eq!(translated_locales(merchant), others, "{}", merchant["name"]);
+        for translation in merchant["translations"].as_array().unwrap() {
+            assert!(
+                translation["description"].is_string(),
+                "{} in {}",
+                merchant["name"],
+                translation["locale"]
+            );
+        }
+    }
+
+    // A German customer reads German titles, a French one French.
+    for (language, title) in [("de-DE", "Eintritt Erwachsene"), ("fr-FR", "Entrée adulte")] {
+        let museum = "d3e0e7c1-0000-4000-8000-000000000001";
+        let request = app
+            .request(Method::GET, &format!("/v2/merchants/{museum}/products"))
+            .header("x-campaign-id", DEMO_CAMPAIGN.to_string())
+            .header("accept-language", language);
+        let listed = app.send(request).await.assert_status(200);
+        let titles: Vec<&str> = listed["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["title"].as_str().unwrap())
+            .collect();
+        assert!(titles.contains(&title), "{language}: {titles:?}");
+    }
+}
+
 /// `POST /demo/shop/session` for `visitor`.
 async fn demo_session(app: &TestApp, visitor: &str) -> TestResponse {
     app.send(

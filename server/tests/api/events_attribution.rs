@@ -25,6 +25,7 @@ async fn second_partner(app: &TestApp, shop: &Shop, return_origin: &str) -> Shop
         return_origins: vec![return_origin.to_owned()],
         webhook_url: None,
         hold_limits: None,
+        theme: None,
     };
     let secrets = ClientSecrets {
         secret_hash: server::secrets::hash_secret(&secret),
@@ -70,7 +71,14 @@ async fn events_of(app: &TestApp, shop: &Shop, checkout_id: &str) -> usize {
 
 async fn checkout_status(app: &TestApp, checkout_id: &str) -> String {
     let id: Uuid = checkout_id.parse().unwrap();
-    app.state.store.checkout(id).await.unwrap().unwrap().status
+    app.state
+        .store
+        .checkout(id)
+        .await
+        .unwrap()
+        .unwrap()
+        .status
+        .to_string()
 }
 
 #[tokio::test]

@@ -291,3 +291,57 @@ mod server_functions {
         );
     }
 }
+
+mod theme {
+    use serde_json::json;
+
+    use super::directive;
+    use crate::helpers::spawn_app;
+
+    #[tokio::test]
+    async fn the_partners_look_is_in_the_server_rendered_page_under_the_pages_nonce() {
+        let app = spawn_app().await;
+        app.admin_create_client(&json!({
+            "name": "Night shop", "client_id": "night-shop", "frame_origins": ["http://localhost:*"],
+            "theme": { "color_scheme": "dark", "background": "#101418", "text": "#f0f0f0",
+                       "accent": "#ffb454", "accent_text": "#1a1000", "corner_radius": 4,
+                       "font_stack": "Inter, sans-serif" }
+        }))
+        .await;
+
+        let response = app.get("/frame?client_id=night-shop").await;
+
+        assert_eq!(response.status.as_u16(), 200, "{}", response.text);
+        let policy = response.header("content-security-policy").unwrap();
+        let nonce = directive(policy, "script-src")
+            .split(' ')
+            .find_map(|s| s.strip_prefix("'nonce-")?.strip_suffix('\''))
+            .expect("a nonce");
+        let html = &response.text;
+        let style = format!(
+            r#"<style id="boxoffice-theme" nonce="{nonce}">html:root{{color-scheme:dark;--radius:4px;--font:Inter, sans-serif}}html:root{{--surface:#101418;--ink:#f0f0f0;--accent:#ffb454;--accent-ink:#1a1000;"#
+        );
+        assert!(html.contains(&style), "{html}");
+        let (head, _) = html.split_once("</head>").unwrap();
+        assert!(
+            head.find("/pkg/boxoffice.css").unwrap() < head.find("boxoffice-theme").unwrap(),
+            "after the stylesheet: {head}"
+        );
+    }
+
+    #[tokio::test]
+    async fn without_a_theme_or_a_partner_the_frame_has_its_own_look() {
+        let app = spawn_app().await;
+        app.admin_create_client(&json!({ "name": "Plain", "client_id": "plain-shop" }))
+            .await;
+        for path in [
+            "/frame?client_id=plain-shop",
+            "/frame",
+            "/frame?client_id=nobody",
+        ] {
+            let response = app.get(path).await;
+            assert_eq!(response.status.as_u16(), 200, "{path}");
+            assert!(!response.text.contains("boxoffice-theme"), "{path}");
+        }
+    }
+}

@@ -24,6 +24,7 @@ mod checkout_express;
 mod checkout_fixtures;
 mod checkout_flow;
 mod checkout_holds;
+mod checkout_partner;
 mod checkout_payments;
 mod checkout_races;
 mod contract_types;

@@ -306,6 +306,7 @@ async fn the_kyc_page_opens_only_with_its_accounts_key_and_is_never_framed() {
                 .unwrap()
                 .unwrap()
                 .status
+                .to_string()
         }
     };
     assert_eq!(

@@ -113,6 +113,7 @@ async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
             code_expires_at: Utc::now() + Duration::minutes(5),
             redeemed_with: None,
             integrator_params: Default::default(),
+            prefill: None,
         })
         .await
         .unwrap();
@@ -413,7 +414,10 @@ async fn mail_is_kept_in_the_outbox() {
         .record_mail("x@y.nl", "Subject", "Body")
         .await
         .unwrap();
-    store.set_mail_status(id, "SENT", None).await.unwrap();
+    store
+        .set_mail_status(id, app::wire::MailStatus::Sent, None)
+        .await
+        .unwrap();
     let mails = crate::db_reads::mails_to(&app, "x@y.nl", 10).await;
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].status, "SENT");

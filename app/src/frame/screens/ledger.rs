@@ -11,18 +11,19 @@ use crate::{
         paging::{PageFooter, Paged},
     },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::LoyaltyEntry,
+    wire::{LoyaltyEntry, LoyaltyKind},
 };
 
 const PAGE: u32 = 20;
 
+/// Starts reading the customer's ledger (the route's `data()`, before the screen's code).
+pub fn ledger_data() -> Paged<LoyaltyEntry> {
+    Paged::listing(|api, next| api.ledger(PAGE, next), || {})
+}
+
 #[component]
-pub fn LedgerScreen() -> impl IntoView {
+pub fn LedgerScreen(entries: Paged<LoyaltyEntry>) -> impl IntoView {
     let i18n = use_i18n();
-    let entries = Paged::<LoyaltyEntry>::listing(
-        || format!("/v2/me/loyalty/ledger/entries?limit={PAGE}"),
-        || {},
-    );
     let has_rows = move || entries.items.with(|e| !e.is_empty());
     view! {
         <ScreenTitle>{t!(i18n, ledger.title)}</ScreenTitle>
@@ -82,8 +83,8 @@ pub fn LedgerScreen() -> impl IntoView {
 /// kind and order instead; any other entry is its description alone.
 fn described(locale: Locale, entry: &LoyaltyEntry) -> [String; 3] {
     const MARK: &str = "\u{1}";
-    match (entry.kind.as_str(), &entry.order_display_id) {
-        ("EARN", Some(reference)) => {
+    match (entry.kind, &entry.order_display_id) {
+        (LoyaltyKind::Earn, Some(reference)) => {
             let text = td_string!(locale, ledger.earned_for_order, reference = MARK).to_string();
             let (before, after) = text.split_once(MARK).unwrap_or((&text, ""));
             [before.to_owned(), reference.clone(), after.to_owned()]
@@ -99,11 +100,11 @@ mod tests {
 
     use super::*;
 
-    fn entry(kind: &str, order_display_id: Option<&str>) -> LoyaltyEntry {
+    fn entry(kind: LoyaltyKind, order_display_id: Option<&str>) -> LoyaltyEntry {
         LoyaltyEntry {
             id: Uuid::nil(),
             occurred_at: Utc::now(),
-            kind: kind.into(),
+            kind,
             points: 18,
             balance_after: 18,
             description: "Order BX-7K3M-9Q2P".into(),
@@ -114,7 +115,7 @@ mod tests {
 
     #[test]
     fn an_orders_points_are_named_in_the_customers_language() {
-        let earned = entry("EARN", Some("BX-7K3M-9Q2P"));
+        let earned = entry(LoyaltyKind::Earn, Some("BX-7K3M-9Q2P"));
         assert_eq!(
             described(Locale::nl_NL, &earned),
             ["Punten voor bestelling ", "BX-7K3M-9Q2P", ""]
@@ -127,7 +128,7 @@ mod tests {
 
     #[test]
     fn any_other_entry_keeps_its_stored_description() {
-        let adjusted = entry("ADJUST", None);
+        let adjusted = entry(LoyaltyKind::Adjust, None);
         assert_eq!(
             described(Locale::nl_NL, &adjusted),
             ["Order BX-7K3M-9Q2P", "", ""]

@@ -7,35 +7,17 @@ use uuid::Uuid;
 use super::category_text;
 use crate::{
     frame::{
-        api::{Api, ApiError},
+        api::Api,
         ui::{
             heading::ScreenTitle,
-            notice::{loaded, Empty},
+            load::{load, loaded},
+            notice::Empty,
             price::ProductPrice,
         },
     },
     i18n::{t, use_i18n},
     wire::{Merchant, Product},
 };
-
-/// A merchant's products in the session's campaign.
-pub async fn products_of(api: Api, merchant_id: Uuid) -> Result<Vec<Product>, ApiError> {
-    let products = api
-        .get::<Vec<Product>>(format!("/v2/merchants/{merchant_id}/products"))
-        .await?;
-    Ok(products.data)
-}
-
-/// A merchant and its products in the session's campaign.
-pub async fn merchant_with_products(
-    api: Api,
-    merchant_id: Uuid,
-) -> Result<(Merchant, Vec<Product>), ApiError> {
-    let merchant = api
-        .get::<Merchant>(format!("/v2/merchants/{merchant_id}"))
-        .await?;
-    Ok((merchant.data, products_of(api, merchant_id).await?))
-}
 
 /// The route's `merchant_id`, when it is a uuid.
 pub fn merchant_param() -> Memo<Option<Uuid>> {
@@ -45,27 +27,20 @@ pub fn merchant_param() -> Memo<Option<Uuid>> {
 
 #[component]
 pub fn MerchantScreen() -> impl IntoView {
-    let i18n = use_i18n();
     let api = Api::new();
     let merchant_id = merchant_param();
-    let data = LocalResource::new(move || {
-        i18n.get_locale();
+    let data = load(move || {
         let id = merchant_id.get();
         async move {
-            match id {
-                Some(id) => merchant_with_products(api, id).await.map(Some),
-                None => Ok(None),
-            }
+            let Some(id) = id else { return Ok(None) };
+            Ok(Some((api.merchant(id).await?, api.products(id).await?)))
         }
     });
-    move || {
-        loaded(
-            data.get(),
-            move || data.refetch(),
-            || not_found().into_any(),
-            |(merchant, products)| view! { <MerchantView merchant products/> }.into_any(),
-        )
-    }
+    loaded(
+        data,
+        || not_found().into_any(),
+        |(merchant, products)| view! { <MerchantView merchant products/> }.into_any(),
+    )
 }
 
 fn not_found() -> impl IntoView {

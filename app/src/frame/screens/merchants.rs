@@ -5,13 +5,10 @@ use leptos_router::components::A;
 
 use super::category_text;
 use crate::{
-    frame::{
-        api::encode,
-        ui::{
-            heading::ScreenTitle,
-            notice::Empty,
-            paging::{PageFooter, PageState, Paged},
-        },
+    frame::ui::{
+        heading::ScreenTitle,
+        notice::Empty,
+        paging::{PageFooter, PageState, Paged},
     },
     i18n::{t, td_string, use_i18n},
     wire::Merchant,
@@ -25,17 +22,9 @@ pub fn MerchantsScreen() -> impl IntoView {
     let draft = RwSignal::new(String::new());
     let term = RwSignal::new(String::new());
     let merchants = Paged::<Merchant>::listing(
-        move || {
+        move |api, next| {
             let term = term.get_untracked();
-            if term.trim().is_empty() {
-                format!("/v2/merchants?limit={PAGE}")
-            } else {
-                // broadsearch also matches cities, categories and product titles.
-                format!(
-                    "/v2/merchants/broadsearch?q={}&limit={PAGE}",
-                    encode(term.trim())
-                )
-            }
+            async move { api.merchants(&term, PAGE, next).await }
         },
         move || term.track(),
     );

@@ -10,18 +10,27 @@ pub mod pay;
 pub mod product;
 pub mod return_screen;
 
-use crate::i18n::{td_string, Locale};
+use crate::{
+    i18n::{td_string, Locale},
+    wire::{OrderStatus, TicketStatus},
+};
 
-/// An order's, checkout's or ticket's status in words.
-pub fn status_text(locale: Locale, status: &str) -> &'static str {
+/// An order's status in words.
+pub fn order_status_text(locale: Locale, status: OrderStatus) -> &'static str {
     match status {
-        "PENDING_PAYMENT" | "CONFIRMED" | "RESERVED" => td_string!(locale, status.PENDING_PAYMENT),
-        "PAID" => td_string!(locale, status.PAID),
-        "FULFILLED" => td_string!(locale, status.FULFILLED),
-        "CANCELLED" | "EXPIRED" => td_string!(locale, status.CANCELLED),
-        "VALID" => td_string!(locale, status.VALID),
-        "USED" => td_string!(locale, status.USED),
-        _ => td_string!(locale, status.other),
+        OrderStatus::PendingPayment => td_string!(locale, status.PENDING_PAYMENT),
+        OrderStatus::Paid => td_string!(locale, status.PAID),
+        OrderStatus::Fulfilled => td_string!(locale, status.FULFILLED),
+        OrderStatus::Cancelled => td_string!(locale, status.CANCELLED),
+    }
+}
+
+/// A ticket's status in words.
+pub fn ticket_status_text(locale: Locale, status: TicketStatus) -> &'static str {
+    match status {
+        TicketStatus::Valid => td_string!(locale, status.VALID),
+        TicketStatus::Used => td_string!(locale, status.USED),
+        TicketStatus::Cancelled => td_string!(locale, status.CANCELLED),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The merchant's magic-link page: `/{stage}/merchant/onboarding?code=…` redeems the code once
-//! through the merchant-accounts API, takes it out of the address bar, and sends the merchant
-//! on to the payment provider's KYC.
+//! through the merchant-accounts API (`Api::merchant_token`, `Api::onboarding_status`), takes it
+//! out of the address bar, and sends the merchant on to the payment provider's KYC.
 
 use leptos::prelude::*;
 
@@ -24,14 +24,17 @@ pub fn MerchantOnboarding() -> impl IntoView {
     let i18n = use_i18n();
     let step = RwSignal::new(Step::Working);
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        if step.get_untracked() != Step::Working {
-            return;
-        }
-        leptos::task::spawn_local(async move {
-            step.set(browser::redeem().await.map_or(Step::Failed, Step::Ready));
+    {
+        let api = crate::frame::api::Api::new();
+        let redeem = Action::new_local(move |_: &()| async move {
+            step.set(browser::redeem(api).await.map_or(Step::Failed, Step::Ready));
         });
-    });
+        Effect::new(move |_| {
+            if step.get_untracked() == Step::Working {
+                redeem.dispatch_local(());
+            }
+        });
+    }
     let body = move || match step.get() {
         Step::Working => view! { <p>{t!(i18n, onboarding.working)}</p> }.into_any(),
         Step::Failed => view! {
@@ -43,7 +46,7 @@ pub fn MerchantOnboarding() -> impl IntoView {
                 <dt>{t!(i18n, onboarding.debtor_code)}</dt>
                 <dd>{status.debtor_code.clone()}</dd>
                 <dt>{t!(i18n, onboarding.status)}</dt>
-                <dd>{status.status.clone()}</dd>
+                <dd>{status.status.as_str()}</dd>
             </dl>
             <a class="button primary" href=status.kyc_url.clone()>{t!(i18n, onboarding.proceed)}</a>
         }
@@ -59,13 +62,14 @@ pub fn MerchantOnboarding() -> impl IntoView {
 
 #[cfg(feature = "hydrate")]
 mod browser {
-    use gloo_net::http::Request;
-
-    use crate::wire::{Envelope, MerchantToken, OnboardingStatus};
+    use crate::{
+        frame::api::Api,
+        wire::{OnboardingCode, OnboardingStatus},
+    };
 
     /// Redeems the code of the address and reads the account's KYC URL. The stage is the
     /// first path segment, as the magic link was made.
-    pub async fn redeem() -> Option<OnboardingStatus> {
+    pub async fn redeem(api: Api) -> Option<OnboardingStatus> {
         let window = web_sys::window()?;
         let location = window.location();
         let path = location.pathname().ok()?;
@@ -78,29 +82,10 @@ mod browser {
         if let Ok(history) = window.history() {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
         }
-        let token: MerchantToken =
-            Request::post(&format!("/{stage}/merchant-accounts/session/token"))
-                .json(&serde_json::json!({ "code": code }))
-                .ok()?
-                .send()
-                .await
-                .ok()
-                .filter(|r| r.ok())?
-                .json()
-                .await
-                .ok()?;
-        let status: Envelope<OnboardingStatus> = Request::get(&format!(
-            "/{stage}/merchant-accounts/onboarding?debtorCode={}",
-            String::from(js_sys::encode_uri_component(&token.debtor_code))
-        ))
-        .header("Authorization", &format!("Bearer {}", token.access_token))
-        .send()
-        .await
-        .ok()
-        .filter(|r| r.ok())?
-        .json()
-        .await
-        .ok()?;
-        Some(status.data)
+        let token = api
+            .merchant_token(&stage, &OnboardingCode { code })
+            .await
+            .ok()?;
+        api.onboarding_status(&stage, &token).await.ok()
     }
 }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::status_text;
+use super::order_status_text;
 use crate::{
     format,
     frame::ui::{
@@ -18,11 +18,14 @@ use crate::{
 
 const PAGE: u32 = 10;
 
+/// Starts reading the customer's orders (the route's `data()`, before the screen's code).
+pub fn orders_data() -> Paged<Order> {
+    Paged::listing(|api, next| api.orders(PAGE, next), || {})
+}
+
 #[component]
-pub fn OrdersScreen() -> impl IntoView {
+pub fn OrdersScreen(orders: Paged<Order>) -> impl IntoView {
     let i18n = use_i18n();
-    let orders =
-        Paged::<Order>::listing(|| format!("/v2/me/fulfillment/orders?limit={PAGE}"), || {});
     let empty = move || {
         orders
             .is_empty()
@@ -44,7 +47,7 @@ pub fn OrdersScreen() -> impl IntoView {
 fn OrderCard(order: Order) -> impl IntoView {
     let i18n = use_i18n();
     let reference = order.order_display_id.clone();
-    let status = order.status.clone();
+    let status = order.status;
     let placed = format::customers_day(order.created_at);
     let tickets = if order.tickets.is_empty() {
         view! { <p class="hint">{t!(i18n, orders.no_tickets)}</p> }.into_any()
@@ -64,7 +67,7 @@ fn OrderCard(order: Order) -> impl IntoView {
                 {move || td_string!(i18n.get_locale(), orders.order, reference = reference.as_str()).to_string()}
             </h2>
             <p class="card-meta">
-                <span class="badge">{move || status_text(i18n.get_locale(), &status)}</span>
+                <span class="badge">{move || order_status_text(i18n.get_locale(), status)}</span>
                 " "
                 {move || {
                     let locale = i18n.get_locale();

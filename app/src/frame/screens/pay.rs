@@ -6,48 +6,27 @@
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
-use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::{
-    frame::{layout::Chrome, ui::notice::Loading, ui::price::Amount},
+    frame::{
+        layout::Chrome,
+        server::{read_payment, PaymentPage},
+        ui::notice::Loading,
+        ui::price::Amount,
+    },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::Money,
+    wire::PaymentStatus,
 };
 
-/// What the payment page shows of a payment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PaymentPage {
-    pub payment_id: Uuid,
-    pub order_display_id: String,
-    pub amount: Money,
-    /// OPEN, PAID, DECLINED, CANCELLED or EXPIRED.
-    pub status: String,
-    /// The partner's return URL with `payment_id`, for a payment that is no longer open.
-    pub back_url: String,
-    /// Where the choice is posted: the page's own path with its key.
-    pub action: String,
-}
-
-/// The sandbox's view of a payment, for the payment's `key`.
-#[server(prefix = "/frame/api", endpoint = "payment")]
-pub async fn read_payment(
-    payment_id: Uuid,
-    key: String,
-) -> Result<Option<PaymentPage>, ServerFnError> {
-    crate::frame::session::backend()?
-        .payment_page(payment_id, key)
-        .await
-        .map_err(ServerFnError::new)
-}
-
-fn settled_text(locale: Locale, status: &str) -> String {
+fn settled_text(locale: Locale, status: PaymentStatus) -> String {
     let status = match status {
-        "PAID" => td_string!(locale, pay.status_PAID),
-        "DECLINED" => td_string!(locale, pay.status_DECLINED),
-        "CANCELLED" => td_string!(locale, pay.status_CANCELLED),
-        "EXPIRED" => td_string!(locale, pay.status_EXPIRED),
-        _ => td_string!(locale, pay.status_other),
+        PaymentStatus::Paid => td_string!(locale, pay.status_PAID),
+        PaymentStatus::Declined => td_string!(locale, pay.status_DECLINED),
+        PaymentStatus::Cancelled => td_string!(locale, pay.status_CANCELLED),
+        PaymentStatus::Expired => td_string!(locale, pay.status_EXPIRED),
+        // Never shown: an open payment shows its choices instead.
+        PaymentStatus::Open => td_string!(locale, pay.status_other),
     };
     td_string!(locale, pay.settled, status).to_string()
 }
@@ -88,8 +67,8 @@ pub fn PayScreen() -> impl IntoView {
 fn PaymentForm(payment: PaymentPage) -> impl IntoView {
     let i18n = use_i18n();
     let reference = payment.order_display_id.clone();
-    let status = payment.status.clone();
-    let choices = if payment.status == "OPEN" {
+    let status = payment.status;
+    let choices = if status == PaymentStatus::Open {
         view! {
             <form method="post" action=payment.action.clone() class="pay-choices">
                 <button type="submit" name="action" value="pay" class="button primary">{t!(i18n, pay.pay)}</button>
@@ -100,7 +79,7 @@ fn PaymentForm(payment: PaymentPage) -> impl IntoView {
         .into_any()
     } else {
         view! {
-            <p>{move || settled_text(i18n.get_locale(), &status)}</p>
+            <p>{move || settled_text(i18n.get_locale(), status)}</p>
             <a class="button secondary" href=payment.back_url.clone()>{t!(i18n, pay.back)}</a>
         }
         .into_any()

@@ -14,12 +14,13 @@ use crate::{
         host::{self, Outgoing},
         ui::{
             heading::ScreenTitle,
-            notice::{ErrorNotice, Loading},
+            load::{load, loaded},
+            notice::Loading,
             tickets::{TicketActions, TicketList},
         },
     },
     i18n::{t, td_string, use_i18n},
-    wire::{Checkout, Order, OrderReceipt, ReceiptLine},
+    wire::{Checkout, CheckoutStatus, Order, OrderStatus, PaymentStatus, ProblemType, ReceiptLine},
 };
 
 /// How often, and how many times, the checkout is read while the payment settles.
@@ -28,7 +29,7 @@ const POLLS: u32 = 40;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
-    Paid(Order),
+    Paid(Box<Order>),
     Failed {
         merchant_id: Uuid,
     },
@@ -41,12 +42,15 @@ enum Outcome {
 
 /// What a checkout says about its payment.
 fn outcome_of(checkout: &Checkout) -> Outcome {
-    let payment = checkout.payment.as_ref().map(|p| p.status.as_str());
-    if matches!(checkout.status.as_str(), "CANCELLED" | "EXPIRED")
-        || matches!(
-            payment,
-            Some("DECLINED" | "CANCELLED" | "EXPIRED" | "FAILED")
-        )
+    let payment = checkout.payment.as_ref().map(|p| p.status);
+    let failed = !matches!(
+        payment,
+        None | Some(PaymentStatus::Open | PaymentStatus::Paid)
+    );
+    if matches!(
+        checkout.status,
+        CheckoutStatus::Cancelled | CheckoutStatus::Expired
+    ) || failed
     {
         return Outcome::Failed {
             merchant_id: checkout.merchant_id,
@@ -56,31 +60,25 @@ fn outcome_of(checkout: &Checkout) -> Outcome {
 }
 
 async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<Outcome, ApiError> {
-    let checkout = match api
-        .get::<Checkout>(format!("/v2/checkouts/{checkout_id}"))
-        .await
-    {
-        Ok(checkout) => checkout.data,
-        Err(error) if error.name() == Some("checkout-not-found") => return Ok(Outcome::NotYours),
+    let checkout = match api.checkout(checkout_id).await {
+        Ok(checkout) => checkout,
+        Err(error) if error.is(ProblemType::CheckoutNotFound) => return Ok(Outcome::NotYours),
         Err(error) => return Err(error),
     };
     let paid_for = checkout.payment.as_ref().map(|p| p.payment_id);
     if payment_id.is_some() && paid_for != payment_id {
         return Ok(Outcome::Missing);
     }
-    let paid = checkout.status == "PAID"
-        || matches!(checkout.order_status.as_deref(), Some("PAID" | "FULFILLED"));
+    let paid = checkout.status == CheckoutStatus::Paid
+        || checkout.order_status.is_some_and(OrderStatus::is_paid);
     match (paid, checkout.order_id) {
         (true, Some(order_id)) => {
-            let order = api
-                .get::<Order>(format!("/v2/me/fulfillment/orders/{order_id}"))
-                .await?
-                .data;
+            let order = api.order(order_id).await?;
             // Tickets are issued with the payment; until they are there, keep waiting.
             Ok(if order.tickets.is_empty() {
                 Outcome::Pending
             } else {
-                Outcome::Paid(order)
+                Outcome::Paid(Box::new(order))
             })
         }
         _ => Ok(outcome_of(&checkout)),
@@ -90,8 +88,7 @@ async fn read(api: Api, checkout_id: Uuid, payment_id: Option<Uuid>) -> Result<O
 /// Posts `boxoffice:order-paid` with the order's receipt, which the host's page can verify
 /// (a browser message alone proves nothing); without the receipt if it cannot be read.
 async fn tell_host(api: Api, order: Order) {
-    let path = format!("/v2/me/fulfillment/orders/{}/receipt", order.order_id);
-    let receipt = api.get::<OrderReceipt>(path).await.ok().map(|r| r.data);
+    let receipt = api.receipt(order.order_id).await.ok();
     let lines = match &receipt {
         Some(r) => r.lines.clone(),
         None => order.items.iter().map(ReceiptLine::from).collect(),
@@ -122,61 +119,52 @@ pub fn ReturnScreen() -> impl IntoView {
     });
     let attempt = RwSignal::new(0u32);
     let told = RwSignal::new(false);
-    let state = LocalResource::new(move || {
+    let state = load(move || {
         attempt.track();
         let (checkout, payment) = ids.get();
         async move {
-            match checkout {
-                Some(checkout) => read(api, checkout, payment).await,
-                None => Ok(Outcome::Missing),
-            }
+            let Some(checkout) = checkout else {
+                return Ok(None);
+            };
+            read(api, checkout, payment).await.map(Some)
         }
     });
     // Poll while the payment is open; tell the host once it is paid.
-    Effect::new(move |_| match state.get() {
-        Some(Ok(Outcome::Pending)) if attempt.get_untracked() < POLLS => {
+    Effect::new(move |_| match state.get().and_then(Result::ok).flatten() {
+        Some(Outcome::Pending) if attempt.get_untracked() < POLLS => {
             set_timeout(move || attempt.update(|n| *n += 1), POLL_EVERY);
         }
-        Some(Ok(Outcome::Paid(order))) if !told.get_untracked() => {
+        Some(Outcome::Paid(order)) if !told.get_untracked() => {
             told.set(true);
-            leptos::task::spawn_local(tell_host(api, order));
+            leptos::task::spawn_local(tell_host(api, *order));
         }
         _ => {}
     });
-    move || {
-        match state.get() {
-        None => view! { <ScreenTitle>{t!(i18n, after_payment.checking)}</ScreenTitle> <Loading/> }.into_any(),
-        Some(Err(ApiError::Expired)) => ().into_any(),
-        Some(Err(error)) => view! {
-            <ScreenTitle>{t!(i18n, after_payment.checking)}</ScreenTitle>
-            <ErrorNotice error retry=move |_| state.refetch()/>
-        }
-        .into_any(),
-        Some(Ok(Outcome::Pending)) if attempt.get() < POLLS => {
+    loaded(state, missing, move |outcome| {
+        match outcome {
+        Outcome::Pending if attempt.get() < POLLS => {
             view! { <ScreenTitle>{t!(i18n, after_payment.checking)}</ScreenTitle> <Loading/> }.into_any()
         }
-        Some(Ok(Outcome::Pending)) => view! {
+        Outcome::Pending => view! {
             <ScreenTitle>{t!(i18n, after_payment.pending_title)}</ScreenTitle>
             <p>{t!(i18n, after_payment.pending_help)}</p>
             <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
         }
         .into_any(),
-        Some(Ok(Outcome::Missing)) => {
-            view! { <ScreenTitle>{t!(i18n, after_payment.missing)}</ScreenTitle> }.into_any()
-        }
-        Some(Ok(Outcome::NotYours)) => view! {
+        Outcome::Missing => missing(),
+        Outcome::NotYours => view! {
             <ScreenTitle>{t!(i18n, after_payment.not_yours_title)}</ScreenTitle>
             <p>{t!(i18n, after_payment.not_yours_help)}</p>
             <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
         }
         .into_any(),
-        Some(Ok(Outcome::Failed { merchant_id })) => view! {
+        Outcome::Failed { merchant_id } => view! {
             <ScreenTitle>{t!(i18n, after_payment.failed_title)}</ScreenTitle>
             <p>{t!(i18n, after_payment.failed_help)}</p>
             <A href=format!("/frame/merchants/{merchant_id}") attr:class="button primary">{t!(i18n, common.retry)}</A>
         }
         .into_any(),
-        Some(Ok(Outcome::Paid(order))) => {
+        Outcome::Paid(order) => {
             let reference = order.order_display_id.clone();
             view! {
                 <ScreenTitle>{t!(i18n, after_payment.paid_title)}</ScreenTitle>
@@ -190,5 +178,11 @@ pub fn ReturnScreen() -> impl IntoView {
             .into_any()
         }
     }
-    }
+    })
+}
+
+/// No checkout in the address, or one whose payment is not the one named.
+fn missing() -> AnyView {
+    let i18n = use_i18n();
+    view! { <ScreenTitle>{t!(i18n, after_payment.missing)}</ScreenTitle> }.into_any()
 }

@@ -45,22 +45,3 @@ pub fn ErrorNotice(error: ApiError, #[prop(into)] retry: Callback<()>) -> impl I
 pub fn Empty(children: Children) -> impl IntoView {
     view! { <p class="notice">{children()}</p> }
 }
-
-/// What a screen whose data is `state` shows: loading, nothing when the session ended (the
-/// frame shows its own screen), `not_found` for a 404 or no data, the error with a retry, or
-/// `show` of the data.
-pub fn loaded<T>(
-    state: Option<Result<Option<T>, ApiError>>,
-    retry: impl Fn() + Send + Sync + 'static,
-    not_found: fn() -> AnyView,
-    show: impl FnOnce(T) -> AnyView,
-) -> AnyView {
-    match state {
-        None => view! { <Loading/> }.into_any(),
-        Some(Err(ApiError::Expired)) => ().into_any(),
-        Some(Err(ApiError::Problem(p))) if p.status == 404 => not_found(),
-        Some(Err(error)) => view! { <ErrorNotice error retry=move |_| retry()/> }.into_any(),
-        Some(Ok(None)) => not_found(),
-        Some(Ok(Some(data))) => show(data),
-    }
-}

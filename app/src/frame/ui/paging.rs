@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::notice::{ErrorNotice, Loading};
 use crate::{
-    frame::api::{encode, Api, ApiError},
+    frame::api::{Api, ApiError},
     i18n::{t, use_i18n},
     wire::Envelope,
 };
@@ -103,18 +103,17 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
 }
 
 impl<T: Clone + Send + Sync + serde::de::DeserializeOwned + 'static> Paged<T> {
-    /// A collection of the API: `first_page()` is its path with `limit` and filters (read
-    /// untracked); later pages add the cursor. It reloads from the first page whenever the
-    /// language changes or `track` reads a signal that changes.
-    pub fn listing(first_page: impl Fn() -> String + 'static, track: impl Fn() + 'static) -> Self {
+    /// A collection of the API: `fetch(api, next_token)` is one of `Api`'s paged methods,
+    /// with its limit and filters read untracked. It reloads from the first page whenever the
+    /// language changes or `track` reads a signal that changes; made in a lazy route's
+    /// `data()`, the first page is on its way while the screen's code loads.
+    pub fn listing<F, Fut>(fetch: F, track: impl Fn() + 'static) -> Self
+    where
+        F: Fn(Api, Option<String>) -> Fut + 'static,
+        Fut: Future<Output = Result<Envelope<Vec<T>>, ApiError>> + 'static,
+    {
         let api = Api::new();
-        let paged = Self::new(move |token: Option<String>| {
-            let mut path = first_page();
-            if let Some(token) = token {
-                path.push_str(&format!("&next_token={}", encode(&token)));
-            }
-            api.get(path)
-        });
+        let paged = Self::new(move |token: Option<String>| fetch(api, token));
         let i18n = use_i18n();
         Effect::new(move |_| {
             i18n.get_locale();

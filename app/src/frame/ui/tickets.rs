@@ -5,26 +5,10 @@ use leptos::prelude::*;
 
 use crate::{
     format,
+    frame::server::ticket_qr,
     i18n::{t, td_string, use_i18n},
-    wire::Ticket,
+    wire::{ProblemType, Ticket},
 };
-
-/// The SVG QR code of a ticket code. Only what a ticket code can be is drawn, so the frame's
-/// endpoint is no general QR service.
-#[server(prefix = "/frame/api", endpoint = "qr")]
-pub async fn ticket_qr(code: String) -> Result<String, ServerFnError> {
-    let plausible = (1..=64).contains(&code.len())
-        && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    if !plausible {
-        return Err(ServerFnError::Args("not a ticket code".into()));
-    }
-    let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| ServerFnError::new(e.to_string()))?;
-    Ok(qr
-        .render::<qrcode::render::svg::Color>()
-        .min_dimensions(160, 160)
-        .quiet_zone(true)
-        .build())
-}
 
 /// A ticket's QR code, loaded once the ticket is on screen.
 #[component]
@@ -78,7 +62,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                         }
                         parts.join(" · ")
                     };
-                    let status = ticket.status.clone();
+                    let status = ticket.status;
                     view! {
                         <li class="ticket">
                             <QrImage code=ticket.code.clone()/>
@@ -89,7 +73,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                                     {t!(i18n, after_payment.ticket_code)} ": "
                                     <code class="ticket-code">{ticket.code.clone()}</code>
                                 </p>
-                                <p class="status">{move || super::super::screens::status_text(i18n.get_locale(), &status)}</p>
+                                <p class="status">{move || super::super::screens::ticket_status_text(i18n.get_locale(), status)}</p>
                             </div>
                         </li>
                     }
@@ -115,38 +99,29 @@ pub fn TicketActions(order_id: uuid::Uuid) -> impl IntoView {
     let i18n = use_i18n();
     let api = crate::frame::api::Api::new();
     let note = RwSignal::new(None::<Note>);
-    let busy = RwSignal::new(false);
-    let add_to_calendar = move |_| {
-        leptos::task::spawn_local(async move {
-            let path = format!("/v2/me/fulfillment/orders/{order_id}/calendar.ics");
-            let saved = match api.download(path).await {
-                Ok(bytes) => save_file(&bytes, "tickets.ics", "text/calendar"),
-                Err(_) => false,
-            };
-            if !saved {
-                note.set(Some(Note::Failed));
-            }
-        });
-    };
-    let send_again = move |_| {
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            let path = format!("/v2/me/fulfillment/orders/{order_id}/resend");
-            let result = api.post_empty(path).await;
-            busy.set(false);
-            note.set(Some(match result {
-                Ok(()) => Note::Sent,
-                Err(err) if err.name() == Some("rate-limited") => Note::Limited,
-                Err(_) => Note::Failed,
-            }));
-        });
-    };
+    let add_to_calendar = Action::new_local(move |_: &()| async move {
+        let saved = match api.order_calendar(order_id).await {
+            Ok(bytes) => save_file(&bytes, "tickets.ics", "text/calendar"),
+            Err(_) => false,
+        };
+        if !saved {
+            note.set(Some(Note::Failed));
+        }
+    });
+    let send_again = Action::new_local(move |_: &()| async move {
+        note.set(Some(match api.resend_tickets(order_id).await {
+            Ok(()) => Note::Sent,
+            Err(err) if err.is(ProblemType::RateLimited) => Note::Limited,
+            Err(_) => Note::Failed,
+        }));
+    });
+    let busy = send_again.pending();
     view! {
         <div class="ticket-actions">
-            <button type="button" class="button" on:click=add_to_calendar>
+            <button type="button" class="button" on:click=move |_| { add_to_calendar.dispatch_local(()); }>
                 {t!(i18n, ticket_actions.add_to_calendar)}
             </button>
-            <button type="button" class="button" on:click=send_again disabled=move || busy.get()>
+            <button type="button" class="button" on:click=move |_| { send_again.dispatch_local(()); } disabled=move || busy.get()>
                 {t!(i18n, ticket_actions.send_again)}
             </button>
             <p class="ticket-actions-note" role="status" aria-live="polite">

@@ -1,14 +1,10 @@
 //! Postgres's side of [`Backend`]: ordinary transactions, batches as one statement, and takes
 //! that the tables' CHECKs refuse, queued per day or slot.
 
-use base64::{prelude::BASE64_STANDARD, Engine};
-use chrono::{DateTime, Datelike, SecondsFormat, Utc};
+use chrono::Datelike;
 use futures::StreamExt;
 
-use crate::store::{
-    backend::Backend, batch, dialect::Dialect, is_check_violation, is_unique_violation,
-    IdempotentRequest, Places, StoreError, StoreResult,
-};
+use crate::store::{backend::Backend, batch, is_check_violation, Places, StoreError, StoreResult};
 
 type Db = sqlx::Postgres;
 type Conn = <Db as sqlx::Database>::Connection;
@@ -31,30 +27,6 @@ impl Backend for Postgres {
         conn: sqlx::pool::PoolConnection<Db>,
     ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         sqlx::Transaction::begin(conn, None).await
-    }
-
-    /// Claims a key that has no row yet and begins the transaction, in one message: the
-    /// claim's insert commits on its own (`CLAIM_SOURCE`), then `BEGIN`. Nearly every key is
-    /// new, and `BEGIN` alone had been a round trip of every checkout. `None` when the key
-    /// has a row: the insert fails on the primary key, which ends the message before the
-    /// `COMMIT` (the statements before it ran as one implicit transaction, so nothing is
-    /// kept) and the caller makes the full claim (`claim_on`). Postgres logs that failure.
-    ///
-    /// One message is the simple query protocol, which binds no arguments: every value is
-    /// written into the text here, and each is a UUID, bytes or an instant, never text from
-    /// a request. The `COMMIT` of an implicit transaction draws a warning, which is not
-    /// wanted in every checkout's log: the claim's transaction lowers its own threshold.
-    async fn claim_new_and_begin(
-        pool: &sqlx::Pool<Db>,
-        r: &IdempotentRequest,
-        now: DateTime<Utc>,
-    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Db>>> {
-        let conn = pool.acquire().await?;
-        match sqlx::Transaction::begin(conn, Some(claim_then_begin(r, now).into())).await {
-            Ok(tx) => Ok(Some(tx)),
-            Err(e) if is_unique_violation(&e) => Ok(None),
-            Err(e) => Err(e),
-        }
     }
 
     /// Sends what `batch` holds as one statement: each write becomes a data-modifying `WITH`
@@ -142,34 +114,6 @@ impl Backend for Postgres {
     }
 }
 
-/// The message of `claim_new_and_begin`.
-fn claim_then_begin(r: &IdempotentRequest, now: DateTime<Utc>) -> String {
-    let instant = |t: DateTime<Utc>| {
-        format!(
-            "'{}'::timestamptz",
-            t.to_rfc3339_opts(SecondsFormat::Micros, true)
-        )
-    };
-    let hash = format!(
-        "decode('{}', 'base64')",
-        BASE64_STANDARD.encode(&r.request_hash)
-    );
-    let customer = r
-        .customer_id
-        .map_or_else(|| "NULL::uuid".to_owned(), |id| format!("'{id}'::uuid"));
-    let insert = <super::dialect::PostgresDialect as Dialect>::claim_insert([
-        &format!("'{}'::uuid", r.campaign_id),
-        &format!("'{}'::uuid", r.key),
-        &hash,
-        &customer,
-        &instant(r.lock_until),
-        &instant(now),
-        &instant(r.expires_at),
-        &format!("'{}'::uuid", r.owner),
-    ]);
-    format!("SELECT set_config('client_min_messages', 'error', true);\n{insert};\nCOMMIT;\nBEGIN")
-}
-
 /// Makes the transaction's commit one that does not wait for its WAL to reach the disk.
 const UNFLUSHED_COMMIT: &str = "SELECT set_config('synchronous_commit', 'off', true);\n";
 
@@ -246,44 +190,8 @@ mod tests {
     use chrono::NaiveDate;
     use uuid::Uuid;
 
-    use super::{claim_then_begin, queue_key, take_statements};
-    use crate::store::{IdempotentRequest, Places};
-
-    #[test]
-    fn a_new_keys_claim_commits_quietly_then_begins_with_every_value_written_as_its_type() {
-        let now = chrono::DateTime::parse_from_rfc3339("2026-12-01T10:00:00.123456789Z")
-            .unwrap()
-            .to_utc();
-        let request = IdempotentRequest {
-            campaign_id: Uuid::from_u128(1),
-            key: Uuid::from_u128(2),
-            request_hash: vec![0xfb, 0xff],
-            customer_id: None,
-            lock_until: now + chrono::Duration::seconds(90),
-            expires_at: now + chrono::Duration::hours(24),
-            owner: Uuid::from_u128(3),
-        };
-        let sql = claim_then_begin(&request, now);
-        let statements: Vec<&str> = sql.split(";\n").collect();
-        assert_eq!(statements.len(), 4);
-        assert!(statements[0].contains("set_config('client_min_messages', 'error', true)"));
-        let insert = statements[1];
-        assert!(insert.starts_with("INSERT INTO idempotency_record"));
-        assert!(
-            !insert.contains("ON CONFLICT"),
-            "a row must fail the message"
-        );
-        assert!(insert.contains("synchronous_commit"));
-        assert!(insert.contains(&format!("'{}'::uuid", Uuid::from_u128(1))));
-        assert!(insert.contains(&format!("'{}'::uuid", Uuid::from_u128(2))));
-        assert!(insert.contains("decode('+/8=', 'base64')"));
-        assert!(insert.contains("NULL::uuid"));
-        assert!(insert.contains("'2026-12-01T10:00:00.123456Z'::timestamptz"));
-        assert!(insert.contains("'2026-12-01T10:01:30.123456Z'::timestamptz"));
-        assert!(insert.contains("'2026-12-02T10:00:00.123456Z'::timestamptz"));
-        assert!(insert.contains(&format!("'{}'::uuid", Uuid::from_u128(3))));
-        assert_eq!(&statements[2..], ["COMMIT", "BEGIN"]);
-    }
+    use super::{queue_key, take_statements};
+    use crate::store::Places;
 
     #[test]
     fn takes_become_statements_queued_in_key_order_each_owned_by_its_take_then_the_commits() {

@@ -21,13 +21,4 @@ impl Dialect for PostgresDialect {
 
     const SKIP_LOCKED: &'static str = "FOR UPDATE SKIP LOCKED";
     const XACT_LOCK: Option<&'static str> = Some("SELECT pg_advisory_xact_lock($1)");
-
-    /// The source of an idempotency key's claim row (`claim_on`): the claim's own commit
-    /// does not wait for its WAL to reach the disk. A claim only has to be seen by the
-    /// concurrent requests with its key; the transaction that completes it is flushed before
-    /// its answer (`take_places_and_commit`), which takes the claim's WAL along, so a crash can lose
-    /// only a claim whose request never finished, which is what a retry wants. Those flushes
-    /// had been half of every checkout's (docs/benchmarks.md).
-    const CLAIM_SOURCE: &'static str =
-        "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed WHERE true";
 }

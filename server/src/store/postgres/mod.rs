@@ -6,6 +6,7 @@ use sqlx::postgres::PgPoolOptions;
 
 mod backend;
 mod dialect;
+mod idempotency;
 
 use backend::Postgres as ThisBackend;
 use dialect::PostgresDialect as ThisDialect;

@@ -52,8 +52,8 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
-                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)",
+                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits, theme)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)",
         )
         .bind(partner_client_id)
         .bind(client_id)
@@ -65,6 +65,7 @@ impl ClientStore for SqlStore {
         .bind(&secrets.webhook_secret)
         .bind(now)
         .bind(input.hold_limits.map(sqlx::types::Json))
+        .bind(input.theme.as_ref().map(sqlx::types::Json))
         .execute(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A partner client with this client_id"))?;
@@ -88,8 +89,8 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let (partner_client_id,): (Uuid,) = sqlx::query_as(
             "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
-                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)
+                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits, theme)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)
              ON CONFLICT (client_id) DO UPDATE SET
                  name = excluded.name,
                  secret_hash = excluded.secret_hash,
@@ -97,6 +98,7 @@ impl ClientStore for SqlStore {
                  return_origins = excluded.return_origins,
                  webhook_url = excluded.webhook_url,
                  hold_limits = excluded.hold_limits,
+                 theme = excluded.theme,
                  webhook_secret = COALESCE(partner_client.webhook_secret, excluded.webhook_secret),
                  updated_at = excluded.updated_at
              RETURNING partner_client_id",
@@ -111,6 +113,7 @@ impl ClientStore for SqlStore {
         .bind(&secrets.webhook_secret)
         .bind(now)
         .bind(input.hold_limits.map(sqlx::types::Json))
+        .bind(input.theme.as_ref().map(sqlx::types::Json))
         .fetch_one(&mut *tx)
         .await?;
         CAMPAIGNS
@@ -146,7 +149,7 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let updated = sqlx::query(
             "UPDATE partner_client SET name = $2, frame_origins = $3, return_origins = $4,
-                 webhook_url = $5, updated_at = $6, hold_limits = $7
+                 webhook_url = $5, updated_at = $6, hold_limits = $7, theme = $8
              WHERE partner_client_id = $1",
         )
         .bind(partner_client_id)
@@ -156,6 +159,7 @@ impl ClientStore for SqlStore {
         .bind(&input.webhook_url)
         .bind(Utc::now())
         .bind(input.hold_limits.map(sqlx::types::Json))
+        .bind(input.theme.as_ref().map(sqlx::types::Json))
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() == 0 {

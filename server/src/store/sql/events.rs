@@ -1,5 +1,6 @@
 //! `EventStore`: the outbox, its polling feed and webhook deliveries.
 
+use app::wire::DeliveryStatus;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -185,18 +186,21 @@ impl EventStore for SqlStore {
     ) -> StoreResult<()> {
         let now = Utc::now();
         let (status, code, error, next) = match outcome {
-            DeliveryOutcome::Delivered { status } => {
-                ("DELIVERED", Some(i32::from(*status)), None, now)
-            }
+            DeliveryOutcome::Delivered { status } => (
+                DeliveryStatus::Delivered,
+                Some(i32::from(*status)),
+                None,
+                now,
+            ),
             DeliveryOutcome::Failed {
                 status,
                 error,
                 retry_at,
             } => (
                 if retry_at.is_some() {
-                    "PENDING"
+                    DeliveryStatus::Pending
                 } else {
-                    "FAILED"
+                    DeliveryStatus::Failed
                 },
                 status.map(i32::from),
                 Some(error.clone()),
@@ -209,7 +213,7 @@ impl EventStore for SqlStore {
              WHERE webhook_delivery_id = $1 AND claim_id = $7",
         )
         .bind(webhook_delivery_id)
-        .bind(status)
+        .bind(status.as_str())
         .bind(code)
         .bind(error)
         .bind(next)

@@ -1,14 +1,31 @@
-//! `IdempotencyStore`: claiming, completing and replaying idempotency keys.
+//! Every statement of the Idempotency-Key rule (`checkout/idempotency.rs`): claiming,
+//! completing inside the checkout's transaction, replaying, releasing and purging. What the
+//! two databases do differently is their `KeyClaim` (`sqlite/idempotency.rs`,
+//! `postgres/idempotency.rs`).
 
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::checkout_tx::SqlCheckoutTx;
-use super::{Args, Batch, Db, SqlStore, ThisBackend, ThisDialect};
+use super::{Args, Batch, Db, SqlStore, ThisBackend};
 use crate::store::{
-    backend::Backend, dialect::Dialect, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim,
-    IdempotencyStore, IdempotentRequest, StoreResult,
+    backend::Backend, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore,
+    IdempotencyTx, IdempotentRequest, KeyClaim, StoreResult,
 };
+
+/// The insert of a claim row whose values are `values` (the key's campaign and key, the
+/// request's hash, the customer, then the lock's end, now, the record's end and the claim's
+/// owner), as SQL expressions.
+pub(crate) fn claim_insert(values: [&str; 8]) -> String {
+    let [campaign, key, hash, customer, lock_until, now, expires_at, owner] = values;
+    format!(
+        "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
+             locked_until, created_at, expires_at, owner)
+         SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at},
+             {owner} {}",
+        ThisBackend::CLAIM_SOURCE
+    )
+}
 
 /// Stores the success of a claimed request inside the transaction that made it, so the
 /// outcome and the stored response commit together (added to the transaction's batch).
@@ -18,7 +35,7 @@ use crate::store::{
 /// (`idempotency_record_owned`, migration 0006): the error rolls the whole transaction back,
 /// so a late request never commits a second order. A row that is gone (the retry failed and
 /// released it) is written anew, done: the order this transaction commits is the key's.
-pub(super) fn complete_idempotency_key(
+fn complete_idempotency_key(
     batch: &mut Batch,
     r: &IdempotentRequest,
     status: u16,
@@ -69,8 +86,7 @@ struct IdempotencyRow {
 
 /// A claim's row, inserted unless the key has one.
 static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    ThisDialect::claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"])
-        + " ON CONFLICT DO NOTHING"
+    claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"]) + " ON CONFLICT DO NOTHING"
 });
 
 /// Claims the key on `conn` (each statement commits on its own); see
@@ -155,7 +171,7 @@ impl IdempotencyStore for SqlStore {
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim<Box<dyn CheckoutTx>>> {
         // A key seen for the first time, nearly every request's, in one round trip where the
-        // dialect can; a key with a row takes the full claim, which tells why.
+        // database can; a key with a row takes the full claim, which tells why.
         if let Some(tx) = ThisBackend::claim_new_and_begin(&self.writer, r, now).await? {
             return Ok(IdempotencyClaim::Claimed(Box::new(SqlCheckoutTx::new(tx))));
         }
@@ -241,6 +257,20 @@ impl IdempotencyStore for SqlStore {
                 .await?
                 .rows_affected(),
         )
+    }
+}
+
+#[async_trait::async_trait]
+impl IdempotencyTx for SqlCheckoutTx {
+    async fn complete_idempotency(
+        &mut self,
+        request: &IdempotentRequest,
+        status: u16,
+        body: &[u8],
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        complete_idempotency_key(&mut self.batch, request, status, body, now);
+        Ok(())
     }
 }
 

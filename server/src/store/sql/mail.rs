@@ -1,5 +1,6 @@
 //! `MailStore`: the outbound mail queue.
 
+use app::wire::MailStatus;
 use chrono::Utc;
 use uuid::Uuid;
 
@@ -32,16 +33,16 @@ impl MailStore for SqlStore {
     async fn set_mail_status(
         &self,
         mail_id: Uuid,
-        status: &str,
+        status: MailStatus,
         body_text: Option<&str>,
     ) -> StoreResult<()> {
-        let sent_at = (status == "SENT").then(Utc::now);
+        let sent_at = (status == MailStatus::Sent).then(Utc::now);
         sqlx::query(
             "UPDATE mail SET status = $2, sent_at = $3, body_text = COALESCE($4, body_text)
              WHERE mail_id = $1",
         )
         .bind(mail_id)
-        .bind(status)
+        .bind(status.as_str())
         .bind(sent_at)
         .bind(body_text)
         .execute(&self.writer)

@@ -1,5 +1,6 @@
 //! `MerchantAccountStore`: onboarding accounts of merchants.
 
+use app::wire::{MerchantAccountStatus, Transition};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -28,7 +29,7 @@ impl MerchantAccountStore for SqlStore {
         .bind(&a.email)
         .bind(&a.legal_name)
         .bind(&a.provider_account_id)
-        .bind(&a.status)
+        .bind(a.status.as_str())
         .bind(a.created_at)
         .execute(&mut *tx)
         .await
@@ -90,17 +91,22 @@ impl MerchantAccountStore for SqlStore {
         .await
     }
 
-    async fn set_merchant_account_status(
+    async fn transition_merchant_account(
         &self,
         merchant_account_id: Uuid,
-        status: &str,
-    ) -> StoreResult<()> {
-        sqlx::query("UPDATE merchant_account SET status = $2, updated_at = $3 WHERE merchant_account_id = $1")
-            .bind(merchant_account_id)
-            .bind(status)
-            .bind(Utc::now())
-            .execute(&self.writer)
-            .await?;
-        Ok(())
+        change: Transition<MerchantAccountStatus>,
+    ) -> StoreResult<bool> {
+        let moved = sqlx::query(
+            "UPDATE merchant_account SET status = $3, updated_at = $4
+             WHERE merchant_account_id = $1 AND status = $2",
+        )
+        .bind(merchant_account_id)
+        .bind(change.from().as_str())
+        .bind(change.to().as_str())
+        .bind(Utc::now())
+        .execute(&self.writer)
+        .await?
+        .rows_affected();
+        Ok(moved == 1)
     }
 }

@@ -68,7 +68,8 @@ mod checkouts;
 mod clients;
 mod customers;
 mod events;
-mod idempotency;
+/// Named by `postgres/idempotency.rs`, whose one-message claim inserts the same row.
+pub(super) mod idempotency;
 mod issuers;
 mod keys;
 mod mail;

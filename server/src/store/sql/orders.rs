@@ -20,7 +20,7 @@ impl OrderStore for SqlStore {
         let (after_date, after_id) = after.unzip();
         Ok(sqlx::query_as(
             concat!(
-                "SELECT o.*, c.merchant_id, c.visit_date FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id",
+                "SELECT o.*, c.merchant_id, c.visit_date, c.attribution FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id",
                 " WHERE o.customer_id = $1 AND o.campaign_id = $2
                    AND ($3 IS NULL OR o.last_mutation_date < $3
                         OR (o.last_mutation_date = $3 AND o.customer_order_id < $4))

@@ -13,8 +13,8 @@ impl SessionStore for SqlStore {
         sqlx::query_as(
             "INSERT INTO partner_session (partner_session_id, code_hash, partner_client_id, customer_id,
                  campaign_id, mode, code_challenge, code_expires_at, redeemed_at, bearer_jti,
-                 integrator_params, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                 integrator_params, created_at, prefill)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
              RETURNING *",
         )
         .bind(s.partner_session_id)
@@ -29,6 +29,7 @@ impl SessionStore for SqlStore {
         .bind(s.redeemed_with)
         .bind(sqlx::types::Json(&s.integrator_params))
         .bind(now)
+        .bind(s.prefill.as_ref().map(sqlx::types::Json))
         .fetch_one(&self.writer)
         .await
         .map_err(|e| StoreError::classify(e, "session"))

@@ -1,5 +1,6 @@
 //! `TicketMailStore`: the ticket mails' queue and the ticket pages' key nonces.
 
+use app::wire::MailStatus;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -52,12 +53,12 @@ impl TicketMailStore for SqlStore {
     ) -> StoreResult<bool> {
         let now = Utc::now();
         let (status, error, next) = match outcome {
-            MailOutcome::Sent => ("SENT", None, None),
+            MailOutcome::Sent => (MailStatus::Sent, None, None),
             MailOutcome::Failed { error, retry_at } => (
                 if retry_at.is_some() {
-                    "PENDING"
+                    MailStatus::Pending
                 } else {
-                    "FAILED"
+                    MailStatus::Failed
                 },
                 Some(error.clone()),
                 *retry_at,
@@ -71,7 +72,7 @@ impl TicketMailStore for SqlStore {
         )
         .bind(ticket_mail_id)
         .bind(claim_id)
-        .bind(status)
+        .bind(status.as_str())
         .bind(error)
         .bind(next)
         .bind(now)
@@ -94,7 +95,7 @@ impl TicketMailStore for SqlStore {
 
     async fn ticket_mails(
         &self,
-        status: Option<&str>,
+        status: Option<MailStatus>,
         order_id: Option<Uuid>,
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
@@ -107,7 +108,7 @@ impl TicketMailStore for SqlStore {
                     OR (created_at = $3 AND ticket_mail_id < $4))
              ORDER BY created_at DESC, ticket_mail_id DESC LIMIT $5"
         ))
-        .bind(status)
+        .bind(status.map(MailStatus::as_str))
         .bind(order_id)
         .bind(after_date)
         .bind(after_id)

@@ -1,10 +1,6 @@
 //! SQLite's side of [`Backend`]: one writer, `BEGIN IMMEDIATE`, and conditional updates.
 
-use chrono::{DateTime, Utc};
-
-use crate::store::{
-    backend::Backend, batch, is_check_violation, IdempotentRequest, Places, StoreError, StoreResult,
-};
+use crate::store::{backend::Backend, batch, is_check_violation, Places, StoreError, StoreResult};
 
 type Db = sqlx::Sqlite;
 type Conn = <Db as sqlx::Database>::Connection;
@@ -27,16 +23,6 @@ impl Backend for Sqlite {
         conn: sqlx::pool::PoolConnection<Db>,
     ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
         sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
-    }
-
-    /// Never: SQLite's statements are calls into this process, with no round trip to save,
-    /// so every claim takes the full path.
-    async fn claim_new_and_begin(
-        _pool: &sqlx::Pool<Db>,
-        _request: &IdempotentRequest,
-        _now: DateTime<Utc>,
-    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Db>>> {
-        Ok(None)
     }
 
     async fn flush(batch: &mut Self::Batch, conn: &mut Conn) -> sqlx::Result<()> {

@@ -15,10 +15,6 @@ impl Dialect for SqliteDialect {
         || substr('89ab', abs(random() % 4) + 1, 1) || substr(hex(randomblob(2)), 2)
         || hex(randomblob(6)))";
 
-    /// SQLite has no commit that skips its flush for one transaction, so nothing is turned
-    /// off here; `WHERE true` is the clause its parser needs before an upsert's `ON CONFLICT`.
-    const CLAIM_SOURCE: &'static str = "WHERE true";
-
     /// One writer: transactions commit in the order they take sequence numbers, and a read
     /// sees a prefix of them, so every event it sees is settled.
     const FEED_SETTLED: &'static str = "true";

@@ -13,6 +13,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 mod backend;
 mod dialect;
+mod idempotency;
 
 use backend::Sqlite as ThisBackend;
 use dialect::SqliteDialect as ThisDialect;

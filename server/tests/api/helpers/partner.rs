@@ -23,6 +23,7 @@ impl TestApp {
             return_origins: vec!["http://localhost:*".to_owned()],
             webhook_url: None,
             hold_limits: None,
+            theme: None,
         };
         let secrets = server::store::ClientSecrets {
             secret_hash: server::secrets::hash_secret(&secret),
@@ -156,6 +157,7 @@ pub async fn store_partner_client(
         return_origins: Vec::new(),
         webhook_url: hook.map(str::to_owned),
         hold_limits: None,
+        theme: None,
     };
     let secrets = server::store::ClientSecrets {
         secret_hash: server::secrets::hash_secret("secret"),

@@ -18,11 +18,13 @@ pub fn error_text(locale: Locale, error: &FieldError) -> &'static str {
         "email" => td_string!(locale, field_error.invalid_email),
         "length" => td_string!(locale, field_error.too_long),
         "shipping_required" => td_string!(locale, field_error.shipping_required),
+        "locked" => td_string!(locale, field_error.locked),
         _ => td_string!(locale, field_error.invalid),
     }
 }
 
 /// A labelled text input bound to `value`; `name` is the API's field name (for errors).
+/// A `locked` field (set by the partner through the session) is read-only and says so.
 #[component]
 pub fn Field(
     name: &'static str,
@@ -32,13 +34,28 @@ pub fn Field(
     #[prop(default = "text")] kind: &'static str,
     #[prop(default = "off")] autocomplete: &'static str,
     #[prop(default = true)] required: bool,
+    #[prop(optional)] locked: Option<Signal<bool>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let id = format!("field-{}", name.replace('.', "-"));
     let error_id = format!("{id}-error");
+    let locked_id = format!("{id}-locked");
+    let is_locked = move || locked.is_some_and(|l| l.get());
     let error =
         Memo::new(move |_| errors.with(|list| list.iter().find(|e| e.field == name).cloned()));
-    let described = error_id.clone();
+    let described = {
+        let (error_id, locked_id) = (error_id.clone(), locked_id.clone());
+        move || {
+            let ids: Vec<&str> = [
+                error.with(Option::is_some).then_some(error_id.as_str()),
+                is_locked().then_some(locked_id.as_str()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            (!ids.is_empty()).then(|| ids.join(" "))
+        }
+    };
     view! {
         <div class="field" class:invalid=move || error.with(Option::is_some)>
             <label for=id.clone()>{move || label.get()}</label>
@@ -48,11 +65,15 @@ pub fn Field(
                 type=kind
                 autocomplete=autocomplete
                 required=required
+                readonly=is_locked
                 aria-invalid=move || error.with(Option::is_some).then_some("true")
-                aria-describedby=move || error.with(Option::is_some).then(|| described.clone())
+                aria-describedby=described
                 prop:value=move || value.get()
                 on:input=move |ev| value.set(event_target_value(&ev))
             />
+            {move || is_locked().then(|| view! {
+                <p class="hint" id=locked_id.clone()>{td_string!(i18n.get_locale(), checkout.locked_hint)}</p>
+            })}
             {move || error.get().map(|e| view! {
                 <p class="field-error" id=error_id.clone()>{error_text(i18n.get_locale(), &e)}</p>
             })}

@@ -7,111 +7,185 @@ mod hold;
 mod review;
 mod voucher;
 
+use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use leptos_router::{components::A, hooks::use_params_map};
+use leptos_router::{
+    components::A,
+    hooks::{use_navigate, use_params_map},
+    NavigateOptions,
+};
 use uuid::Uuid;
 
 use crate::{
     frame::{
         api::{Api, ApiError},
         host::{self, Outgoing},
-        session::use_session,
+        session::{use_draft, use_session, CustomerDraft},
         ui::{
             heading::ScreenTitle,
-            notice::{ErrorNotice, Loading},
+            load::{load, loaded, Load},
         },
     },
     i18n::{t, td_string, use_i18n},
-    wire::{Checkout, ConfirmRequest, FieldError, PlacedOrder, ShippingAddress},
+    wire::{
+        Checkout, CheckoutRequest, CheckoutStatus, ConfirmRequest, FieldError, PlacedOrder,
+        Prefill, ProblemType, ShippingAddress,
+    },
 };
 use fields::{CountryField, Errors, Field};
-use hold::HoldTimer;
+use hold::{HoldTimer, PaymentHold};
 use review::Review;
 use voucher::VoucherForm;
 
 /// The newsletter a customer can opt in to from the frame.
 const NEWSLETTER: &str = "campaign-news";
 
-#[component]
-pub fn CheckoutScreen() -> impl IntoView {
-    let i18n = use_i18n();
+/// Starts reading the route's checkout (the route's `data()`, before the screen's code).
+pub fn checkout_data() -> Load<Checkout> {
     let api = Api::new();
     let params = use_params_map();
     let checkout_id = Memo::new(move |_| {
         params.with(|p| p.get("checkout_id").and_then(|id| id.parse::<Uuid>().ok()))
     });
-    let message = RwSignal::new(None::<String>);
-    let data = LocalResource::new(move || {
-        i18n.get_locale();
+    load(move || {
         let id = checkout_id.get();
         async move {
-            match id {
-                Some(id) => api
-                    .get::<Checkout>(format!("/v2/checkouts/{id}"))
-                    .await
-                    .map(|c| Some(c.data)),
-                None => Ok(None),
-            }
+            let Some(id) = id else { return Ok(None) };
+            api.checkout(id).await.map(Some)
         }
-    });
+    })
+}
+
+#[component]
+pub fn CheckoutScreen(data: Load<Checkout>) -> impl IntoView {
+    let i18n = use_i18n();
+    let message = RwSignal::new(None::<String>);
     view! {
         <ScreenTitle>{t!(i18n, checkout.title)}</ScreenTitle>
         <p class="form-message" role="status">{move || message.get()}</p>
-        {move || match data.get() {
-            None => view! { <Loading/> }.into_any(),
-            Some(Err(ApiError::Expired)) => ().into_any(),
-            Some(Ok(None)) => view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any(),
-            Some(Err(ApiError::Problem(p))) if p.status == 404 => {
-                view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any()
-            }
-            Some(Err(error)) => view! { <ErrorNotice error retry=move |_| data.refetch()/> }.into_any(),
-            Some(Ok(Some(checkout))) => view! { <CheckoutView checkout message/> }.into_any(),
-        }}
+        {loaded(data, not_found, move |checkout| view! { <CheckoutView checkout message/> }.into_any())}
     }
+}
+
+fn not_found() -> AnyView {
+    let i18n = use_i18n();
+    view! { <p class="notice">{t!(i18n, checkout.not_found)}</p> }.into_any()
 }
 
 #[component]
 fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl IntoView {
     let i18n = use_i18n();
-    let over = RwSignal::new(checkout.status != "RESERVED");
+    let over = RwSignal::new(checkout.status != CheckoutStatus::Reserved);
     let placed = RwSignal::new(None::<PlacedOrder>);
-    let merchant_href = format!("/frame/merchants/{}", checkout.merchant_id);
-    let status = checkout.status.clone();
+    let paying_until = RwSignal::new(None::<DateTime<Utc>>);
+    let status = checkout.status;
     let pay_link = checkout
         .payment
         .as_ref()
         .and_then(|p| p.payment_url.clone());
+    if status == CheckoutStatus::Expired {
+        host::post(&Outgoing::HoldExpired {
+            checkout_id: checkout.checkout_id,
+        });
+    }
     // Where a checkout that is no longer held stands: paid, waiting for its payment (a reload
     // after confirming), or ended (expired, or its payment failed).
-    let settled = move || match (status.as_str(), pay_link.clone()) {
-        ("PAID", _) => view! {
-            <div class="notice" role="status">
-                <p>{t!(i18n, after_payment.paid_title)}</p>
-                <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
-            </div>
+    let settled = {
+        let checkout = checkout.clone();
+        move || match (status, pay_link.clone()) {
+            (CheckoutStatus::Paid, _) => view! {
+                <div class="notice" role="status">
+                    <p>{t!(i18n, after_payment.paid_title)}</p>
+                    <A href="/frame/orders">{t!(i18n, nav.orders)}</A>
+                </div>
+            }
+            .into_any(),
+            (CheckoutStatus::Confirmed, Some(url)) => {
+                let until = Signal::stored(Some(checkout.expires_at));
+                view! { <PaymentStep url until/> }.into_any()
+            }
+            _ => view! { <TryAgain checkout=checkout.clone()/> }.into_any(),
         }
-        .into_any(),
-        ("CONFIRMED", Some(url)) => view! { <PaymentStep url/> }.into_any(),
-        _ => view! {
-            <div class="notice" role="alert">
-                <p>{t!(i18n, checkout.hold_expired)}</p>
-                <A href=merchant_href.clone()>{t!(i18n, checkout.start_again)}</A>
-            </div>
-        }
-        .into_any(),
     };
     view! {
         <Review checkout=checkout.clone()/>
         {move || match (placed.get(), over.get()) {
-            (Some(order), _) => view! { <PaymentStep url=order.payment_url/> }.into_any(),
+            (Some(order), _) => {
+                let until = paying_until.into();
+                view! { <PaymentStep url=order.payment_url until/> }.into_any()
+            }
             (None, false) => view! {
-                <HoldTimer until=checkout.expires_at over/>
+                <HoldTimer
+                    checkout_id=checkout.checkout_id
+                    until=checkout.expires_at
+                    extended=checkout.hold_extended_at.is_some()
+                    over
+                />
                 <VoucherForm checkout=checkout.clone() message/>
-                <CustomerForm checkout=checkout.clone() placed/>
+                <CustomerForm checkout=checkout.clone() placed paying_until/>
             }
             .into_any(),
             (None, true) => settled().into_any(),
         }}
+    }
+}
+
+/// A hold that ran out: says so, and reserves the same choice again (the basket, its date and
+/// time, its vouchers; the form keeps what was typed) in one step, or lets the customer choose
+/// anew.
+#[component]
+fn TryAgain(checkout: Checkout) -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let navigate = use_navigate();
+    let problem = RwSignal::new(None::<String>);
+    let merchant_href = format!("/frame/merchants/{}", checkout.merchant_id);
+    let codes: Vec<String> = checkout.vouchers.iter().map(|v| v.code.clone()).collect();
+    let request = CheckoutRequest {
+        replaces: None,
+        ..voucher::repriced(&checkout, codes)
+    };
+    let again = Action::new_local(move |request: &CheckoutRequest| {
+        let request = request.clone();
+        let navigate = navigate.clone();
+        async move {
+            match api.reserve(&request).await {
+                Ok(new) => navigate(
+                    &format!("/frame/checkout/{}", new.checkout_id),
+                    NavigateOptions {
+                        replace: true,
+                        ..Default::default()
+                    },
+                ),
+                Err(ApiError::Expired) => {}
+                Err(error) => problem.set(Some(super::product::problem_text(
+                    i18n.get_locale_untracked(),
+                    &error,
+                ))),
+            }
+        }
+    });
+    let busy = again.pending();
+    view! {
+        <div class="notice" role="alert">
+            <p>{t!(i18n, checkout.hold_expired)}</p>
+            <p>{t!(i18n, checkout.choice_kept)}</p>
+            <p class="form-message" role="status">{move || problem.get()}</p>
+            <button
+                type="button"
+                class="button primary wide"
+                aria-disabled=move || busy.get().then_some("true")
+                on:click=move |_| {
+                    if !busy.get_untracked() {
+                        problem.set(None);
+                        again.dispatch_local(request.clone());
+                    }
+                }
+            >
+                {t!(i18n, checkout.try_again)}
+            </button>
+            <A href=merchant_href>{t!(i18n, checkout.start_again)}</A>
+        </div>
     }
 }
 
@@ -161,24 +235,98 @@ fn own_return_page() -> String {
     "/frame/return".into()
 }
 
+/// Fills the draft with what the session's partner prefilled: a locked field always, any
+/// other only where the customer has typed nothing yet.
+fn apply_prefill(draft: CustomerDraft, prefill: &Prefill) {
+    for (name, field) in [
+        ("email", draft.email),
+        ("first_name", draft.first_name),
+        ("last_name", draft.last_name),
+    ] {
+        if let Some(value) = prefill.value(name) {
+            if prefill.is_locked(name) || field.get_untracked().trim().is_empty() {
+                field.set(value.to_owned());
+            }
+        }
+    }
+}
+
 #[component]
-fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> impl IntoView {
+fn CustomerForm(
+    checkout: Checkout,
+    placed: RwSignal<Option<PlacedOrder>>,
+    paying_until: RwSignal<Option<DateTime<Utc>>>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let api = Api::new();
     let errors: Errors = RwSignal::new(Vec::new());
     let problem = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
-    let email = RwSignal::new(String::new());
-    let first_name = RwSignal::new(String::new());
-    let last_name = RwSignal::new(String::new());
+    let draft = use_draft();
+    let (email, first_name, last_name, newsletter) = (
+        draft.email,
+        draft.first_name,
+        draft.last_name,
+        draft.newsletter,
+    );
+    // The partner's prefill and locks, from the session (`GET /v2/me`).
+    let prefill = load(move || async move { api.me().await.map(|me| Some(me.prefill)) });
+    Effect::new(move |_| {
+        if let Some(Ok(Some(prefill))) = prefill.get() {
+            apply_prefill(draft, &prefill);
+        }
+    });
+    let locks = Memo::new(move |_| match prefill.get() {
+        Some(Ok(Some(prefill))) => prefill.locked,
+        _ => Vec::new(),
+    });
+    let locked = move |name: &'static str| {
+        Signal::derive(move || locks.with(|l| l.iter().any(|f| f == name)))
+    };
     let street = RwSignal::new(String::new());
     let house_number = RwSignal::new(String::new());
     let postal_code = RwSignal::new(String::new());
     let city = RwSignal::new(String::new());
     let country = RwSignal::new("NL".to_owned());
-    let newsletter = RwSignal::new(false);
     let needs_address = checkout.requires_shipping_address;
     let checkout_id = checkout.checkout_id;
+    let confirming = Action::new_local(move |request: &ConfirmRequest| {
+        let request = request.clone();
+        async move {
+            let result = api.confirm(checkout_id, &request).await;
+            let locale = i18n.get_locale_untracked();
+            match result {
+                Ok(order) => {
+                    errors.set(Vec::new());
+                    open_payment(&order.payment_url);
+                    placed.set(Some(order));
+                    // Going to payment holds the places for the payment window: show it.
+                    if let Ok(confirmed) = api.checkout(checkout_id).await {
+                        paying_until.set(Some(confirmed.expires_at));
+                    }
+                }
+                Err(ApiError::Expired) => {}
+                Err(ApiError::Problem(p))
+                    if !p.errors.is_empty()
+                        || p.problem_type()
+                            == Some(ProblemType::CheckoutShippingAddressRequired) =>
+                {
+                    let mut list = p.errors.clone();
+                    if p.problem_type() == Some(ProblemType::CheckoutShippingAddressRequired) {
+                        list.push(FieldError::new(
+                            "shipping_address.street",
+                            "shipping_required",
+                            "",
+                        ));
+                    }
+                    errors.set(list);
+                    problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
+                    focus_first_invalid();
+                }
+                Err(error) => problem.set(Some(super::product::problem_text(locale, &error))),
+            }
+        }
+    });
+    let busy = confirming.pending();
     let label = move |key: fn(crate::i18n::Locale) -> &'static str| {
         Signal::derive(move || key(i18n.get_locale()).to_owned())
     };
@@ -206,39 +354,8 @@ fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> im
                 Vec::new()
             },
         };
-        busy.set(true);
         problem.set(None);
-        leptos::task::spawn_local(async move {
-            let result = api
-                .post::<_, PlacedOrder>(format!("/v2/checkouts/{checkout_id}/confirm"), &request)
-                .await;
-            busy.set(false);
-            let locale = i18n.get_locale_untracked();
-            match result {
-                Ok(order) => {
-                    errors.set(Vec::new());
-                    open_payment(&order.data.payment_url);
-                    placed.set(Some(order.data));
-                }
-                Err(ApiError::Expired) => {}
-                Err(ApiError::Problem(p))
-                    if !p.errors.is_empty() || p.name() == "checkout-shipping-address-required" =>
-                {
-                    let mut list = p.errors.clone();
-                    if p.name() == "checkout-shipping-address-required" {
-                        list.push(FieldError::new(
-                            "shipping_address.street",
-                            "shipping_required",
-                            "",
-                        ));
-                    }
-                    errors.set(list);
-                    problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
-                    focus_first_invalid();
-                }
-                Err(error) => problem.set(Some(super::product::problem_text(locale, &error))),
-            }
-        });
+        confirming.dispatch_local(request);
     };
 
     let address = needs_address.then(|| view! {
@@ -257,9 +374,9 @@ fn CustomerForm(checkout: Checkout, placed: RwSignal<Option<PlacedOrder>>) -> im
         <form class="customer" novalidate=true on:submit=on_submit>
             <h2>{t!(i18n, checkout.details)}</h2>
             <p class="form-message" role="alert">{move || problem.get()}</p>
-            <Field name="email" kind="email" autocomplete="email" label=label(|l| td_string!(l, checkout.email)) value=email errors/>
-            <Field name="first_name" autocomplete="given-name" label=label(|l| td_string!(l, checkout.first_name)) value=first_name errors/>
-            <Field name="last_name" autocomplete="family-name" label=label(|l| td_string!(l, checkout.last_name)) value=last_name errors/>
+            <Field name="email" kind="email" autocomplete="email" label=label(|l| td_string!(l, checkout.email)) value=email errors locked=locked("email")/>
+            <Field name="first_name" autocomplete="given-name" label=label(|l| td_string!(l, checkout.first_name)) value=first_name errors locked=locked("first_name")/>
+            <Field name="last_name" autocomplete="family-name" label=label(|l| td_string!(l, checkout.last_name)) value=last_name errors locked=locked("last_name")/>
             {address}
             <label class="check">
                 <input type="checkbox" prop:checked=move || newsletter.get() on:change=move |ev| newsletter.set(event_target_checked(&ev))/>
@@ -304,12 +421,13 @@ fn open_payment(url: &str) {
 /// Shown once the order is placed: the host is taking the customer to the payment page; a
 /// link opens it in the top window should the host not.
 #[component]
-fn PaymentStep(url: String) -> impl IntoView {
+fn PaymentStep(url: String, until: Signal<Option<DateTime<Utc>>>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <section class="notice payment" aria-labelledby="payment-title">
             <h2 id="payment-title">{t!(i18n, payment.title)}</h2>
             <p>{t!(i18n, payment.help)}</p>
+            {move || until.get().map(|until| view! { <PaymentHold until/> })}
             <a class="button primary wide" href=url target="_top" rel="noopener">{t!(i18n, payment.link)}</a>
         </section>
     }

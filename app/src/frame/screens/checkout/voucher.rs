@@ -35,6 +35,7 @@ pub fn repriced(checkout: &Checkout, voucher_codes: Vec<String>) -> CheckoutRequ
         voucher_codes,
         external_reference: checkout.external_reference.clone(),
         replaces: Some(checkout.checkout_id),
+        attribution: checkout.attribution.clone(),
     }
 }
 
@@ -52,7 +53,46 @@ pub fn VoucherForm(checkout: Checkout, message: RwSignal<Option<String>>) -> imp
     let api = Api::new();
     let navigate = use_navigate();
     let code = RwSignal::new(String::new());
-    let busy = RwSignal::new(false);
+    let old = checkout.checkout_id;
+    // Reserves the basket again with the codes (`entered` the one just typed); the old
+    // reservation is released only once the new one holds with the voucher.
+    let applying = Action::new_local(move |(request, entered): &(CheckoutRequest, String)| {
+        let (request, entered) = (request.clone(), entered.clone());
+        let navigate = navigate.clone();
+        async move {
+            let locale = i18n.get_locale_untracked();
+            match api.reserve(&request).await {
+                Ok(new) if applies(&new, &entered) => {
+                    let _ = api.release(old).await;
+                    message.set(Some(
+                        td_string!(locale, checkout.voucher_applied, code = entered.as_str())
+                            .to_string(),
+                    ));
+                    code.set(String::new());
+                    navigate(
+                        &format!("/frame/checkout/{}", new.checkout_id),
+                        NavigateOptions {
+                            replace: true,
+                            ..Default::default()
+                        },
+                    );
+                }
+                // An unknown code is ignored by the server: keep the first reservation.
+                Ok(new) => {
+                    let _ = api.release(new.checkout_id).await;
+                    message.set(Some(
+                        td_string!(locale, checkout.voucher_rejected, code = entered.as_str())
+                            .to_string(),
+                    ));
+                }
+                Err(ApiError::Expired) => {}
+                Err(error) => {
+                    message.set(Some(super::super::product::problem_text(locale, &error)))
+                }
+            }
+        }
+    });
+    let busy = applying.pending();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let entered = code.get_untracked().trim().to_uppercase();
@@ -68,47 +108,7 @@ pub fn VoucherForm(checkout: Checkout, message: RwSignal<Option<String>>) -> imp
         }
         let mut codes: Vec<String> = checkout.vouchers.iter().map(|v| v.code.clone()).collect();
         codes.push(entered.clone());
-        let request = repriced(&checkout, codes);
-        let old = checkout.checkout_id;
-        let navigate = navigate.clone();
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            let result = api
-                .post::<_, Checkout>("/v2/checkouts".into(), &request)
-                .await;
-            busy.set(false);
-            match result {
-                Ok(new) if applies(&new.data, &entered) => {
-                    let _ = api.delete(format!("/v2/checkouts/{old}")).await;
-                    message.set(Some(
-                        td_string!(locale, checkout.voucher_applied, code = entered.as_str())
-                            .to_string(),
-                    ));
-                    code.set(String::new());
-                    navigate(
-                        &format!("/frame/checkout/{}", new.data.checkout_id),
-                        NavigateOptions {
-                            replace: true,
-                            ..Default::default()
-                        },
-                    );
-                }
-                // An unknown code is ignored by the server: keep the first reservation.
-                Ok(new) => {
-                    let _ = api
-                        .delete(format!("/v2/checkouts/{}", new.data.checkout_id))
-                        .await;
-                    message.set(Some(
-                        td_string!(locale, checkout.voucher_rejected, code = entered.as_str())
-                            .to_string(),
-                    ));
-                }
-                Err(ApiError::Expired) => {}
-                Err(error) => {
-                    message.set(Some(super::super::product::problem_text(locale, &error)))
-                }
-            }
-        });
+        applying.dispatch_local((repriced(&checkout, codes), entered));
     };
     view! {
         <form class="voucher" on:submit=on_submit>

@@ -9,8 +9,8 @@ use uuid::Uuid;
 use crate::{
     format,
     frame::{
-        api::{Api, ApiError},
-        ui::notice::{ErrorNotice, Loading},
+        api::Api,
+        ui::load::{load, loaded},
     },
     i18n::{t, td_string, use_i18n, Locale},
     wire::CalendarEntry,
@@ -66,17 +66,31 @@ pub fn moved(day: NaiveDate, key: &str) -> Option<NaiveDate> {
     }
 }
 
-/// A day's accessible name: its date, price or why it cannot be chosen.
+/// A day's accessible name: its date, price or why it cannot be chosen. A bookable day's name
+/// begins with what the button shows, its number and short price ("26 – 24: Thursday 26
+/// November 2026, €24.00"), so the name contains the visible label (WCAG 2.5.3) and a
+/// customer using voice control can say what they see.
 fn day_label(locale: Locale, day: NaiveDate, entry: Option<&CalendarEntry>) -> String {
     let date = format::date_long(locale, day);
     match entry {
         Some(e) if e.available => {
+            let number = day.day();
+            let amount = format::compact_amount(locale, &e.effective_price);
             let price = format::money(locale, &e.effective_price);
             if e.list_price.value > e.effective_price.value {
                 let list_price = format::money(locale, &e.list_price);
-                td_string!(locale, product.day_discounted, date, price, list_price).to_string()
+                td_string!(
+                    locale,
+                    product.day_discounted,
+                    number,
+                    amount,
+                    date,
+                    price,
+                    list_price
+                )
+                .to_string()
             } else {
-                td_string!(locale, product.day_available, date, price).to_string()
+                td_string!(locale, product.day_available, number, amount, date, price).to_string()
             }
         }
         Some(_) => td_string!(locale, product.day_sold_out, date).to_string(),
@@ -99,21 +113,18 @@ pub fn Calendar(
     let focus = RwSignal::new(None::<NaiveDate>);
     let by_keyboard = RwSignal::new(false);
     let grid = NodeRef::<html::Table>::new();
-    let entries = LocalResource::new(move || {
+    let entries = load(move || {
         let first = month.get();
         async move {
-            let until = month_end(first);
-            api.get::<Vec<CalendarEntry>>(format!(
-                "/v2/products/{product_id}/calendar?from={first}&until={until}"
-            ))
-            .await
-            .map(|page| page.data)
+            let days = api.calendar(product_id, first, month_end(first)).await?;
+            Ok(Some(days))
         }
     });
     let entry_of = move |day: NaiveDate| -> Option<CalendarEntry> {
         entries
             .get()
             .and_then(Result::ok)
+            .flatten()
             .and_then(|list| list.into_iter().find(|e| e.date == day))
     };
     // The day that takes part in the tab order: the focused one, the chosen one, or the
@@ -129,6 +140,7 @@ pub fn Calendar(
                 entries
                     .get()
                     .and_then(Result::ok)
+                    .flatten()
                     .and_then(|list| list.into_iter().find(|e| e.available).map(|e| e.date))
             })
             .unwrap_or(first)
@@ -218,11 +230,7 @@ pub fn Calendar(
                 </button>
             </div>
             <p class="hint" id=help_target>{t!(i18n, product.calendar_help)}</p>
-            {move || match entries.get() {
-                None => view! { <Loading/> }.into_any(),
-                Some(Err(ApiError::Expired)) => ().into_any(),
-                Some(Err(error)) => view! { <ErrorNotice error retry=move |_| entries.refetch()/> }.into_any(),
-                Some(Ok(list)) => {
+            {loaded(entries, super::product_gone, move |list| {
                     let none_bookable = !list.iter().any(|e| e.available);
                     let locale = i18n.get_locale();
                     view! {
@@ -261,8 +269,7 @@ pub fn Calendar(
                         {none_bookable.then(|| view! { <p class="notice">{t!(i18n, product.no_days)}</p> })}
                     }
                     .into_any()
-                }
-            }}
+            })}
         </section>
     }
 }
@@ -306,7 +313,10 @@ fn Day(
                     }
                 }
             >
+                // The space keeps the number and the price two words for whoever reads the
+                // button's text (the name above begins with them); the flex layout hides it.
                 <span class="day-number" aria-hidden="true">{day.day()}</span>
+                " "
                 <span class="day-price" aria-hidden="true">{price}</span>
             </button>
         </td>

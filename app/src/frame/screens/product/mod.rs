@@ -14,15 +14,19 @@ use leptos_router::{
 };
 use uuid::Uuid;
 
-use super::merchant::{merchant_param, products_of};
+use super::merchant::merchant_param;
 use crate::{
     format,
     frame::{
         api::{Api, ApiError},
-        ui::{heading::ScreenTitle, notice::loaded},
+        session::attribution,
+        ui::{
+            heading::ScreenTitle,
+            load::{load, loaded, Load},
+        },
     },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::{BasketLine, Checkout, CheckoutRequest, Product, TimeslotEntry},
+    wire::{BasketLine, CheckoutRequest, ProblemType, Product, TimeslotEntry},
 };
 use calendar::{month_start, Calendar};
 use quantities::{Quantities, QuantityPicker};
@@ -47,35 +51,44 @@ pub fn today() -> NaiveDate {
 
 /// What a refused reservation means to the customer, in their language.
 pub fn problem_text(locale: Locale, error: &ApiError) -> String {
-    let text = match error.name() {
-        Some("checkout-product-not-fulfillable") => td_string!(locale, problem.not_fulfillable),
-        Some("checkout-product-not-priceable") => td_string!(locale, problem.not_priceable),
-        Some("checkout-date-in-past") => td_string!(locale, problem.date_in_past),
-        Some("checkout-fulfillment-request-rejected") => td_string!(locale, problem.rejected),
-        Some("checkout-hold-limit-reached") => td_string!(locale, problem.hold_limit),
-        Some("checkout-timeslot-required") => td_string!(locale, product.need_time),
+    let text = match error.problem_type() {
+        Some(ProblemType::CheckoutProductNotFulfillable) => {
+            td_string!(locale, problem.not_fulfillable)
+        }
+        Some(ProblemType::CheckoutProductNotPriceable) => td_string!(locale, problem.not_priceable),
+        Some(ProblemType::CheckoutDateInPast) => td_string!(locale, problem.date_in_past),
+        Some(ProblemType::CheckoutFulfillmentRequestRejected) => {
+            td_string!(locale, problem.rejected)
+        }
+        Some(ProblemType::CheckoutHoldLimitReached) => td_string!(locale, problem.hold_limit),
+        Some(ProblemType::CheckoutTimeslotRequired) => td_string!(locale, product.need_time),
+        Some(ProblemType::CheckoutHoldAlreadyExtended) => {
+            td_string!(locale, problem.already_extended)
+        }
+        Some(ProblemType::CheckoutNotReserved) => td_string!(locale, checkout.hold_expired),
         _ => td_string!(locale, problem.generic),
     };
     text.to_owned()
 }
 
-#[component]
-pub fn ProductScreen() -> impl IntoView {
-    let i18n = use_i18n();
+/// The chosen product and the others that can go in its basket, of the route's merchant.
+pub type ProductData = Load<(Uuid, Vec<Product>)>;
+
+/// Starts reading the route's product (the route's `data()`, before the screen's code).
+pub fn product_data() -> ProductData {
     let api = Api::new();
     let merchant_id = merchant_param();
     let params = use_params_map();
     let product_id = Memo::new(move |_| {
         params.with(|p| p.get("product_id").and_then(|id| id.parse::<Uuid>().ok()))
     });
-    let data = LocalResource::new(move || {
-        i18n.get_locale();
+    load(move || {
         let ids = merchant_id.get().zip(product_id.get());
         async move {
             let Some((merchant, product)) = ids else {
                 return Ok(None);
             };
-            let products = products_of(api, merchant).await?;
+            let products = api.products(merchant).await?;
             Ok(products
                 .iter()
                 .find(|p| p.id == product)
@@ -98,20 +111,27 @@ pub fn ProductScreen() -> impl IntoView {
                     (merchant, group)
                 }))
         }
-    });
-    move || {
-        loaded(
-            data.get(),
-            move || data.refetch(),
-            || not_found().into_any(),
-            |(merchant, group)| view! { <ProductView merchant group/> }.into_any(),
-        )
-    }
+    })
+}
+
+#[component]
+pub fn ProductScreen(data: ProductData) -> impl IntoView {
+    loaded(
+        data,
+        || not_found().into_any(),
+        |(merchant, group)| view! { <ProductView merchant group/> }.into_any(),
+    )
 }
 
 fn not_found() -> impl IntoView {
     let i18n = use_i18n();
     view! { <ScreenTitle>{t!(i18n, product.not_found)}</ScreenTitle> }
+}
+
+/// A product's calendar or times answered 404: the product is gone from the campaign.
+fn product_gone() -> AnyView {
+    let i18n = use_i18n();
+    view! { <p class="notice">{t!(i18n, product.not_found)}</p> }.into_any()
 }
 
 /// The basket a customer's choices make, or the reason they do not make one yet.
@@ -157,6 +177,7 @@ fn basket(
         voucher_codes: Vec::new(),
         external_reference: None,
         replaces: None,
+        attribution: None,
     })
 }
 
@@ -176,7 +197,24 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     );
     let flexible = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
+    let reserving = Action::new_local(move |request: &CheckoutRequest| {
+        let request = CheckoutRequest {
+            attribution: attribution(),
+            ..request.clone()
+        };
+        let navigate = navigate.clone();
+        async move {
+            match api.reserve(&request).await {
+                Ok(checkout) => navigate(
+                    &format!("/frame/checkout/{}", checkout.checkout_id),
+                    Default::default(),
+                ),
+                Err(ApiError::Expired) => {}
+                Err(error) => message.set(Some(problem_text(i18n.get_locale_untracked(), &error))),
+            }
+        }
+    });
+    let busy = reserving.pending();
     // A new day has other entry times.
     Effect::new(move |_| {
         date.track();
@@ -276,26 +314,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
                 }
             };
             message.set(None);
-            busy.set(true);
-            let navigate = navigate.clone();
-            leptos::task::spawn_local(async move {
-                match api
-                    .post::<_, Checkout>("/v2/checkouts".into(), &request)
-                    .await
-                {
-                    Ok(checkout) => {
-                        navigate(
-                            &format!("/frame/checkout/{}", checkout.data.checkout_id),
-                            Default::default(),
-                        );
-                    }
-                    Err(ApiError::Expired) => {}
-                    Err(error) => {
-                        message.set(Some(problem_text(i18n.get_locale_untracked(), &error)))
-                    }
-                }
-                busy.set(false);
-            });
+            reserving.dispatch_local(request);
         }
     };
 
@@ -357,7 +376,7 @@ mod tests {
     #[test]
     fn a_refused_hold_is_told_in_the_customers_language() {
         let refused = ApiError::Problem(crate::wire::Problem {
-            kind: "urn:boxoffice:error:checkout-hold-limit-reached".into(),
+            kind: crate::wire::ProblemType::CheckoutHoldLimitReached.uri(),
             title: String::new(),
             status: 409,
             detail: "This customer may hold 4 open checkouts at once".into(),

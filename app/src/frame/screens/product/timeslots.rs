@@ -8,8 +8,8 @@ use uuid::Uuid;
 use crate::{
     format,
     frame::{
-        api::{Api, ApiError},
-        ui::notice::{ErrorNotice, Loading},
+        api::Api,
+        ui::load::{load, loaded},
     },
     i18n::{t, td_string, use_i18n},
     wire::{TimeslotEntry, TimeslotQuery},
@@ -24,27 +24,19 @@ pub fn Timeslots(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let api = Api::new();
-    let slots = LocalResource::new(move || {
+    let slots = load(move || {
         let query = TimeslotQuery {
             product_id,
             date,
             quantity: Some(quantity.get().max(1)),
         };
-        async move {
-            api.post::<_, Vec<TimeslotEntry>>("/v2/fulfillment/timeslots".into(), &query)
-                .await
-                .map(|page| page.data)
-        }
+        async move { api.timeslots(&query).await.map(Some) }
     });
-    let body = move || {
-        match slots.get() {
-        None => view! { <Loading/> }.into_any(),
-        Some(Err(ApiError::Expired)) => ().into_any(),
-        Some(Err(error)) => view! { <ErrorNotice error retry=move |_| slots.refetch()/> }.into_any(),
-        Some(Ok(list)) if list.is_empty() => {
-            view! { <p class="notice">{t!(i18n, product.no_times)}</p> }.into_any()
+    let body = loaded(slots, super::product_gone, move |list| {
+        if list.is_empty() {
+            return view! { <p class="notice">{t!(i18n, product.no_times)}</p> }.into_any();
         }
-        Some(Ok(list)) => view! {
+        view! {
             <div class="slots">
                 {list
                     .into_iter()
@@ -83,9 +75,8 @@ pub fn Timeslots(
                     .collect_view()}
             </div>
         }
-        .into_any(),
-    }
-    };
+        .into_any()
+    });
     view! {
         <fieldset class="timeslots">
             <legend>{t!(i18n, product.choose_time)}</legend>

@@ -1,5 +1,6 @@
 //! The checkout row, its lines, vouchers and newsletter consents.
 
+use app::wire::{CheckoutStatus, Transition};
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
@@ -18,16 +19,21 @@ impl CheckoutRowTx for SqlCheckoutTx {
                  visit_date, timeslot_id, flexible_date, currency, subtotal, discount_total, wallet_applied, total,
                  requires_shipping_address, voucher_codes, external_reference, expires_at, created_at, updated_at,
                  provider, locale, email, first_name, last_name, return_url, shipping_address,
-                 session_id, client_address, places)
+                 session_id, client_address, places, attribution)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20,
-                 $21, $22, $23, $24, $25, $26, $27, $28, $29)",
+                 $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
         )
         .bind(c.checkout_id)
         .bind(c.campaign_id)
         .bind(c.merchant_id)
         .bind(c.customer_id)
         .bind(c.partner_client_id)
-        .bind(if c.confirmed.is_some() { "CONFIRMED" } else { "RESERVED" })
+        .bind(if c.confirmed.is_some() {
+            CheckoutStatus::Confirmed
+        } else {
+            CheckoutStatus::Reserved
+        }
+        .as_str())
         .bind(c.visit_date)
         .bind(c.timeslot_id)
         .bind(c.flexible_date)
@@ -55,7 +61,8 @@ impl CheckoutRowTx for SqlCheckoutTx {
             )
             .bind(c.session_id)
             .bind(c.client_address.clone())
-            .bind(c.lines.iter().map(|l| i64::from(l.quantity)).sum::<i64>());
+            .bind(c.lines.iter().map(|l| i64::from(l.quantity)).sum::<i64>())
+            .bind(c.attribution.clone().map(sqlx::types::Json));
         if let Some(f) = f {
             insert_newsletter_consents(&mut self.batch, c.checkout_id, &f.newsletters, now);
         }
@@ -146,8 +153,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
     async fn transition_checkout(
         &mut self,
         checkout_id: Uuid,
-        from: &str,
-        to: &str,
+        change: Transition<CheckoutStatus>,
         expired_by: Option<DateTime<Utc>>,
     ) -> StoreResult<bool> {
         self.flush().await?;
@@ -156,8 +162,8 @@ impl CheckoutRowTx for SqlCheckoutTx {
              WHERE checkout_id = $1 AND status = $2 AND ($5 IS NULL OR expires_at <= $5)",
         )
         .bind(checkout_id)
-        .bind(from)
-        .bind(to)
+        .bind(change.from().as_str())
+        .bind(change.to().as_str())
         .bind(Utc::now())
         .bind(expired_by)
         .execute(&mut *self.tx)
@@ -171,12 +177,13 @@ impl CheckoutRowTx for SqlCheckoutTx {
         checkout_id: Uuid,
         f: &CustomerFields,
         now: DateTime<Utc>,
+        until: DateTime<Utc>,
     ) -> StoreResult<bool> {
         self.flush().await?;
         let moved = sqlx::query(
             "UPDATE checkout SET status = 'CONFIRMED', email = $3, first_name = $4, last_name = $5,
                  return_url = $6, shipping_address = $7, updated_at = $2,
-                 partner_client_id = COALESCE(partner_client_id, $8)
+                 partner_client_id = COALESCE(partner_client_id, $8), expires_at = $9
              WHERE checkout_id = $1 AND status = 'RESERVED' AND expires_at > $2",
         )
         .bind(checkout_id)
@@ -187,6 +194,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
         .bind(&f.return_url)
         .bind(f.shipping_address.as_ref().map(sqlx::types::Json))
         .bind(f.partner_client_id)
+        .bind(until)
         .execute(&mut *self.tx)
         .await?
         .rows_affected();
@@ -195,6 +203,27 @@ impl CheckoutRowTx for SqlCheckoutTx {
         }
         insert_newsletter_consents(&mut self.batch, checkout_id, &f.newsletters, now);
         Ok(true)
+    }
+
+    async fn extend_hold(
+        &mut self,
+        checkout_id: Uuid,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        self.flush().await?;
+        let moved = sqlx::query(
+            "UPDATE checkout SET expires_at = $2, hold_extended_at = $3, updated_at = $3
+             WHERE checkout_id = $1 AND status = 'RESERVED' AND expires_at > $3
+               AND hold_extended_at IS NULL",
+        )
+        .bind(checkout_id)
+        .bind(until)
+        .bind(now)
+        .execute(&mut *self.tx)
+        .await?
+        .rows_affected();
+        Ok(moved == 1)
     }
 }
 

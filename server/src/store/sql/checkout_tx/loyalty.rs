@@ -1,5 +1,6 @@
 //! The customer's loyalty ledger.
 
+use app::wire::LoyaltyKind;
 use chrono::Utc;
 use uuid::Uuid;
 
@@ -13,7 +14,7 @@ impl LoyaltyTx for SqlCheckoutTx {
         customer_id: Uuid,
         campaign_id: Uuid,
         order_id: Option<Uuid>,
-        kind: &str,
+        kind: LoyaltyKind,
         points: i64,
         description: &str,
     ) -> StoreResult<i64> {
@@ -41,7 +42,7 @@ impl LoyaltyTx for SqlCheckoutTx {
         .bind(customer_id)
         .bind(campaign_id)
         .bind(Utc::now())
-        .bind(kind)
+        .bind(kind.as_str())
         .bind(points)
         .bind(balance)
         .bind(description)

@@ -1,5 +1,6 @@
 //! The checkout unit of work (`store::CheckoutTx`) over one database transaction; its methods
-//! are in one file per concern, named after the trait they implement.
+//! are in one file per concern, named after the trait they implement (`IdempotencyTx` is in
+//! `sql/idempotency.rs`, with the rest of the key's SQL).
 
 use uuid::Uuid;
 
@@ -9,7 +10,6 @@ use crate::events::NewEvent;
 use crate::store::{backend::Backend, CheckoutTx, Places, StoreResult};
 
 mod checkout_rows;
-mod idempotency;
 mod loyalty;
 mod orders;
 mod outbox;
@@ -24,8 +24,9 @@ pub(super) struct SqlCheckoutTx {
     /// Events added and not written yet, with their ids.
     events: Vec<(Uuid, NewEvent)>,
     /// Writes whose results nobody reads, sent before the next statement that needs a result
-    /// (`store::batch`): every other method flushes first, so it sees them.
-    batch: Batch,
+    /// (`store::batch`): every other method flushes first, so it sees them. The idempotency
+    /// key's completion joins it from `sql/idempotency.rs`, where the key's SQL is.
+    pub(super) batch: Batch,
     /// Places to take when the transaction commits.
     takes: Vec<Places>,
 }

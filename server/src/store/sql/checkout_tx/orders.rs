@@ -1,5 +1,6 @@
 //! Orders and their payments.
 
+use app::wire::{OrderStatus, PaymentStatus, Transition};
 use chrono::Utc;
 use uuid::Uuid;
 
@@ -43,8 +44,7 @@ impl OrderTx for SqlCheckoutTx {
     async fn transition_order(
         &mut self,
         order_id: Uuid,
-        from: &str,
-        to: &str,
+        change: Transition<OrderStatus>,
     ) -> StoreResult<bool> {
         self.flush().await?;
         let moved = sqlx::query(
@@ -52,8 +52,8 @@ impl OrderTx for SqlCheckoutTx {
              WHERE customer_order_id = $1 AND status = $2",
         )
         .bind(order_id)
-        .bind(from)
-        .bind(to)
+        .bind(change.from().as_str())
+        .bind(change.to().as_str())
         .bind(Utc::now())
         .execute(&mut *self.tx)
         .await?
@@ -61,13 +61,18 @@ impl OrderTx for SqlCheckoutTx {
         Ok(moved == 1)
     }
 
-    async fn settle_payment(&mut self, payment_id: Uuid, to: &str) -> StoreResult<bool> {
+    async fn settle_payment(
+        &mut self,
+        payment_id: Uuid,
+        change: Transition<PaymentStatus>,
+    ) -> StoreResult<bool> {
         self.flush().await?;
         let moved = sqlx::query(
-            "UPDATE payment SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = 'OPEN'",
+            "UPDATE payment SET status = $3, updated_at = $4 WHERE payment_id = $1 AND status = $2",
         )
         .bind(payment_id)
-        .bind(to)
+        .bind(change.from().as_str())
+        .bind(change.to().as_str())
         .bind(Utc::now())
         .execute(&mut *self.tx)
         .await?
