@@ -32,6 +32,7 @@ use crate::state::AppState;
         description = "Partner ticketing commerce API. Errors are RFC 9457 problem documents with `urn:boxoffice:error:*` types; every response carries `X-Correlation-Id`. See docs/api.md for the conventions.",
     ),
     components(schemas(Problem)),
+    paths(crate::sandbox::pay::payment_page_doc),
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),
@@ -201,6 +202,19 @@ pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str)
                 responses.entry("400".to_owned()).or_insert_with(|| {
                     problem("A path id is not a UUID: `request-validation-failed`.")
                 });
+            }
+            let campaign_header = operation.parameters.iter().flatten().any(|parameter| {
+                parameter.parameter_in == ParameterIn::Header && parameter.name == "x-campaign-id"
+            });
+            if campaign_header {
+                responses.entry("404".to_owned()).or_insert_with(|| {
+                    problem("`x-campaign-id` names no campaign: `campaign-not-found`.")
+                });
+                if takes_bearer {
+                    responses.entry("403".to_owned()).or_insert_with(|| {
+                        problem("The session may not use this campaign: `forbidden`.")
+                    });
+                }
             }
             if path.contains("{stage}") {
                 responses
