@@ -16,6 +16,7 @@ import uuid
 CLIENT_ID = "demo-partner"
 CLIENT_SECRET = os.environ.get("BOXOFFICE_DEMO_CLIENT_SECRET", "demo-secret")
 STAGE = os.environ.get("BOXOFFICE_STAGE", "prod")
+CAMPAIGN_ID = "d3e0ca11-0000-4000-8000-000000000001"  # the demo campaign (server/src/demo.rs)
 
 
 def call(base, method, path, body=None, token=None, form=False):
@@ -47,6 +48,7 @@ def public_bearer(base, backend):
     started = call(base, "POST", "/v1/session", {
         "integration": "headless",
         "user": {"reference": f"judge-{uuid.uuid4()}"},
+        "campaign_id": CAMPAIGN_ID,
     }, token=backend)
     issued = call(base, "POST", "/v1/session/token", {
         "session_code": started["data"]["session_code"],
@@ -63,6 +65,8 @@ def main():
     print(f"BACKEND_BEARER={backend}")
     print(f"PUBLIC_BEARER={public}")
     print(f"ADMIN_TOKEN={admin}")
+    # A merchant bearer needs the onboarding code from the outbox, which HTTP does not show.
+    print("MERCHANT_BEARER=none")
 
 
 if __name__ == "__main__":

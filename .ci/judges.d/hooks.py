@@ -19,6 +19,20 @@ ALLOWED = {
     # A cursor is an HMAC over its position, endpoint, filters and limit: any other string is
     # refused, and no schema can say which strings a server signed.
     "*": {"next-token-invalid", "next-token-mismatch"},
+    # A session code is one the server issued, unused and unexpired: state, not shape.
+    "POST /v1/session/token": {"session-code-invalid", "session-code-expired"},
+    "POST /v1/oauth/token": {"session-code-invalid", "session-code-expired"},
+    # A basket spans one merchant and provider, names each product once, and needs an address
+    # only when it holds a physical product: rules over the catalog, not the body's shape.
+    "POST /v2/checkouts": {
+        "checkout-basket-spans-merchants", "checkout-basket-spans-providers",
+        "checkout-basket-line-invalid", "checkout-date-in-past",
+    },
+    "POST /v2/checkouts/express": {
+        "checkout-basket-spans-merchants", "checkout-basket-spans-providers",
+        "checkout-basket-line-invalid", "checkout-date-in-past",
+        "checkout-shipping-address-required", "checkout-timeslot-required",
+    },
 }
 
 

@@ -14,7 +14,7 @@ use utoipa::{
         header::HeaderBuilder,
         path::{Operation, ParameterIn, PathItem},
         response::Response as ApiResponse,
-        schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type},
+        schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type},
         security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme},
         server::Server,
         Ref, RefOr, Schema,
@@ -203,6 +203,9 @@ pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str)
                     problem("A path id is not a UUID: `request-validation-failed`.")
                 });
             }
+            for parameter in operation.parameters.iter_mut().flatten() {
+                not_null(&mut parameter.schema);
+            }
             let campaign_header = operation.parameters.iter().flatten().any(|parameter| {
                 parameter.parameter_in == ParameterIn::Header && parameter.name == "x-campaign-id"
             });
@@ -221,6 +224,20 @@ pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str)
                     .entry("404".to_owned())
                     .or_insert_with(|| problem("No such stage: `not-found`."));
             }
+        }
+    }
+}
+
+/// A parameter is sent or left out, never sent as `null`: an optional parameter's schema
+/// (`Option<T>`, `["string", "null"]`) loses its `null`, so no client sends the text `null`.
+fn not_null(schema: &mut Option<RefOr<Schema>>) {
+    if let Some(RefOr::T(Schema::Object(object))) = schema {
+        if let SchemaType::Array(types) = &object.schema_type {
+            let kept: Vec<Type> = types.iter().filter(|t| **t != Type::Null).cloned().collect();
+            object.schema_type = match kept.as_slice() {
+                [one] => SchemaType::Type(one.clone()),
+                _ => SchemaType::Array(kept),
+            };
         }
     }
 }
