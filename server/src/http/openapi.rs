@@ -233,7 +233,11 @@ pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str)
 fn not_null(schema: &mut Option<RefOr<Schema>>) {
     if let Some(RefOr::T(Schema::Object(object))) = schema {
         if let SchemaType::Array(types) = &object.schema_type {
-            let kept: Vec<Type> = types.iter().filter(|t| **t != Type::Null).cloned().collect();
+            let kept: Vec<Type> = types
+                .iter()
+                .filter(|t| **t != Type::Null)
+                .cloned()
+                .collect();
             object.schema_type = match kept.as_slice() {
                 [one] => SchemaType::Type(one.clone()),
                 _ => SchemaType::Array(kept),
