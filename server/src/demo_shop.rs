@@ -49,6 +49,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct ShopQuery {
     /// Open this merchant directly.

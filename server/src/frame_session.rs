@@ -153,7 +153,12 @@ pub async fn payment_page_key(
     request: Request,
     next: Next,
 ) -> Response {
-    if let Some(rest) = request.uri().path().strip_prefix("/pay/") {
+    // The page's methods only: any other reaches the router, which answers 405 with `Allow`.
+    let page = matches!(
+        *request.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    );
+    if let Some(rest) = request.uri().path().strip_prefix("/pay/").filter(|_| page) {
         let key = form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
             .find(|(name, _)| *name == "key")
             .map(|(_, value)| value.into_owned());

@@ -35,6 +35,7 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(bench_baseline::router(&state))
         .split_for_parts();
     openapi::mark_operator_operations(&mut doc);
+    openapi::complete_operations(&mut doc, state.config.public_url.as_str());
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
 
     let app = api

@@ -40,6 +40,7 @@ pub struct TimeslotQuery {
     /// The visit date, in the merchant's zone.
     pub date: NaiveDate,
     /// Places wanted (1 to 50, default 1); a slot is available when this many fit.
+    #[cfg_attr(feature = "ssr", schema(minimum = 1, maximum = 50))]
     pub quantity: Option<u32>,
 }
 
@@ -49,9 +50,9 @@ pub struct TimeslotQuery {
 pub struct TimeslotEntry {
     pub timeslot_id: Uuid,
     /// RFC 3339 with the merchant's offset at that moment.
-    #[cfg_attr(feature = "ssr", schema(value_type = String, example = "2026-03-29T10:00:00+02:00"))]
+    #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime, example = "2026-03-29T10:00:00+02:00"))]
     pub start_time: DateTime<FixedOffset>,
-    #[cfg_attr(feature = "ssr", schema(value_type = String, example = "2026-03-29T10:30:00+02:00"))]
+    #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime, example = "2026-03-29T10:30:00+02:00"))]
     pub end_time: DateTime<FixedOffset>,
     /// Places left: the slot's, capped by the day's; null when both are unlimited.
     pub remaining: Option<i64>,

@@ -13,6 +13,7 @@ use super::{CheckoutStatus, Money, OrderStatus, PaymentStatus};
 #[serde(deny_unknown_fields)]
 pub struct BasketLine {
     pub product_id: Uuid,
+    #[cfg_attr(feature = "ssr", schema(minimum = 1, maximum = 50))]
     pub quantity: u32,
 }
 
@@ -92,6 +93,7 @@ pub struct CheckoutRequest {
     #[cfg_attr(feature = "ssr", schema(example = "2026-12-01T10:00:00+01:00"))]
     pub date: String,
     pub flexible_date: bool,
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 20))]
     pub lines: Vec<BasketLine>,
     /// Invalid or exhausted codes are silently ignored.
     #[serde(default)]
@@ -149,6 +151,7 @@ pub struct ExpressCheckoutRequest {
     #[cfg_attr(feature = "ssr", schema(example = "2026-12-01T10:00:00+01:00"))]
     pub date: String,
     pub flexible_date: bool,
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 20))]
     pub lines: Vec<BasketLine>,
     #[serde(default)]
     pub voucher_codes: Vec<String>,

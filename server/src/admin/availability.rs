@@ -39,6 +39,7 @@ struct GroupListParams {
     /// Only the groups of this merchant.
     merchant_id: Option<Uuid>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Cursor from the previous page's `meta.pagination.next_token`.
     next_token: Option<String>,

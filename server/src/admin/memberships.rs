@@ -27,6 +27,7 @@ pub struct MembershipListParams {
     /// Only this customer's memberships. Send the same value on every page.
     pub customer_id: Option<Uuid>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// Cursor from the previous page's `meta.pagination.next_token`.
     pub next_token: Option<String>,

@@ -72,6 +72,7 @@ struct MerchantListParams {
     /// Only merchants with a product in this campaign.
     campaign_id: Option<Uuid>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Cursor from the previous page's `meta.pagination.next_token`.
     next_token: Option<String>,

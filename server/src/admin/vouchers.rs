@@ -33,6 +33,7 @@ pub struct VoucherListParams {
     /// Only this campaign's vouchers. Send the same value on every page.
     pub campaign_id: Option<Uuid>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// Cursor from the previous page's `meta.pagination.next_token`.
     pub next_token: Option<String>,

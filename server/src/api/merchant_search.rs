@@ -53,6 +53,7 @@ struct SearchParams {
     /// Only merchants of this category (case- and diacritic-insensitive, whole value).
     category: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Cursor of the previous page; needs the same limit, filters and campaign.
     next_token: Option<String>,
@@ -66,6 +67,7 @@ struct BroadSearchParams {
     /// in the campaign (any language); case and diacritics do not matter. Required.
     q: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Cursor of the previous page; needs the same limit, q and campaign.
     next_token: Option<String>,

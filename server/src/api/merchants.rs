@@ -35,6 +35,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(deny_unknown_fields)]
 struct MerchantListParams {
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Cursor from the previous page's `meta.pagination.next_token`; valid only with the same
     /// limit and campaign.

@@ -138,6 +138,7 @@ async fn receipt(
 /// The order's visits as an iCalendar file (RFC 5545) in the merchant's time zone, for "Add to
 /// calendar". The same file is attached to the ticket mail.
 #[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}/calendar.ics", tag = "orders",
+    operation_id = "order_calendar",
     security(("public_bearer" = [])),
     params(("order_id" = Uuid, Path), SessionCampaignHeader),
     responses((status = 200, content_type = "text/calendar", body = String),

@@ -89,7 +89,7 @@ async fn exchange_session_code(
     params(("x-campaign-id" = uuid::Uuid, Header)),
     request_body = IdentityExchange,
     responses((status = 200, body = inline(app::wire::Envelope<IssuedToken>)),
-              Problem400, Problem401, Problem404, Problem502))]
+              Problem400, Problem401, Problem404, Problem429, Problem502))]
 async fn exchange_identity_token(
     State(state): State<AppState>,
     CampaignScope(campaign): CampaignScope,

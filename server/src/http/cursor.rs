@@ -26,6 +26,7 @@ pub const MAX_LIMIT: u32 = 100;
 #[into_params(parameter_in = Query)]
 pub struct PageParams {
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// Cursor from the previous page's `meta.pagination.next_token`.
     pub next_token: Option<String>,

@@ -9,7 +9,16 @@ use axum::{
     Extension,
 };
 use utoipa::{
-    openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme},
+    openapi::{
+        content::Content,
+        header::HeaderBuilder,
+        path::{Operation, ParameterIn, PathItem},
+        response::Response as ApiResponse,
+        schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type},
+        security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme},
+        server::Server,
+        Ref, RefOr, Schema,
+    },
     Modify, OpenApi,
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -23,6 +32,7 @@ use crate::state::AppState;
         description = "Partner ticketing commerce API. Errors are RFC 9457 problem documents with `urn:boxoffice:error:*` types; every response carries `X-Correlation-Id`. See docs/api.md for the conventions.",
     ),
     components(schemas(Problem)),
+    paths(crate::sandbox::pay::payment_page_doc),
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),
@@ -103,28 +113,147 @@ pub struct LanguageHeader {
     accept_language: Option<String>,
 }
 
-/// Tags every operation under `/admin/` `admin` and secures it with the operator token, so the
-/// operator handlers' annotations need not repeat it (their `Admin` extractor enforces it).
+/// Every operation of a path item, with its method.
+fn operations(item: &mut PathItem) -> impl Iterator<Item = (&'static str, &mut Operation)> {
+    [
+        ("get", &mut item.get),
+        ("put", &mut item.put),
+        ("post", &mut item.post),
+        ("delete", &mut item.delete),
+        ("patch", &mut item.patch),
+    ]
+    .into_iter()
+    .filter_map(|(method, operation)| operation.as_mut().map(|o| (method, o)))
+}
+
+/// Tags every operation under `/admin/` `admin`, secures it with the operator token and
+/// prefixes its `operationId` with `admin_` (the partner API has operations of the same
+/// name), so the operator handlers' annotations need not repeat it (their `Admin` extractor
+/// enforces the token).
 pub fn mark_operator_operations(doc: &mut utoipa::openapi::OpenApi) {
     for (path, item) in doc.paths.paths.iter_mut() {
         if !path.starts_with("/admin/") {
             continue;
         }
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ];
-        for operation in operations.into_iter().flatten() {
+        for (_, operation) in operations(item) {
             operation.tags = Some(vec!["admin".to_owned()]);
             operation.security = Some(vec![SecurityRequirement::new(
                 "admin_token",
                 Vec::<String>::new(),
             )]);
+            if let Some(id) = &mut operation.operation_id {
+                if !id.starts_with("admin_") {
+                    id.insert_str(0, "admin_");
+                }
+            }
         }
     }
+}
+
+/// Completes every operation with what the layers and extractors it shares with others answer,
+/// so no annotation has to list it (and none can forget it):
+///
+/// - `security`: an operation without a requirement takes no credentials (`[]`);
+/// - `401` with `WWW-Authenticate` on every operation that accepts a bearer;
+/// - `415` (not JSON, or not the declared form) and `413` (too large) on every operation with
+///   a body;
+/// - `400` on every operation with a UUID path parameter (a malformed id);
+/// - `404` on every `/{stage}/…` operation (a stage other than the configured one);
+/// - `servers`: the server's public URL.
+pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str) {
+    doc.servers = Some(vec![Server::new(public_url.trim_end_matches('/'))]);
+    for (path, item) in doc.paths.paths.iter_mut() {
+        for (_, operation) in operations(item) {
+            let security = operation.security.get_or_insert_with(Vec::new);
+            let takes_bearer = security.iter().any(|requirement| {
+                serde_json::to_value(requirement).is_ok_and(|v| v != serde_json::json!({}))
+            });
+            let responses = &mut operation.responses.responses;
+            if takes_bearer {
+                let unauthorized = responses.entry("401".to_owned()).or_insert_with(|| {
+                    problem(
+                        "The bearer token is missing or invalid: `token-invalid`, `token-expired`.",
+                    )
+                });
+                if let RefOr::T(response) = unauthorized {
+                    response.headers.insert(
+                        "WWW-Authenticate".to_owned(),
+                        HeaderBuilder::new()
+                            .schema(ObjectBuilder::new().schema_type(Type::String))
+                            .description(Some(r#"`Bearer error="invalid_token"`"#))
+                            .build(),
+                    );
+                }
+            }
+            if operation.request_body.is_some() {
+                responses.entry("415".to_owned()).or_insert_with(|| {
+                    problem("The body is not of the declared media type: `unsupported-media-type`.")
+                });
+                responses.entry("413".to_owned()).or_insert_with(|| {
+                    problem("The body exceeds the size limit: `payload-too-large`.")
+                });
+            }
+            let uuid_in_path = operation.parameters.iter().flatten().any(|parameter| {
+                parameter.parameter_in == ParameterIn::Path
+                    && matches!(&parameter.schema, Some(RefOr::T(Schema::Object(o)))
+                        if o.format == Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)))
+            });
+            if uuid_in_path {
+                responses.entry("400".to_owned()).or_insert_with(|| {
+                    problem("A path id is not a UUID: `request-validation-failed`.")
+                });
+            }
+            for parameter in operation.parameters.iter_mut().flatten() {
+                not_null(&mut parameter.schema);
+            }
+            let campaign_header = operation.parameters.iter().flatten().any(|parameter| {
+                parameter.parameter_in == ParameterIn::Header && parameter.name == "x-campaign-id"
+            });
+            if campaign_header {
+                responses.entry("404".to_owned()).or_insert_with(|| {
+                    problem("`x-campaign-id` names no campaign: `campaign-not-found`.")
+                });
+                if takes_bearer {
+                    responses.entry("403".to_owned()).or_insert_with(|| {
+                        problem("The session may not use this campaign: `forbidden`.")
+                    });
+                }
+            }
+            if path.contains("{stage}") {
+                responses
+                    .entry("404".to_owned())
+                    .or_insert_with(|| problem("No such stage: `not-found`."));
+            }
+        }
+    }
+}
+
+/// A parameter is sent or left out, never sent as `null`: an optional parameter's schema
+/// (`Option<T>`, `["string", "null"]`) loses its `null`, so no client sends the text `null`.
+fn not_null(schema: &mut Option<RefOr<Schema>>) {
+    if let Some(RefOr::T(Schema::Object(object))) = schema {
+        if let SchemaType::Array(types) = &object.schema_type {
+            let kept: Vec<Type> = types
+                .iter()
+                .filter(|t| **t != Type::Null)
+                .cloned()
+                .collect();
+            object.schema_type = match kept.as_slice() {
+                [one] => SchemaType::Type(one.clone()),
+                _ => SchemaType::Array(kept),
+            };
+        }
+    }
+}
+
+/// A problem response added by [`complete_operations`].
+fn problem(description: &str) -> RefOr<ApiResponse> {
+    let mut response = ApiResponse::new(description);
+    response.content.insert(
+        "application/problem+json".to_owned(),
+        Content::new(Some(Ref::from_schema_name("Problem"))),
+    );
+    RefOr::T(response)
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

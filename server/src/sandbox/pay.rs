@@ -15,20 +15,19 @@ use axum::{
     extract::State,
     http::{header, StatusCode},
     response::{IntoResponse, Response},
-    Form,
 };
 use serde::Deserialize;
 use url::Url;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::page::page;
 use crate::{
+    api::token_request::TokenForm,
     checkout::lifecycle::{settle_payment, PaymentOutcome},
     error::{Error, ProblemType, Result},
     http::{
         extract::{ApiPath, ApiQuery},
-        openapi::Problem404,
+        openapi::{Problem400, Problem404},
     },
     state::AppState,
 };
@@ -86,38 +85,49 @@ pub async fn payment_page(
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 struct PayForm {
-    /// pay, decline or cancel.
-    action: String,
+    /// The customer's choice.
+    action: PayAction,
 }
+
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+enum PayAction {
+    Pay,
+    Decline,
+    Cancel,
+}
+
+/// The sandbox payment page (a page of the app, `app::frame::screens::pay`): the order, its
+/// total, and the Pay, Decline and Cancel buttons that post to this address. Documented here;
+/// served by the frame, whose `payment_page_key` answers a missing or wrong key with 404.
+#[utoipa::path(get, path = "/pay/{payment_id}", tag = "sandbox", operation_id = "payment_page",
+    params(("payment_id" = Uuid, Path), PageKey),
+    responses((status = 200, content_type = "text/html", body = String), Problem404))]
+#[allow(dead_code)] // documents the frame's page; never called
+pub fn payment_page_doc() {}
 
 /// Settles the payment as the customer chose and redirects to the partner's return URL.
 #[utoipa::path(post, path = "/pay/{payment_id}", tag = "sandbox",
     params(("payment_id" = Uuid, Path), PageKey),
     request_body(content = PayForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "To the return URL with payment_id"),
-              (status = 400, content_type = "text/html", body = String),
-              Problem404))]
+    responses((status = 303, description = "To the return URL with payment_id",
+               headers(("Location" = String, description = "The partner's return URL with `payment_id`"))),
+              Problem400, Problem404))]
 async fn complete_payment(
     State(state): State<AppState>,
     ApiPath(payment_id): ApiPath<Uuid>,
     ApiQuery(query): ApiQuery<PageKey>,
-    Form(form): Form<PayForm>,
+    TokenForm(form): TokenForm<PayForm>,
 ) -> Result<Response> {
     if !key_matches(&state, payment_id, query.key.as_deref()) {
         return Err(unknown());
     }
-    let outcome = match form.action.as_str() {
-        "pay" => PaymentOutcome::Paid,
-        "decline" => PaymentOutcome::Declined,
-        "cancel" => PaymentOutcome::Cancelled,
-        _ => {
-            return Ok((
-                StatusCode::BAD_REQUEST,
-                page("Unknown choice", "<h1>Choose Pay, Decline or Cancel</h1>"),
-            )
-                .into_response())
-        }
+    let outcome = match form.action {
+        PayAction::Pay => PaymentOutcome::Paid,
+        PayAction::Decline => PaymentOutcome::Declined,
+        PayAction::Cancel => PaymentOutcome::Cancelled,
     };
     let Some(payment) = state.store.payment(payment_id).await? else {
         return Err(unknown());

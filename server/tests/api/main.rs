@@ -40,6 +40,7 @@ mod helpers;
 mod identity_exchange;
 mod key_rotation;
 mod onboarding;
+mod openapi_document;
 mod order_receipt;
 mod outbound_urls;
 mod partner_fixtures;
