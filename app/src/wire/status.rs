@@ -51,10 +51,14 @@ impl std::error::Error for UnknownState {}
 macro_rules! states {
     ($(#[$doc:meta])* $name:ident { $($variant:ident => $wire:literal,)+ }) => {
         $(#[$doc])*
+        // The names are the variants in SCREAMING_SNAKE_CASE, as `as_str` spells them (a unit
+        // test holds the two together); `rename_all` rather than a `rename` per variant, because
+        // the OpenAPI derive reads only the former from a macro's tokens.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+        #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
         pub enum $name {
-            $(#[serde(rename = $wire)] $variant,)+
+            $($variant,)+
         }
 
         impl $name {
@@ -218,6 +222,32 @@ impl MerchantAccountStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each enum's serde name is its `as_str`, read back by both.
+    fn same_names<S>(all: &[S])
+    where
+        S: Copy + std::fmt::Debug + PartialEq + Serialize + serde::de::DeserializeOwned,
+        S: std::str::FromStr<Err = UnknownState> + std::fmt::Display,
+    {
+        for state in all {
+            let json = serde_json::to_string(state).unwrap();
+            assert_eq!(json, format!("\"{state}\""));
+            assert_eq!(serde_json::from_str::<S>(&json).unwrap(), *state);
+            assert_eq!(state.to_string().parse::<S>(), Ok(*state));
+        }
+    }
+
+    #[test]
+    fn serde_and_as_str_spell_every_state_alike() {
+        same_names(CheckoutStatus::ALL);
+        same_names(OrderStatus::ALL);
+        same_names(PaymentStatus::ALL);
+        same_names(TicketStatus::ALL);
+        same_names(LoyaltyKind::ALL);
+        same_names(MailStatus::ALL);
+        same_names(DeliveryStatus::ALL);
+        same_names(MerchantAccountStatus::ALL);
+    }
 
     #[test]
     fn every_state_reads_back_from_its_name() {

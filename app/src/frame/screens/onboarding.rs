@@ -26,7 +26,7 @@ pub fn MerchantOnboarding() -> impl IntoView {
     #[cfg(feature = "hydrate")]
     {
         let api = crate::frame::api::Api::new();
-        let redeem = Action::new_local(move |_: &()| async move {
+        let redeem = crate::frame::ui::write::write(move |_: &()| async move {
             step.set(browser::redeem(api).await.map_or(Step::Failed, Step::Ready));
         });
         Effect::new(move |_| {

@@ -81,8 +81,9 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
         let page = self.fetch.with_value(|fetch| fetch(token));
         leptos::task::spawn_local(async move {
             let result = page.await;
-            // A reload while this page was on its way makes it stale.
-            if self.generation.get_untracked() != generation {
+            // A reload while this page was on its way makes it stale; a screen the customer
+            // left meanwhile (a deep link moves on from the list at once) has no signals left.
+            if self.generation.try_get_untracked() != Some(generation) {
                 return;
             }
             match result {

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::frame::ui::write::write;
 use crate::{
     format,
     frame::server::ticket_qr,
@@ -99,7 +100,7 @@ pub fn TicketActions(order_id: uuid::Uuid) -> impl IntoView {
     let i18n = use_i18n();
     let api = crate::frame::api::Api::new();
     let note = RwSignal::new(None::<Note>);
-    let add_to_calendar = Action::new_local(move |_: &()| async move {
+    let add_to_calendar = write(move |_: &()| async move {
         let saved = match api.order_calendar(order_id).await {
             Ok(bytes) => save_file(&bytes, "tickets.ics", "text/calendar"),
             Err(_) => false,
@@ -108,7 +109,7 @@ pub fn TicketActions(order_id: uuid::Uuid) -> impl IntoView {
             note.set(Some(Note::Failed));
         }
     });
-    let send_again = Action::new_local(move |_: &()| async move {
+    let send_again = write(move |_: &()| async move {
         note.set(Some(match api.resend_tickets(order_id).await {
             Ok(()) => Note::Sent,
             Err(err) if err.is(ProblemType::RateLimited) => Note::Limited,

@@ -5,6 +5,7 @@ use chrono::{DateTime, Duration, Utc};
 use leptos::prelude::*;
 use uuid::Uuid;
 
+use crate::frame::ui::write::write;
 use crate::{
     frame::{
         api::{Api, ApiError},
@@ -65,7 +66,7 @@ pub fn HoldTimer(
             note.set(Some(td_string!(locale, checkout.hold_ending).to_owned()));
         }
     });
-    let more = Action::new_local(move |_: &()| async move {
+    let more = write(move |_: &()| async move {
         let result = api.extend(checkout_id).await;
         let locale = i18n.get_locale_untracked();
         match result {

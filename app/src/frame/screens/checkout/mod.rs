@@ -16,6 +16,7 @@ use leptos_router::{
 };
 use uuid::Uuid;
 
+use crate::frame::ui::write::write;
 use crate::{
     frame::{
         api::{Api, ApiError},
@@ -145,7 +146,7 @@ fn TryAgain(checkout: Checkout) -> impl IntoView {
         replaces: None,
         ..voucher::repriced(&checkout, codes)
     };
-    let again = Action::new_local(move |request: &CheckoutRequest| {
+    let again = write(move |request: &CheckoutRequest| {
         let request = request.clone();
         let navigate = navigate.clone();
         async move {
@@ -289,7 +290,7 @@ fn CustomerForm(
     let country = RwSignal::new("NL".to_owned());
     let needs_address = checkout.requires_shipping_address;
     let checkout_id = checkout.checkout_id;
-    let confirming = Action::new_local(move |request: &ConfirmRequest| {
+    let confirming = write(move |request: &ConfirmRequest| {
         let request = request.clone();
         async move {
             let result = api.confirm(checkout_id, &request).await;

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use leptos_router::{hooks::use_navigate, NavigateOptions};
 
+use crate::frame::ui::write::write;
 use crate::{
     frame::api::{Api, ApiError},
     i18n::{t, td_string, use_i18n},
@@ -56,7 +57,7 @@ pub fn VoucherForm(checkout: Checkout, message: RwSignal<Option<String>>) -> imp
     let old = checkout.checkout_id;
     // Reserves the basket again with the codes (`entered` the one just typed); the old
     // reservation is released only once the new one holds with the voucher.
-    let applying = Action::new_local(move |(request, entered): &(CheckoutRequest, String)| {
+    let applying = write(move |(request, entered): &(CheckoutRequest, String)| {
         let (request, entered) = (request.clone(), entered.clone());
         let navigate = navigate.clone();
         async move {

@@ -15,6 +15,7 @@ use leptos_router::{
 use uuid::Uuid;
 
 use super::merchant::merchant_param;
+use crate::frame::ui::write::write;
 use crate::{
     format,
     frame::{
@@ -197,7 +198,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     );
     let flexible = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
-    let reserving = Action::new_local(move |request: &CheckoutRequest| {
+    let reserving = write(move |request: &CheckoutRequest| {
         let request = CheckoutRequest {
             attribution: attribution(),
             ..request.clone()
