@@ -241,6 +241,8 @@ test('a whole purchase works with the keyboard alone', async ({ page, partner })
 
 test('a declined payment says so in the frame and leads back to choosing tickets', async ({ page, partner }) => {
   test.setTimeout(60_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
   const frame = await openProduct(page, partner, /Adventure Park/, /Annual pass/);
   await frame.getByRole('button', { name: 'Continue' }).click();
   await fillCustomerDetails(frame);
@@ -251,7 +253,7 @@ test('a declined payment says so in the frame and leads back to choosing tickets
   await expect(back.getByRole('heading', { name: 'Your payment did not go through' })).toBeVisible({ timeout: 20_000 });
   await expect(back.getByText('Nothing has been charged.', { exact: false })).toBeVisible();
   await back.getByRole('link', { name: 'Try again' }).click();
-  await expect(back.getByRole('link', { name: /Annual pass/ })).toBeVisible();
+  await expect(back.getByRole('link', { name: /Annual pass/ }), errors.join('\n')).toBeVisible();
   expect((await hostEvents(page)).map((e) => e.type)).not.toContain('boxoffice:order-paid');
 });
 

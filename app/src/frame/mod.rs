@@ -96,10 +96,13 @@ fn Pages() -> impl IntoView {
 }
 
 /// Screens past the first two load their code when the customer gets there (`cargo leptos
-/// build --split`), so the first load carries only the list and a merchant's page. A screen
-/// that reads the API starts its read in `data()`, which is in the first load: the fetch runs
-/// while the screen's code loads (`ui::load`). `Route => Screen` has no data of its own;
-/// `Route => Screen(prop: Type = read)` hands the screen what `read()` started.
+/// build --split`), so the first load carries only the list and a merchant's page.
+/// `Route => Screen(prop: Type = read)` starts the screen's read in `data()`, which is in the
+/// first load, so the fetch runs while the screen's code loads (`ui::load`); the screen gets
+/// what `read()` started. A read's decoding comes into the first load with it: the product's
+/// costs nothing (the merchant's page reads the same list), while the checkout's, the orders'
+/// and the ledger's would add 17 KB of the 300 KB budget (docs/benchmarks.md, "The frame's
+/// size"), so `Route => Screen` reads once its code is there.
 macro_rules! lazy_screens {
     ($($route:ident => $screen:ident $(($prop:ident: $ty:ty = $read:path))?),* $(,)?) => {$(
         struct $route $(($ty))?;
@@ -121,10 +124,10 @@ macro_rules! lazy_screens {
 
 lazy_screens! {
     ProductRoute => ProductScreen(data: screens::product::ProductData = screens::product::product_data),
-    CheckoutRoute => CheckoutScreen(data: ui::load::Load<crate::wire::Checkout> = screens::checkout::checkout_data),
+    CheckoutRoute => CheckoutScreen,
     ReturnRoute => ReturnScreen,
-    OrdersRoute => OrdersScreen(orders: ui::paging::Paged<crate::wire::Order> = screens::orders::orders_data),
-    LedgerRoute => LedgerScreen(entries: ui::paging::Paged<crate::wire::LoyaltyEntry> = screens::ledger::ledger_data),
+    OrdersRoute => OrdersScreen,
+    LedgerRoute => LedgerScreen,
     PayRoute => PayScreen,
     OnboardingRoute => MerchantOnboarding,
 }

@@ -224,6 +224,7 @@ function page(body: string, script: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>Partner shop</title>
 <style>body { margin: 0; font-family: sans-serif; } main { max-width: 60rem; margin: 0 auto; padding: 0 0.5rem; }</style>
 </head>

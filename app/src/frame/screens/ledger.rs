@@ -16,14 +16,15 @@ use crate::{
 
 const PAGE: u32 = 20;
 
-/// Starts reading the customer's ledger (the route's `data()`, before the screen's code).
+/// Starts reading the customer's ledger, a page at a time.
 pub fn ledger_data() -> Paged<LoyaltyEntry> {
     Paged::listing(|api, next| api.ledger(PAGE, next), || {})
 }
 
 #[component]
-pub fn LedgerScreen(entries: Paged<LoyaltyEntry>) -> impl IntoView {
+pub fn LedgerScreen() -> impl IntoView {
     let i18n = use_i18n();
+    let entries = ledger_data();
     let has_rows = move || entries.items.with(|e| !e.is_empty());
     view! {
         <ScreenTitle>{t!(i18n, ledger.title)}</ScreenTitle>

@@ -18,14 +18,15 @@ use crate::{
 
 const PAGE: u32 = 10;
 
-/// Starts reading the customer's orders (the route's `data()`, before the screen's code).
+/// Starts reading the customer's orders, a page at a time.
 pub fn orders_data() -> Paged<Order> {
     Paged::listing(|api, next| api.orders(PAGE, next), || {})
 }
 
 #[component]
-pub fn OrdersScreen(orders: Paged<Order>) -> impl IntoView {
+pub fn OrdersScreen() -> impl IntoView {
     let i18n = use_i18n();
+    let orders = orders_data();
     let empty = move || {
         orders
             .is_empty()

@@ -1,8 +1,8 @@
 //! The frame's one way to read: a screen's data is a [`Load`], made by [`load`] over one of
 //! `Api`'s typed methods, and shown by [`loaded`]: loading, nothing once the session ended (the
 //! frame shows its own screen), "not found" for a 404 or a route without a valid id, the error
-//! with a retry, or the data. A lazy route makes its `Load` in `data()`, so the fetch runs
-//! while the screen's code loads (`frame/mod.rs`). Collections read a page at a time through
+//! with a retry, or the data. A lazy route may make its `Load` in `data()`, so the fetch runs
+//! while the screen's code loads (`lazy_screens!` in `frame/mod.rs` says which do and why). Collections read a page at a time through
 //! `paging::Paged`; writes are `Action`s whose `pending()` disables their button. The server
 //! functions (`frame/server.rs`) are the exception, each used by one piece.
 

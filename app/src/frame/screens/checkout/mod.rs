@@ -41,7 +41,7 @@ use voucher::VoucherForm;
 /// The newsletter a customer can opt in to from the frame.
 const NEWSLETTER: &str = "campaign-news";
 
-/// Starts reading the route's checkout (the route's `data()`, before the screen's code).
+/// Starts reading the route's checkout.
 pub fn checkout_data() -> Load<Checkout> {
     let api = Api::new();
     let params = use_params_map();
@@ -58,8 +58,9 @@ pub fn checkout_data() -> Load<Checkout> {
 }
 
 #[component]
-pub fn CheckoutScreen(data: Load<Checkout>) -> impl IntoView {
+pub fn CheckoutScreen() -> impl IntoView {
     let i18n = use_i18n();
+    let data = checkout_data();
     let message = RwSignal::new(None::<String>);
     view! {
         <ScreenTitle>{t!(i18n, checkout.title)}</ScreenTitle>
