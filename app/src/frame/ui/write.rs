@@ -10,8 +10,8 @@ use leptos::prelude::*;
 /// A write taking `I`, e.g. the request its call sends.
 pub type Write<I> = Action<I, ()>;
 
-/// One future type for every write, so the WASM holds one copy of an action's polling code,
-/// not one per write (each copy was kilobytes: docs/benchmarks.md, "The frame's size").
+/// One future type for every write, so the actions share one copy of their polling code
+/// instead of one per write's future.
 type Running = Pin<Box<dyn Future<Output = ()>>>;
 
 /// An action that runs `run(input)` for each dispatch.
