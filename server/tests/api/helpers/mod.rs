@@ -178,8 +178,11 @@ pub async fn spawn_app_with_state(
     let (state, addr) = serve(config, true, customize_state).await;
     TestApp {
         base_url: format!("http://{addr}"),
+        // A request left unanswered fails its test after a minute, naming its URL, rather
+        // than holding the whole run until CI's limit (seen once a run under heavy load).
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_secs(60))
             .build()
             .unwrap(),
         state,
