@@ -7,7 +7,7 @@
  *   </script>
  *
  * Options: frameUrl (required), sessionCode, clientId, campaignId, merchantId, productId,
- * returnUrl, locale, identityToken (string, or a function returning one or a Promise of one),
+ * date ('YYYY-MM-DD'), timeslot ('HH:MM'), quantities ({productId: n} or 'id:n,…'), returnUrl, locale, identityToken (string, or a function returning one or a Promise of one),
  * title, attribution ({utm_source, …, ref}; by default the page URL's own). Returns { iframe, setLocale, sendIdentityToken, destroy }. Every frame message is
  * re-dispatched on the container as a bubbling CustomEvent named after its type, detail = the
  * message; preventDefault() on "boxoffice:redirect" stops the top-window navigation.
@@ -63,8 +63,16 @@
     if (!(checkout && payment)) {
       add('merchant_id', o.merchantId);
       add('product_id', o.productId);
+      // A choice on the product (docs/webframe.md, "Deep links to a choice").
+      add('date', o.date);
+      add('timeslot', o.timeslot);
+      var n = o.quantities;
+      add('quantities', n && typeof n === 'object' ?
+        Object.keys(n).map(function (id) { return id + ':' + n[id]; }).join(',') : n);
     }
     add('return_url', o.returnUrl || page.href);
+    // The first screen is already in the host's language; setLocale switches it later.
+    add('locale', o.locale);
     var attribution = o.attribution || {};
     ATTR.forEach(function (k) {
       var v = attribution[k] || q.get(k);

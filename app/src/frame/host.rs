@@ -39,6 +39,9 @@ pub enum Outgoing {
     /// customer's choice and offers to reserve it again.
     #[serde(rename = "boxoffice:hold-expired")]
     HoldExpired { checkout_id: Uuid },
+    /// A step of the purchase funnel for the host's analytics (`frame::analytics`).
+    #[serde(rename = "boxoffice:analytics")]
+    Analytics(super::analytics::Analytics),
 }
 
 /// A message from the embedding page.

@@ -20,9 +20,11 @@ pub fn from_wire(locale: wire::Locale) -> Locale {
     locale.tag().parse().unwrap_or_default()
 }
 
-/// On the server render, picks the language from the request's `Accept-Language` by the
-/// API's own negotiation (RFC 4647 lookup, `en` → en-GB), so the frame and the API agree.
-/// The browser takes the server's choice from `<html lang>` when it hydrates.
+/// On the server render, picks the language: the frame address's `locale` parameter when it
+/// names one of the four (the host page's language, which embed.js passes, so the first screen
+/// is already in it), else the request's `Accept-Language` by the API's own negotiation
+/// (RFC 4647 lookup, `en` → en-GB), so the frame and the API agree. The browser takes the
+/// server's choice from `<html lang>` when it hydrates.
 pub fn negotiate_on_server() {
     #[cfg(feature = "ssr")]
     if let Some(parts) = use_context::<axum::http::request::Parts>() {
@@ -30,8 +32,19 @@ pub fn negotiate_on_server() {
             .headers
             .get(axum::http::header::ACCEPT_LANGUAGE)
             .and_then(|v| v.to_str().ok());
-        use_i18n().set_locale(from_wire(wire::Locale::negotiate(header)));
+        let chosen =
+            locale_param(parts.uri.query()).unwrap_or_else(|| wire::Locale::negotiate(header));
+        use_i18n().set_locale(from_wire(chosen));
     }
+}
+
+/// The `locale` parameter of a frame address's query, when it is one of the four tags.
+#[cfg_attr(not(feature = "ssr"), allow(dead_code))]
+fn locale_param(query: Option<&str>) -> Option<wire::Locale> {
+    query?
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("locale="))
+        .find_map(|tag| tag.parse().ok())
 }
 
 /// The name of a language in that language, for the language switcher.
@@ -75,5 +88,23 @@ pub fn LanguageSwitcher() -> impl IntoView {
                     .collect_view()}
             </select>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_address_names_the_language_only_with_a_supported_tag() {
+        let found = |q| locale_param(Some(q));
+        assert_eq!(
+            found("session_code=x&locale=fr-FR"),
+            Some(wire::Locale::FrFr)
+        );
+        assert_eq!(found("locale=de-de"), Some(wire::Locale::DeDe));
+        assert_eq!(found("locale=es-ES&x=1"), None);
+        assert_eq!(found("xlocale=fr-FR"), None);
+        assert_eq!(locale_param(None), None);
     }
 }

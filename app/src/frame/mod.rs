@@ -1,5 +1,6 @@
 //! The hosted webframe: the HTML shell, the router and the screens.
 
+pub mod analytics;
 pub mod api;
 mod entry;
 pub mod host;

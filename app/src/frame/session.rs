@@ -119,6 +119,9 @@ pub struct Opening {
     pub product_id: Option<Uuid>,
     /// The host page's `utm_*` and `ref`, as embed.js passes them.
     pub attribution: Option<Attribution>,
+    /// A deep link's choice for the product (`date`, `timeslot`, `quantities`), passed on to
+    /// the product screen as given; it judges them (`screens::product::link`).
+    pub choice: Vec<(&'static str, String)>,
     /// The mark the frame put into its own address when its session began: present only on
     /// a reload (or a step back) of that opening, the one case a kept session resumes in.
     pub mark: Option<String>,
@@ -128,7 +131,19 @@ impl Opening {
     /// Where a deep link points, if anywhere.
     pub fn deep_link(&self) -> Option<String> {
         match (self.merchant_id, self.product_id) {
-            (Some(m), Some(p)) => Some(format!("/frame/merchants/{m}/products/{p}")),
+            (Some(m), Some(p)) => {
+                let query: Vec<String> = self
+                    .choice
+                    .iter()
+                    .map(|(name, value)| format!("{name}={}", super::api::encode(value)))
+                    .collect();
+                let query = if query.is_empty() {
+                    String::new()
+                } else {
+                    format!("?{}", query.join("&"))
+                };
+                Some(format!("/frame/merchants/{m}/products/{p}{query}"))
+            }
             (Some(m), None) => Some(format!("/frame/merchants/{m}")),
             _ => None,
         }
@@ -219,6 +234,10 @@ pub mod browser {
             merchant_id: uuid("merchant_id"),
             product_id: uuid("product_id"),
             attribution: attribution_of(|name| params.get(name)),
+            choice: crate::frame::screens::product::LINK_PARAMS
+                .into_iter()
+                .filter_map(|name| Some((name, params.get(name).filter(|v| !v.is_empty())?)))
+                .collect(),
             mark: params.get(MARK_PARAM).filter(|m| !m.is_empty()),
         }
     }
@@ -259,7 +278,30 @@ pub mod browser {
 
 #[cfg(test)]
 mod tests {
-    use super::attribution_of;
+    use super::{attribution_of, Opening};
+
+    #[test]
+    fn a_deep_link_carries_its_choice_to_the_product_only() {
+        let (m, p) = (uuid::Uuid::from_u128(1), uuid::Uuid::from_u128(2));
+        let opening = Opening {
+            merchant_id: Some(m),
+            product_id: Some(p),
+            choice: vec![("date", "2026-12-07".into()), ("timeslot", "09:30".into())],
+            ..Opening::default()
+        };
+        assert_eq!(
+            opening.deep_link().unwrap(),
+            format!("/frame/merchants/{m}/products/{p}?date=2026%2D12%2D07&timeslot=09%3A30")
+        );
+        let merchant_only = Opening {
+            product_id: None,
+            ..opening
+        };
+        assert_eq!(
+            merchant_only.deep_link().unwrap(),
+            format!("/frame/merchants/{m}")
+        );
+    }
 
     #[test]
     fn attribution_keeps_printable_values_of_at_most_200_characters() {

@@ -41,6 +41,7 @@ export const FRAME_EVENTS = [
   'boxoffice:order-paid',
   'boxoffice:session-expired',
   'boxoffice:hold-expired',
+  'boxoffice:analytics',
 ] as const;
 export type FrameEventType = (typeof FRAME_EVENTS)[number];
 
@@ -321,6 +322,9 @@ export async function startPartner(opts: { host?: string } = {}): Promise<Partne
         sessionCode: session.session_code,
         merchantId: param(query, 'merchant_id'),
         productId: param(query, 'product_id'),
+        date: param(query, 'date'),
+        timeslot: param(query, 'timeslot'),
+        quantities: param(query, 'quantities'),
         locale: param(query, 'lang'),
       });
     }

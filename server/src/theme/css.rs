@@ -133,7 +133,9 @@ pub fn palette(base: Base, defaults: &Defaults) -> Vec<(&'static str, Rgb)> {
 
 /// The CSS of a saved (so valid) theme: `color-scheme`, the radius, the font stack and, when
 /// it sets colours, the whole derived palette. `auto` keeps the designed dark palette for
-/// devices that prefer dark, so its colours apply only when they do not.
+/// devices that prefer dark, so its colours apply only when they do not; there it says `dark`
+/// outright, because inside an iframe Chromium matches `prefers-color-scheme: dark` yet
+/// resolves `light-dark()` under `color-scheme: light dark` to the light side.
 pub fn css(theme: &Theme) -> String {
     // `html:root` outranks main.css's `:root` wherever the two end up in the page.
     let mut out = String::from("html:root{color-scheme:");
@@ -149,6 +151,9 @@ pub fn css(theme: &Theme) -> String {
         let _ = write!(out, ";--font:{stack}");
     }
     out.push('}');
+    if theme.color_scheme == ColorScheme::Auto {
+        out.push_str("@media (prefers-color-scheme:dark){html:root{color-scheme:dark}}");
+    }
     let base = theme.base().filter(|_| theme.sets_colours());
     if let Some(base) = base {
         let defaults = palette_defaults(theme.color_scheme != ColorScheme::Dark);
@@ -293,6 +298,10 @@ mod tests {
         );
         assert!(
             auto.contains("@media not (prefers-color-scheme:dark){html:root{--surface:#ffffff;")
+        );
+        assert!(
+            auto.contains("@media (prefers-color-scheme:dark){html:root{color-scheme:dark}}"),
+            "a dark device gets the dark side of light-dark() outright: {auto}"
         );
         let dark_only = css(&Theme {
             color_scheme: ColorScheme::Dark,

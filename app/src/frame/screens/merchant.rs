@@ -7,6 +7,7 @@ use uuid::Uuid;
 use super::category_text;
 use crate::{
     frame::{
+        analytics::{Analytics, ItemList},
         api::Api,
         ui::{
             heading::ScreenTitle,
@@ -54,6 +55,10 @@ fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
     let category = merchant.category.clone();
     let place = format!("{}, {}", merchant.address.street, merchant.address.city);
     let merchant_id = merchant.id;
+    let shown = ItemList::of_merchant(&merchant, &products);
+    if !products.is_empty() {
+        Analytics::ViewItemList(shown.clone()).post();
+    }
     let list = if products.is_empty() {
         view! { <Empty>{t!(i18n, merchant.no_products)}</Empty> }.into_any()
     } else {
@@ -61,14 +66,16 @@ fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
             <ul class="cards">
                 {products
                     .into_iter()
-                    .map(|product| {
+                    .enumerate()
+                    .map(|(index, product)| {
                         let href = format!("/frame/merchants/{merchant_id}/products/{}", product.id);
+                        let selected = shown.selected(index);
                         let sold_out = product.sold_out;
                         let title = product.title.clone();
                         view! {
                             <li class="card product-card" class:sold-out=sold_out>
                                 <h3 class="card-title">
-                                    <A href=href>{title}</A>
+                                    <A href=href on:click=move |_| Analytics::SelectItem(selected.clone()).post()>{title}</A>
                                 </h3>
                                 <p class="card-price">
                                     <ProductPrice product=product.clone()/>

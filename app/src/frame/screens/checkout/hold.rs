@@ -79,6 +79,7 @@ pub fn HoldTimer(
             }
             Err(ApiError::Expired) => {}
             Err(error) => {
+                crate::frame::analytics::refused(&error);
                 extended.set(true);
                 note.set(Some(super::super::product::problem_text(locale, &error)));
             }

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use crate::frame::ui::write::write;
 use crate::{
     frame::{
+        analytics::{self, Analytics, Basket},
         api::{Api, ApiError},
         host::{self, Outgoing},
         session::{use_draft, use_session, CustomerDraft},
@@ -89,6 +90,7 @@ fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl I
         host::post(&Outgoing::HoldExpired {
             checkout_id: checkout.checkout_id,
         });
+        Analytics::RemoveFromCart(Basket::of_checkout(&checkout)).post();
     }
     // Where a checkout that is no longer held stands: paid, waiting for its payment (a reload
     // after confirming), or ended (expired, or its payment failed).
@@ -152,18 +154,24 @@ fn TryAgain(checkout: Checkout) -> impl IntoView {
         let navigate = navigate.clone();
         async move {
             match api.reserve(&request).await {
-                Ok(new) => navigate(
-                    &format!("/frame/checkout/{}", new.checkout_id),
-                    NavigateOptions {
-                        replace: true,
-                        ..Default::default()
-                    },
-                ),
+                Ok(new) => {
+                    super::product::reserved(&new);
+                    navigate(
+                        &format!("/frame/checkout/{}", new.checkout_id),
+                        NavigateOptions {
+                            replace: true,
+                            ..Default::default()
+                        },
+                    )
+                }
                 Err(ApiError::Expired) => {}
-                Err(error) => problem.set(Some(super::product::problem_text(
-                    i18n.get_locale_untracked(),
-                    &error,
-                ))),
+                Err(error) => {
+                    analytics::refused(&error);
+                    problem.set(Some(super::product::problem_text(
+                        i18n.get_locale_untracked(),
+                        &error,
+                    )))
+                }
             }
         }
     });
@@ -291,6 +299,7 @@ fn CustomerForm(
     let country = RwSignal::new("NL".to_owned());
     let needs_address = checkout.requires_shipping_address;
     let checkout_id = checkout.checkout_id;
+    let basket = StoredValue::new(Basket::of_checkout(&checkout));
     let confirming = write(move |request: &ConfirmRequest| {
         let request = request.clone();
         async move {
@@ -299,6 +308,8 @@ fn CustomerForm(
             match result {
                 Ok(order) => {
                     errors.set(Vec::new());
+                    Analytics::AddShippingInfo(basket.get_value()).post();
+                    Analytics::AddPaymentInfo(basket.get_value()).post();
                     open_payment(&order.payment_url);
                     placed.set(Some(order));
                     // Going to payment holds the places for the payment window: show it.
@@ -320,11 +331,15 @@ fn CustomerForm(
                             "",
                         ));
                     }
+                    analytics::refused(&ApiError::Problem(p));
                     errors.set(list);
                     problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
                     focus_first_invalid();
                 }
-                Err(error) => problem.set(Some(super::product::problem_text(locale, &error))),
+                Err(error) => {
+                    analytics::refused(&error);
+                    problem.set(Some(super::product::problem_text(locale, &error)))
+                }
             }
         }
     });

@@ -88,6 +88,7 @@ pub fn VoucherForm(checkout: Checkout, message: RwSignal<Option<String>>) -> imp
                 }
                 Err(ApiError::Expired) => {}
                 Err(error) => {
+                    crate::frame::analytics::refused(&error);
                     message.set(Some(super::super::product::problem_text(locale, &error)))
                 }
             }

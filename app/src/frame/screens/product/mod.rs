@@ -3,6 +3,7 @@
 //! reservation, which the server prices.
 
 mod calendar;
+mod link;
 mod quantities;
 mod timeslots;
 
@@ -10,7 +11,7 @@ use chrono::NaiveDate;
 use leptos::prelude::*;
 use leptos_router::{
     components::A,
-    hooks::{use_navigate, use_params_map},
+    hooks::{use_navigate, use_params_map, use_query_map},
 };
 use uuid::Uuid;
 
@@ -19,6 +20,7 @@ use crate::frame::ui::write::write;
 use crate::{
     format,
     frame::{
+        analytics::{self, Analytics, Basket},
         api::{Api, ApiError},
         session::attribution,
         ui::{
@@ -27,9 +29,11 @@ use crate::{
         },
     },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::{BasketLine, CheckoutRequest, ProblemType, Product, TimeslotEntry},
+    wire::{BasketLine, CheckoutRequest, ProblemType, Product, TimeslotEntry, TimeslotQuery},
 };
 use calendar::{month_start, Calendar};
+use link::LinkedChoice;
+pub use link::PARAMS as LINK_PARAMS;
 use quantities::{Quantities, QuantityPicker};
 use timeslots::Timeslots;
 
@@ -70,6 +74,13 @@ pub fn problem_text(locale: Locale, error: &ApiError) -> String {
         _ => td_string!(locale, problem.generic),
     };
     text.to_owned()
+}
+
+/// Tells the host's analytics that a basket is held and its checkout begins.
+pub fn reserved(checkout: &crate::wire::Checkout) {
+    let basket = Basket::of_checkout(checkout);
+    Analytics::AddToCart(basket.clone()).post();
+    Analytics::BeginCheckout(basket).post();
 }
 
 /// The chosen product and the others that can go in its basket, of the route's merchant.
@@ -188,14 +199,18 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     let api = Api::new();
     let navigate = use_navigate();
     let chosen = group[0].clone();
-    let date = RwSignal::new(None::<NaiveDate>);
+    let today = today();
+    let link = use_query_map()
+        .with_untracked(|query| LinkedChoice::parse(|name| query.get(name), &group, today));
+    let linked = link.clone().unwrap_or_default();
+    let date = RwSignal::new(linked.date);
     let slot = RwSignal::new(None::<TimeslotEntry>);
-    let quantities: Quantities = RwSignal::new(
+    let quantities: Quantities = RwSignal::new(linked.quantities.clone().unwrap_or_else(|| {
         group
             .iter()
             .map(|p| (p.id, u32::from(p.id == chosen.id)))
-            .collect(),
-    );
+            .collect()
+    }));
     let flexible = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
     let reserving = write(move |request: &CheckoutRequest| {
@@ -206,27 +221,79 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
         let navigate = navigate.clone();
         async move {
             match api.reserve(&request).await {
-                Ok(checkout) => navigate(
-                    &format!("/frame/checkout/{}", checkout.checkout_id),
-                    Default::default(),
-                ),
+                Ok(checkout) => {
+                    reserved(&checkout);
+                    navigate(
+                        &format!("/frame/checkout/{}", checkout.checkout_id),
+                        Default::default(),
+                    )
+                }
                 Err(ApiError::Expired) => {}
-                Err(error) => message.set(Some(problem_text(i18n.get_locale_untracked(), &error))),
+                Err(error) => {
+                    analytics::refused(&error);
+                    message.set(Some(problem_text(i18n.get_locale_untracked(), &error)));
+                }
             }
         }
     });
     let busy = reserving.pending();
-    // A new day has other entry times.
-    Effect::new(move |_| {
-        date.track();
-        slot.set(None);
+    Analytics::ViewItem(Basket::of_product(&chosen)).post();
+    // Another day has other entry times.
+    Effect::new(move |before: Option<Option<NaiveDate>>| {
+        let day = date.get();
+        if before.is_some_and(|before| before != day) {
+            slot.set(None);
+        }
+        day
     });
     let total = Signal::derive(move || quantities.with(|q| q.iter().map(|(_, n)| n).sum::<u32>()));
-    let today = today();
-    let start = chosen
-        .first_available_date
-        .filter(|d| *d >= today)
+    let start = linked
+        .date
+        .or(chosen.first_available_date.filter(|d| *d >= today))
         .unwrap_or(today);
+
+    let reserve = {
+        let chosen = chosen.clone();
+        move || {
+            if busy.get_untracked() {
+                return;
+            }
+            let locale = i18n.get_locale_untracked();
+            let request = basket(
+                locale,
+                &chosen,
+                date.get_untracked(),
+                slot.get_untracked().as_ref(),
+                quantities.get_untracked(),
+                flexible.get_untracked(),
+            );
+            match request {
+                Ok(request) => {
+                    message.set(None);
+                    reserving.dispatch_local(request);
+                }
+                Err(text) => message.set(Some(text)),
+            }
+        }
+    };
+    if let Some(link) = link {
+        let follow = FollowLink {
+            api,
+            chosen: chosen.clone(),
+            date,
+            slot,
+            quantity: total,
+            message,
+            locale: Signal::derive(move || i18n.get_locale()),
+        };
+        let reserve = reserve.clone();
+        leptos::task::spawn_local(async move {
+            if follow.run(&link).await {
+                link::forget_in_address();
+                reserve();
+            }
+        });
+    }
 
     let validity = chosen
         .ticket_validity_date
@@ -292,33 +359,6 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
         }
     });
 
-    let reserve = {
-        let chosen = chosen.clone();
-        move |_| {
-            if busy.get_untracked() {
-                return;
-            }
-            let locale = i18n.get_locale_untracked();
-            let request = basket(
-                locale,
-                &chosen,
-                date.get_untracked(),
-                slot.get_untracked().as_ref(),
-                quantities.get_untracked(),
-                flexible.get_untracked(),
-            );
-            let request = match request {
-                Ok(request) => request,
-                Err(text) => {
-                    message.set(Some(text));
-                    return;
-                }
-            };
-            message.set(None);
-            reserving.dispatch_local(request);
-        }
-    };
-
     view! {
         <p class="breadcrumb">
             <A href=format!("/frame/merchants/{merchant}")>{t!(i18n, common.back)}</A>
@@ -330,9 +370,69 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
         <QuantityPicker products=group quantities/>
         {flexible_option}
         <p class="form-message" role="alert">{move || message.get()}</p>
-        <button type="button" class="button primary wide" on:click=reserve aria-disabled=move || busy.get().then_some("true")>
+        <button type="button" class="button primary wide" on:click=move |_| reserve() aria-disabled=move || busy.get().then_some("true")>
             {t!(i18n, product.proceed)}
         </button>
+    }
+}
+
+/// Makes a deep link's choice on the product screen: the linked day and entry time only when
+/// they can still be bought, else the customer is told and chooses again.
+struct FollowLink {
+    api: Api,
+    chosen: Product,
+    date: RwSignal<Option<NaiveDate>>,
+    slot: RwSignal<Option<TimeslotEntry>>,
+    quantity: Signal<u32>,
+    message: RwSignal<Option<String>>,
+    locale: Signal<Locale>,
+}
+
+impl FollowLink {
+    /// Returns whether the whole choice is made and may be reserved at once.
+    async fn run(&self, link: &LinkedChoice) -> bool {
+        let tell = move |unavailable: bool| {
+            let locale = self.locale.get_untracked();
+            let text = if unavailable {
+                td_string!(locale, product.link_unavailable)
+            } else {
+                td_string!(locale, product.link_flawed)
+            };
+            self.message.set(Some(text.to_owned()));
+        };
+        if link.flawed {
+            tell(false);
+        }
+        let Some(day) = link.date else {
+            return link.complete(&self.chosen);
+        };
+        // A failed read leaves the choice as linked: the calendar and the times show the error.
+        let Ok(days) = self.api.calendar(self.chosen.id, day, day).await else {
+            return false;
+        };
+        if !days.iter().any(|d| d.date == day && d.available) {
+            self.date.set(None);
+            tell(true);
+            return false;
+        }
+        if link.time.is_some() {
+            let query = TimeslotQuery {
+                product_id: self.chosen.id,
+                date: day,
+                quantity: Some(self.quantity.get_untracked().max(1)),
+            };
+            let Ok(slots) = self.api.timeslots(&query).await else {
+                return false;
+            };
+            match link.slot(&slots) {
+                Some(entry) => self.slot.set(Some(entry.clone())),
+                None => {
+                    tell(true);
+                    return false;
+                }
+            }
+        }
+        link.complete(&self.chosen)
     }
 }
 

@@ -1,0 +1,123 @@
+// Deep links to a choice (issue 27, item 4): the partner's page links straight to a day, an
+// entry time and quantities; the frame makes the choice, goes on to the checkout's review when
+// it is whole and can be booked, and otherwise opens the product with a clear message. Any
+// error the frame logs (a panic among them) fails the test.
+
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test } from './support/fixtures';
+import { BASE_URL, DEMO_CAMPAIGN } from './support/partner';
+import { openShop } from './support/shop';
+
+const CATALOG = { 'x-campaign-id': DEMO_CAMPAIGN, 'Accept-Language': 'en-GB' };
+
+interface Product {
+  id: string;
+  sku: string;
+}
+
+/** The demo merchant offering `sku`, and that product. */
+async function productOf(request: APIRequestContext, sku: string): Promise<{ merchant: string; product: Product }> {
+  const merchants = await (await request.get(`${BASE_URL}/v2/merchants?limit=100`, { headers: CATALOG })).json();
+  for (const merchant of merchants.data) {
+    const products = await (await request.get(`${BASE_URL}/v2/merchants/${merchant.id}/products`, { headers: CATALOG })).json();
+    const product = products.data.find((p: Product) => p.sku === sku);
+    if (product) {
+      return { merchant: merchant.id, product };
+    }
+  }
+  throw new Error(`no demo product ${sku}`);
+}
+
+/** The first day from tomorrow on that `product` sells, and that day's first open entry time (HH:MM, the merchant's). */
+async function bookableDay(request: APIRequestContext, product: string): Promise<{ date: string; time?: string }> {
+  const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const until = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
+  const calendar = await (await request.get(`${BASE_URL}/v2/products/${product}/calendar?from=${from}&until=${until}`, { headers: CATALOG })).json();
+  const day = calendar.data.find((d: { available: boolean }) => d.available);
+  expect(day, 'a bookable day in the next 40 days').toBeTruthy();
+  const slots = await request.post(`${BASE_URL}/v2/fulfillment/timeslots`, {
+    headers: CATALOG,
+    data: { product_id: product, date: day.date, quantity: 2 },
+  });
+  const open = slots.ok() ? (await slots.json()).data.find((s: { available: boolean }) => s.available) : undefined;
+  // "2026-12-07T09:00:00+01:00": the merchant's local time is the text before the offset.
+  return { date: day.date, time: open?.start_time.slice(11, 16) };
+}
+
+function failOnFrameErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+test('a link with a day, an entry time and quantities opens the checkout review', async ({ page, partner, request }) => {
+  test.setTimeout(60_000);
+  const errors = failOnFrameErrors(page);
+  const { merchant, product } = await productOf(request, 'ZOO-SLOT');
+  const { date, time } = await bookableDay(request, product.id);
+  expect(time, 'an open entry time').toBeTruthy();
+
+  const frame = await openShop(page, partner, {
+    user: `e2e-link-${test.info().workerIndex}-${Date.now()}`,
+    merchant_id: merchant,
+    product_id: product.id,
+    date,
+    timeslot: time!,
+    quantities: `${product.id}:2`,
+  });
+  await expect(frame.getByRole('heading', { level: 1, name: 'Your order' })).toBeVisible({ timeout: 15_000 });
+  await expect(frame.getByText('2 × Day ticket with entry time')).toBeVisible();
+  await expect(frame.getByText(new RegExp(`^Entry time: ${time}`))).toBeVisible();
+  await expect(frame.getByText(/^Your tickets are held for \d+:\d\d$/)).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test('a link without the entry time the day needs opens the product with the rest chosen', async ({ page, partner, request }) => {
+  const errors = failOnFrameErrors(page);
+  const { merchant, product } = await productOf(request, 'ZOO-SLOT');
+  const { date } = await bookableDay(request, product.id);
+
+  const frame = await openShop(page, partner, {
+    merchant_id: merchant,
+    product_id: product.id,
+    date,
+    quantities: `${product.id}:3`,
+  });
+  await expect(frame.getByRole('heading', { level: 1, name: 'Day ticket with entry time' })).toBeVisible();
+  await expect(frame.getByText(/^Chosen date: /)).toBeVisible();
+  await expect(frame.getByRole('group', { name: 'Choose an entry time' })).toBeVisible();
+  await expect(frame.getByLabel('Number of tickets: Day ticket with entry time')).toHaveValue('3');
+  await expect(frame.getByText(/could not be used|can no longer be booked/)).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test('a malformed or sold-out choice opens the product with a clear message', async ({ page, partner, request }) => {
+  const errors = failOnFrameErrors(page);
+  const zoo = await productOf(request, 'ZOO-SLOT');
+  const malformed = await openShop(page, partner, {
+    merchant_id: zoo.merchant,
+    product_id: zoo.product.id,
+    date: '2020-01-01',
+    quantities: 'two adults',
+  });
+  await expect(malformed.getByRole('heading', { level: 1, name: 'Day ticket with entry time' })).toBeVisible();
+  await expect(malformed.getByText("Part of the link's choice could not be used. Please check your choice below.")).toBeVisible();
+  await expect(malformed.getByText(/^Chosen date: /)).toHaveCount(0);
+
+  // The festival is sold out on every day.
+  const festival = await productOf(request, 'PARK-FEST');
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const soldOut = await openShop(page, partner, {
+    merchant_id: festival.merchant,
+    product_id: festival.product.id,
+    date: tomorrow,
+    quantities: `${festival.product.id}:1`,
+  });
+  await expect(soldOut.getByRole('heading', { level: 1, name: 'Summer festival' })).toBeVisible();
+  await expect(soldOut.getByText('The date or entry time in the link can no longer be booked. Please choose another.')).toBeVisible();
+  await expect(soldOut.getByRole('heading', { name: 'Your order' })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
