@@ -32,6 +32,7 @@ mod conventions;
 mod credentials;
 mod db_reads;
 mod demo;
+mod docs_events;
 mod edge_limits;
 mod events_attribution;
 mod events_feed;
