@@ -33,6 +33,7 @@ mod credentials;
 mod db_reads;
 mod demo;
 mod docs_events;
+mod docs_integration;
 mod edge_limits;
 mod events_attribution;
 mod events_feed;
