@@ -69,7 +69,10 @@ async fn the_curl_steps_of_docs_integration_md_run_against_the_demo_data() {
     .unwrap();
     let printed = String::from_utf8_lossy(&output.stdout).replace('\r', "");
     let errors = String::from_utf8_lossy(&output.stderr);
-    assert!(errors.trim().is_empty(), "the steps wrote errors: {errors}");
+    assert!(
+        errors.trim().is_empty(),
+        "the steps wrote errors: {errors}\nand printed:\n{printed}"
+    );
 
     let mut rest = printed.as_str();
     for expected in EXPECTED {
