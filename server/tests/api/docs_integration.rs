@@ -26,7 +26,7 @@ const EXPECTED: [&str; 16] = [
     "303 http://localhost:8080/tickets/done?basket=7&payment_id=",
     r#"{"status":"PAID","order_status":"FULFILLED","payment":"PAID"}"#,
     r#""webhook_secret":"whsec_"#,
-    r#"{"types":[],"#,
+    r#""feed":{"resume_token":"#,
     "HTTP/1.1 401 Unauthorized\nwww-authenticate: Bearer error=\"invalid_token\"",
 ];
 
