@@ -303,9 +303,72 @@ fn parse_net(value: &str) -> Result<ipnet::IpNet, String> {
         .map_err(|_| format!("`{value}` is not a CIDR or an IP address"))
 }
 
+/// The settings reference as `server --help` prints it where no setting's variable is set:
+/// the long help with every `[env: NAME=value]` written `[env: NAME=]`, so the environment the
+/// help is rendered in does not change it. docs/operating.md holds it (a test compares them).
+pub fn settings_reference() -> String {
+    use clap::CommandFactory;
+    let help = Config::command().render_long_help().to_string();
+    let mut out = String::with_capacity(help.len());
+    let mut rest = help.as_str();
+    while let Some(start) = rest.find("[env: ") {
+        let (before, from) = rest.split_at(start);
+        out.push_str(before);
+        let end = from.find(']').map_or(from.len(), |i| i + 1);
+        let (env, after) = from.split_at(end);
+        match env.split_once('=') {
+            Some((name, _)) => {
+                out.push_str(name);
+                out.push_str("=]");
+            }
+            None => out.push_str(env),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const REFERENCE_START: &str = "<!-- settings reference: generated from `server --help` -->\n";
+    const REFERENCE_END: &str = "<!-- end of the settings reference -->";
+
+    /// docs/operating.md's settings reference is `server --help`. To regenerate it:
+    /// `BOXOFFICE_UPDATE_DOCS=1 cargo test -p app -p server --lib config::tests::docs_operating`.
+    #[test]
+    fn docs_operating_md_holds_the_settings_reference_of_server_help() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/operating.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let (before, rest) = doc
+            .split_once(REFERENCE_START)
+            .expect("docs/operating.md marks the start of the settings reference");
+        let (current, after) = rest
+            .split_once(REFERENCE_END)
+            .expect("docs/operating.md marks the end of the settings reference");
+        let wanted = format!("\n```text\n{}```\n\n", settings_reference());
+        if current == wanted {
+            return;
+        }
+        if std::env::var_os("BOXOFFICE_UPDATE_DOCS").is_some() {
+            std::fs::write(
+                path,
+                format!("{before}{REFERENCE_START}{wanted}{REFERENCE_END}{after}"),
+            )
+            .unwrap();
+            return;
+        }
+        panic!(
+            "docs/operating.md's settings reference is not `server --help`; regenerate it with \
+             BOXOFFICE_UPDATE_DOCS=1 cargo test -p app -p server --lib config::tests::docs_operating"
+        );
+    }
 
     #[test]
     fn debug_output_hides_secrets() {

@@ -249,12 +249,40 @@ impl From<crate::store::StoreError> for Error {
 mod tests {
     use super::ProblemType;
 
+    /// docs/errors.md is the one list of problem types: one row per type, `| `name` | status |`,
+    /// and no row for a type that does not exist.
     #[test]
-    fn every_problem_type_is_documented_for_partners() {
-        let docs = include_str!("../../docs/api.md");
+    fn docs_errors_md_lists_every_problem_type_and_no_other() {
+        let docs = include_str!("../../docs/errors.md");
+        let rows: Vec<(&str, &str)> = docs
+            .lines()
+            .filter_map(|line| line.strip_prefix("| `"))
+            .filter_map(|rest| {
+                let (name, rest) = rest.split_once("` | ")?;
+                let (status, _) = rest.split_once(" |")?;
+                Some((name, status))
+            })
+            .collect();
         for kind in ProblemType::ALL {
-            let row = format!("| `{}` | {} |", kind.name(), kind.status());
-            assert!(docs.contains(&row), "docs/api.md lacks the row {row}");
+            let found: Vec<_> = rows.iter().filter(|(n, _)| *n == kind.name()).collect();
+            assert_eq!(
+                found.len(),
+                1,
+                "docs/errors.md must list `{}` exactly once",
+                kind.name()
+            );
+            assert_eq!(
+                found[0].1,
+                kind.status().to_string(),
+                "docs/errors.md gives `{}` another status",
+                kind.name()
+            );
+        }
+        for (name, _) in &rows {
+            assert!(
+                ProblemType::from_name(name).is_some(),
+                "docs/errors.md lists `{name}`, which is no problem type"
+            );
         }
     }
 }

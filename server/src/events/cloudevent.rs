@@ -16,6 +16,15 @@ pub enum EventType {
 }
 
 impl EventType {
+    /// Every event type, for the documentation check (docs/events.md).
+    pub const ALL: [EventType; 5] = [
+        EventType::CheckoutStarted,
+        EventType::CheckoutFulfillmentRegistered,
+        EventType::CheckoutExpired,
+        EventType::OrderPaid,
+        EventType::OrderCancelled,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::CheckoutStarted => "checkouts.CheckoutStarted",

@@ -32,6 +32,8 @@ mod conventions;
 mod credentials;
 mod db_reads;
 mod demo;
+mod docs_events;
+mod docs_integration;
 mod edge_limits;
 mod events_attribution;
 mod events_feed;
