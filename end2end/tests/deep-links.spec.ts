@@ -72,6 +72,7 @@ test('a link with a day, an entry time and quantities opens the checkout review'
   await expect(frame.getByText('2 × Day ticket with entry time')).toBeVisible();
   await expect(frame.getByText(new RegExp(`^Entry time: ${time}`))).toBeVisible();
   await expect(frame.getByText(/^Your tickets are held for \d+:\d\d$/)).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('deep-link-review-1024.png'), fullPage: true });
   expect(errors).toEqual([]);
 });
 
@@ -106,6 +107,10 @@ test('a malformed or sold-out choice opens the product with a clear message', as
   await expect(malformed.getByRole('heading', { level: 1, name: 'Day ticket with entry time' })).toBeVisible();
   await expect(malformed.getByText("Part of the link's choice could not be used. Please check your choice below.")).toBeVisible();
   await expect(malformed.getByText(/^Chosen date: /)).toHaveCount(0);
+  for (const width of [360, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: test.info().outputPath(`deep-link-flawed-${width}.png`), fullPage: true });
+  }
 
   // The festival is sold out on every day.
   const festival = await productOf(request, 'PARK-FEST');

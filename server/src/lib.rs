@@ -184,12 +184,26 @@ fn leptos_options(config: &Config) -> leptos::config::LeptosOptions {
     options
 }
 
-/// The process-wide Prometheus recorder (the `metrics` facade allows one per process).
+/// The upper bounds, in seconds, of `http_request_duration_seconds`'s buckets: from a cached
+/// read (well under a millisecond) to a checkout waiting on a slow disk or provider.
+pub const DURATION_BUCKETS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The process-wide Prometheus recorder (the `metrics` facade allows one per process). Request
+/// durations are a histogram, not a summary: buckets add up across nodes, quantiles do not.
 fn metrics_handle() -> PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
             PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    metrics_exporter_prometheus::Matcher::Full(
+                        "http_request_duration_seconds".into(),
+                    ),
+                    &DURATION_BUCKETS,
+                )
+                .expect("the buckets are not empty")
                 .install_recorder()
                 .expect("the metrics recorder is installed once")
         })

@@ -175,6 +175,19 @@ async fn readiness_checks_the_database_and_metrics_count_requests() {
         "{}",
         metrics.text
     );
+    // Durations are a histogram (its buckets add up across nodes), not a summary.
+    let text = &app.get("/metrics").await.text;
+    assert!(
+        text.contains("# TYPE http_request_duration_seconds histogram"),
+        "{text}"
+    );
+    assert!(
+        text.contains("http_request_duration_seconds_bucket{")
+            && text.contains("le=\"0.005\"")
+            && text.contains("le=\"+Inf\""),
+        "{text}"
+    );
+    assert!(!text.contains("quantile="), "{text}");
 }
 
 #[tokio::test]
