@@ -3,24 +3,44 @@
 // it is whole and can be booked, and otherwise opens the product with a clear message. Any
 // error the frame logs (a panic among them) fails the test.
 
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect, test } from './support/fixtures';
-import { BASE_URL, DEMO_CAMPAIGN } from './support/partner';
+import { BASE_URL, customerBearer, DEMO_CAMPAIGN } from './support/partner';
 import { openShop } from './support/shop';
-
-const CATALOG = { 'x-campaign-id': DEMO_CAMPAIGN, 'Accept-Language': 'en-GB' };
 
 interface Product {
   id: string;
   sku: string;
 }
 
+/** A bearer of a headless customer of the demo partner, for reading the catalog as the frame does. */
+let bearer: Promise<string> | undefined;
+function catalogBearer(): Promise<string> {
+  bearer ??= customerBearer('e2e-deep-link-catalog');
+  return bearer;
+}
+
+/** The catalog as the frame reads it: the customer's bearer, the campaign, English. */
+async function catalog(path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${BASE_URL}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      Authorization: `Bearer ${await catalogBearer()}`,
+      'x-campaign-id': DEMO_CAMPAIGN,
+      'Accept-Language': 'en-GB',
+      'Content-Type': 'application/json',
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+  return (await response.json()).data;
+}
+
 /** The demo merchant offering `sku`, and that product. */
-async function productOf(request: APIRequestContext, sku: string): Promise<{ merchant: string; product: Product }> {
-  const merchants = await (await request.get(`${BASE_URL}/v2/merchants?limit=100`, { headers: CATALOG })).json();
-  for (const merchant of merchants.data) {
-    const products = await (await request.get(`${BASE_URL}/v2/merchants/${merchant.id}/products`, { headers: CATALOG })).json();
-    const product = products.data.find((p: Product) => p.sku === sku);
+async function productOf(sku: string): Promise<{ merchant: string; product: Product }> {
+  for (const merchant of await catalog('/v2/merchants?limit=100')) {
+    const products: Product[] = await catalog(`/v2/merchants/${merchant.id}/products`);
+    const product = products.find((p) => p.sku === sku);
     if (product) {
       return { merchant: merchant.id, product };
     }
@@ -29,17 +49,14 @@ async function productOf(request: APIRequestContext, sku: string): Promise<{ mer
 }
 
 /** The first day from tomorrow on that `product` sells, and that day's first open entry time (HH:MM, the merchant's). */
-async function bookableDay(request: APIRequestContext, product: string): Promise<{ date: string; time?: string }> {
+async function bookableDay(product: string): Promise<{ date: string; time?: string }> {
   const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   const until = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
-  const calendar = await (await request.get(`${BASE_URL}/v2/products/${product}/calendar?from=${from}&until=${until}`, { headers: CATALOG })).json();
-  const day = calendar.data.find((d: { available: boolean }) => d.available);
+  const calendar = await catalog(`/v2/products/${product}/calendar?from=${from}&until=${until}`);
+  const day = calendar.find((d: { available: boolean }) => d.available);
   expect(day, 'a bookable day in the next 40 days').toBeTruthy();
-  const slots = await request.post(`${BASE_URL}/v2/fulfillment/timeslots`, {
-    headers: CATALOG,
-    data: { product_id: product, date: day.date, quantity: 2 },
-  });
-  const open = slots.ok() ? (await slots.json()).data.find((s: { available: boolean }) => s.available) : undefined;
+  const slots = await catalog('/v2/fulfillment/timeslots', { product_id: product, date: day.date, quantity: 2 });
+  const open = slots.find((s: { available: boolean }) => s.available);
   // "2026-12-07T09:00:00+01:00": the merchant's local time is the text before the offset.
   return { date: day.date, time: open?.start_time.slice(11, 16) };
 }
@@ -47,17 +64,17 @@ async function bookableDay(request: APIRequestContext, product: string): Promise
 function failOnFrameErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
+    if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(error.message));
   return errors;
 }
 
-test('a link with a day, an entry time and quantities opens the checkout review', async ({ page, partner, request }) => {
+test('a link with a day, an entry time and quantities opens the checkout review', async ({ page, partner }) => {
   test.setTimeout(60_000);
   const errors = failOnFrameErrors(page);
-  const { merchant, product } = await productOf(request, 'ZOO-SLOT');
-  const { date, time } = await bookableDay(request, product.id);
+  const { merchant, product } = await productOf('ZOO-SLOT');
+  const { date, time } = await bookableDay(product.id);
   expect(time, 'an open entry time').toBeTruthy();
 
   const frame = await openShop(page, partner, {
@@ -76,10 +93,10 @@ test('a link with a day, an entry time and quantities opens the checkout review'
   expect(errors).toEqual([]);
 });
 
-test('a link without the entry time the day needs opens the product with the rest chosen', async ({ page, partner, request }) => {
+test('a link without the entry time the day needs opens the product with the rest chosen', async ({ page, partner }) => {
   const errors = failOnFrameErrors(page);
-  const { merchant, product } = await productOf(request, 'ZOO-SLOT');
-  const { date } = await bookableDay(request, product.id);
+  const { merchant, product } = await productOf('ZOO-SLOT');
+  const { date } = await bookableDay(product.id);
 
   const frame = await openShop(page, partner, {
     merchant_id: merchant,
@@ -95,9 +112,9 @@ test('a link without the entry time the day needs opens the product with the res
   expect(errors).toEqual([]);
 });
 
-test('a malformed or sold-out choice opens the product with a clear message', async ({ page, partner, request }) => {
+test('a malformed or sold-out choice opens the product with a clear message', async ({ page, partner }) => {
   const errors = failOnFrameErrors(page);
-  const zoo = await productOf(request, 'ZOO-SLOT');
+  const zoo = await productOf('ZOO-SLOT');
   const malformed = await openShop(page, partner, {
     merchant_id: zoo.merchant,
     product_id: zoo.product.id,
@@ -113,7 +130,7 @@ test('a malformed or sold-out choice opens the product with a clear message', as
   }
 
   // The festival is sold out on every day.
-  const festival = await productOf(request, 'PARK-FEST');
+  const festival = await productOf('PARK-FEST');
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   const soldOut = await openShop(page, partner, {
     merchant_id: festival.merchant,

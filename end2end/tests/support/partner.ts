@@ -370,6 +370,10 @@ export async function startPartner(opts: { host?: string } = {}): Promise<Partne
         );
       case '/identity-token':
         return send(res, 200, 'text/plain', identityToken(privateKey, issuer, param(query, 'user') ?? DEFAULT_USER));
+      case '/favicon.ico':
+        // The browser asks every page for one; a 404 would be a console error in every test.
+        res.writeHead(204).end();
+        return;
       case '/jwks':
         return send(res, 200, 'application/json', JSON.stringify({ keys: [jwk] }));
       default:

@@ -7,7 +7,7 @@
 //! surfaces it is drawn on and replaced by the text colour where it would fall short, so a
 //! theme that passes the operator API's checks gives a frame that passes them everywhere.
 
-use std::fmt::Write;
+use std::{fmt::Write, sync::OnceLock};
 
 use super::{
     colour::{contrast, Rgb},
@@ -54,6 +54,30 @@ pub fn palette_defaults(light: bool) -> Defaults {
     } else {
         DARK
     }
+}
+
+/// The frame's stylesheet, whose designed palettes are written as `light-dark(light, dark)`.
+const MAIN_CSS: &str = include_str!("../../../style/main.css");
+
+/// `--name:#dark;` for every `light-dark()` colour of `style/main.css`: the designed dark
+/// palette spelled out. A dark frame sets it outright rather than through `color-scheme`,
+/// because Chromium inside an iframe resolves `light-dark()` to its light side even under
+/// `color-scheme: dark` (seen with Chromium 156; the theme's browser test shows it).
+fn designed_dark() -> &'static str {
+    static DARK_CSS: OnceLock<String> = OnceLock::new();
+    DARK_CSS.get_or_init(|| {
+        MAIN_CSS
+            .lines()
+            .filter_map(|line| {
+                let (name, pair) = line
+                    .trim()
+                    .strip_prefix("--")?
+                    .split_once(": light-dark(")?;
+                let (_, dark) = pair.strip_suffix(");")?.split_once(", ")?;
+                Some(format!("--{name}:{dark};"))
+            })
+            .collect()
+    })
 }
 
 /// `candidate` where it reaches `needed` against every one of `grounds`, else `fallback`.
@@ -131,11 +155,10 @@ pub fn palette(base: Base, defaults: &Defaults) -> Vec<(&'static str, Rgb)> {
     ]
 }
 
-/// The CSS of a saved (so valid) theme: `color-scheme`, the radius, the font stack and, when
-/// it sets colours, the whole derived palette. `auto` keeps the designed dark palette for
-/// devices that prefer dark, so its colours apply only when they do not; there it says `dark`
-/// outright, because inside an iframe Chromium matches `prefers-color-scheme: dark` yet
-/// resolves `light-dark()` under `color-scheme: light dark` to the light side.
+/// The CSS of a saved (so valid) theme: `color-scheme`, the radius, the font stack, the
+/// designed dark palette where the frame is dark, and, when the theme sets colours, the whole
+/// palette derived from them. `auto` keeps the designed dark palette for devices that prefer
+/// dark, so its colours apply only when they do not.
 pub fn css(theme: &Theme) -> String {
     // `html:root` outranks main.css's `:root` wherever the two end up in the page.
     let mut out = String::from("html:root{color-scheme:");
@@ -151,8 +174,18 @@ pub fn css(theme: &Theme) -> String {
         let _ = write!(out, ";--font:{stack}");
     }
     out.push('}');
-    if theme.color_scheme == ColorScheme::Auto {
-        out.push_str("@media (prefers-color-scheme:dark){html:root{color-scheme:dark}}");
+    match theme.color_scheme {
+        ColorScheme::Light => {}
+        ColorScheme::Dark => {
+            let _ = write!(out, "html:root{{{}}}", designed_dark());
+        }
+        ColorScheme::Auto => {
+            let _ = write!(
+                out,
+                "@media (prefers-color-scheme:dark){{html:root{{color-scheme:dark;{}}}}}",
+                designed_dark()
+            );
+        }
     }
     let base = theme.base().filter(|_| theme.sets_colours());
     if let Some(base) = base {
@@ -176,8 +209,6 @@ pub fn css(theme: &Theme) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MAIN_CSS: &str = include_str!("../../../style/main.css");
 
     /// `(light, dark)` of `--name: light-dark(#l, #d);` in main.css.
     fn designed(name: &str) -> (Rgb, Rgb) {
@@ -300,17 +331,31 @@ mod tests {
             auto.contains("@media not (prefers-color-scheme:dark){html:root{--surface:#ffffff;")
         );
         assert!(
-            auto.contains("@media (prefers-color-scheme:dark){html:root{color-scheme:dark}}"),
-            "a dark device gets the dark side of light-dark() outright: {auto}"
+            auto.contains(
+                "@media (prefers-color-scheme:dark){html:root{color-scheme:dark;--ink:#e6e8eb;"
+            ),
+            "a dark device gets the designed dark palette outright: {auto}"
         );
         let dark_only = css(&Theme {
             color_scheme: ColorScheme::Dark,
             ..Theme::default()
         });
         assert_eq!(
-            dark_only, "html:root{color-scheme:dark}",
+            dark_only,
+            format!(
+                "html:root{{color-scheme:dark}}html:root{{{}}}",
+                designed_dark()
+            ),
             "the designed dark palette"
         );
+        // Every light-dark() colour of main.css, by its dark value.
+        assert_eq!(
+            designed_dark().matches("--").count(),
+            14,
+            "{}",
+            designed_dark()
+        );
+        assert!(designed_dark().contains("--surface:#16191d;--muted:#22262c;"));
         for text in [light, auto] {
             assert!(!text.contains('<') && !text.contains('\\'), "{text}");
         }
