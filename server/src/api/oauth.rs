@@ -104,11 +104,16 @@ fn claimed_client_id(headers: &HeaderMap, body: &[u8]) -> String {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct ClientCredentialsRequest {
     /// Must be `client_credentials`.
+    #[schema(required = true, nullable = false, pattern = "^client_credentials$")]
     grant_type: Option<String>,
+    /// Here or in HTTP Basic.
+    #[schema(nullable = false)]
     client_id: Option<String>,
+    #[schema(nullable = false)]
     client_secret: Option<String>,
     /// Accepted and ignored: backend bearers carry no scopes.
     #[allow(dead_code)]
+    #[schema(nullable = false)]
     scope: Option<String>,
 }
 
@@ -146,11 +151,17 @@ async fn client_credentials_token(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct CodeGrantRequest {
     /// `authorization_code` when sent.
+    #[schema(nullable = false, pattern = "^authorization_code$")]
     grant_type: Option<String>,
     /// The session code.
+    #[schema(required = true, nullable = false, min_length = 1)]
     code: Option<String>,
+    /// Here or in HTTP Basic.
+    #[schema(nullable = false)]
     client_id: Option<String>,
+    #[schema(nullable = false)]
     client_secret: Option<String>,
+    #[schema(nullable = false)]
     code_verifier: Option<String>,
 }
 
