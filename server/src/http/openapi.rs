@@ -51,16 +51,19 @@ struct SecuritySchemes;
 impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        for name in [
-            "admin_token",
-            "backend_bearer",
-            "public_bearer",
-            "merchant_bearer",
+        for (name, format, description) in [
+            ("admin_token", None, "The operator's token, BOXOFFICE_ADMIN_TOKEN (the operator API is off without it)."),
+            ("backend_bearer", Some("JWT"), "A partner backend's bearer: client credentials at POST /oauth/token (15 minutes)."),
+            ("public_bearer", Some("JWT"), "A customer session's bearer: POST /v1/session, then its code exchanged at POST /v1/session/token (30 minutes)."),
+            ("merchant_bearer", Some("JWT"), "A merchant's bearer: the onboarding mail's code exchanged at POST /{stage}/merchant-accounts/session/token (1 hour)."),
         ] {
-            components.add_security_scheme(
-                name,
-                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-            );
+            let mut scheme = HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some(description));
+            if let Some(format) = format {
+                scheme = scheme.bearer_format(format);
+            }
+            components.add_security_scheme(name, SecurityScheme::Http(scheme.build()));
         }
     }
 }
@@ -114,7 +117,9 @@ pub struct LanguageHeader {
 }
 
 /// Every operation of a path item, with its method.
-fn operations(item: &mut PathItem) -> impl Iterator<Item = (&'static str, &mut Operation)> {
+pub(crate) fn operations(
+    item: &mut PathItem,
+) -> impl Iterator<Item = (&'static str, &mut Operation)> {
     [
         ("get", &mut item.get),
         ("put", &mut item.put),
