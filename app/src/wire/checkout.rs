@@ -150,7 +150,7 @@ pub struct CheckoutRequest {
     #[serde(default)]
     #[cfg_attr(
         feature = "ssr",
-        schema(min_length = 1, max_length = 200, pattern = r"\S")
+        schema(min_length = 1, max_length = 200, pattern = r"[^\s\u0085]|\ufeff")
     )]
     pub external_reference: Option<String>,
     /// The same customer's open checkout this one reprices (the basket again with a voucher):
@@ -168,13 +168,25 @@ pub struct CheckoutRequest {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ShippingAddress {
-    #[cfg_attr(feature = "ssr", schema(max_length = 200, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub street: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 20, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 20, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub house_number: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 20, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 20, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub postal_code: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 100, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub city: String,
     /// ISO 3166-1 alpha-2.
     #[cfg_attr(feature = "ssr", schema(schema_with = super::country_code))]
@@ -188,9 +200,15 @@ pub struct ShippingAddress {
 pub struct ConfirmRequest {
     #[cfg_attr(feature = "ssr", schema(format = Email, max_length = 254))]
     pub email: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 100, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub first_name: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 100, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub last_name: String,
     /// Absolute http(s) URL on an origin the partner registered; reached whatever the outcome,
     /// with `payment_id` added.
@@ -226,14 +244,20 @@ pub struct ExpressCheckoutRequest {
     #[serde(default)]
     #[cfg_attr(
         feature = "ssr",
-        schema(min_length = 1, max_length = 200, pattern = r"\S")
+        schema(min_length = 1, max_length = 200, pattern = r"[^\s\u0085]|\ufeff")
     )]
     pub external_reference: Option<String>,
     #[cfg_attr(feature = "ssr", schema(format = Email, max_length = 254))]
     pub email: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 100, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub first_name: String,
-    #[cfg_attr(feature = "ssr", schema(max_length = 100, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub last_name: String,
     #[cfg_attr(
         feature = "ssr",

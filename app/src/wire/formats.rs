@@ -5,6 +5,12 @@ use utoipa::openapi::schema::{
     AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type,
 };
 
+/// Text that is not blank as Rust's `str::trim` sees it, in JSON Schema's (ECMA-262) regular
+/// expressions: a character other than white space, where `\s` lacks U+0085 (which `trim`
+/// removes) and has U+FEFF (which `trim` keeps). The same text as each `pattern = r"…"` on a
+/// field that must not be blank.
+pub const NOT_BLANK: &str = r"[^\s\u0085]|\ufeff";
+
 /// An ISO 3166-1 alpha-2 country code: the codes the server accepts (celes's table, the one
 /// `server::validate::is_country` checks against), listed as an enum.
 pub fn country_code() -> ObjectBuilder {
@@ -61,7 +67,7 @@ pub fn newsletters() -> ArrayBuilder {
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .max_length(Some(100))
-                .pattern(Some(r"\S")),
+                .pattern(Some(NOT_BLANK)),
         )
         .max_items(Some(20))
         .description(Some("Newsletter ids the customer consented to."))

@@ -27,7 +27,7 @@ pub use credentials::{
 };
 pub use envelope::{Envelope, Feed, Meta, Pagination};
 #[cfg(feature = "ssr")]
-pub use formats::{country_code, newsletters, visit_date, voucher_codes};
+pub use formats::{country_code, newsletters, visit_date, voucher_codes, NOT_BLANK};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;

@@ -57,7 +57,7 @@ struct SearchParams {
     #[param(exclusive_minimum = 0, maximum = 20015.1)]
     radius_km: Option<f64>,
     /// Only merchants of this category (case- and diacritic-insensitive, whole value).
-    #[param(max_length = 100, pattern = r"\S")]
+    #[param(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     category: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
     #[param(minimum = 1, maximum = 100)]

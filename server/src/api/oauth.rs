@@ -101,10 +101,27 @@ fn claimed_client_id(headers: &HeaderMap, body: &[u8]) -> String {
         .collect()
 }
 
+/// The one `grant_type` of `POST /oauth/token` (documents the field, which is read as text so
+/// another value is answered `unsupported-grant-type` rather than a validation error).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum ClientCredentialsGrant {
+    ClientCredentials,
+}
+
+/// The one `grant_type` of `POST /v1/oauth/token`, as `ClientCredentialsGrant`.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum AuthorizationCodeGrant {
+    AuthorizationCode,
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct ClientCredentialsRequest {
     /// Must be `client_credentials`.
-    #[schema(required = true, nullable = false, pattern = "^client_credentials$")]
+    #[schema(required = true, inline, value_type = ClientCredentialsGrant)]
     grant_type: Option<String>,
     /// Here or in HTTP Basic.
     #[schema(nullable = false)]
@@ -151,7 +168,7 @@ async fn client_credentials_token(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct CodeGrantRequest {
     /// `authorization_code` when sent.
-    #[schema(nullable = false, pattern = "^authorization_code$")]
+    #[schema(inline, value_type = Option<AuthorizationCodeGrant>, nullable = false)]
     grant_type: Option<String>,
     /// The session code.
     #[schema(required = true, nullable = false, min_length = 1)]

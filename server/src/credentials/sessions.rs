@@ -43,7 +43,7 @@ impl Integration {
 #[serde(deny_unknown_fields)]
 pub struct SessionUser {
     /// The partner's stable id for its user.
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub reference: String,
     #[schema(format = Email, max_length = 254)]
     pub email: Option<String>,
@@ -58,18 +58,20 @@ pub struct SessionUser {
     /// `last_name`, each sent above. The frame shows them read-only and a checkout under this
     /// session's bearer with another value is refused (422 `checkout-field-locked`).
     #[serde(default)]
-    #[schema(inline, value_type = Vec<LockableField>)]
+    #[schema(schema_with = lockable_fields)]
     pub locked: Vec<String>,
 }
 
-/// A field a session can lock (`Prefill::FIELDS`).
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
-#[allow(dead_code)] // documents `locked`'s items
-enum LockableField {
-    Email,
-    FirstName,
-    LastName,
+/// `#[schema(schema_with = lockable_fields)]`: each of `Prefill::FIELDS` at most once.
+fn lockable_fields() -> utoipa::openapi::schema::ArrayBuilder {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(Prefill::FIELDS)),
+        )
+        .unique_items(true)
 }
 
 impl SessionUser {

@@ -162,7 +162,8 @@ pub fn mark_operator_operations(doc: &mut utoipa::openapi::OpenApi) {
 /// - `401` with `WWW-Authenticate` on every operation that accepts a bearer;
 /// - `415` (not JSON, or not the declared form) and `413` (too large) on every operation with
 ///   a body;
-/// - `400` on every operation with a UUID path parameter (a malformed id);
+/// - `400` on every operation with a UUID path parameter (a malformed id) or with query
+///   parameters (`ApiQuery` refuses a value that does not fit, and U+0000 in any);
 /// - `404` on every `/{stage}/…` operation (a stage other than the configured one);
 /// - `servers`: the server's public URL.
 pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str) {
@@ -206,6 +207,16 @@ pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str)
             if uuid_in_path {
                 responses.entry("400".to_owned()).or_insert_with(|| {
                     problem("A path id is not a UUID: `request-validation-failed`.")
+                });
+            }
+            let takes_query = operation
+                .parameters
+                .iter()
+                .flatten()
+                .any(|parameter| parameter.parameter_in == ParameterIn::Query);
+            if takes_query {
+                responses.entry("400".to_owned()).or_insert_with(|| {
+                    problem("A query parameter does not fit, or holds U+0000: `request-validation-failed`.")
                 });
             }
             for parameter in operation.parameters.iter_mut().flatten() {

@@ -17,10 +17,10 @@ pub struct CalendarInput {
     /// Inclusive; at most 366 days after `from` counted inclusively.
     pub until: NaiveDate,
     /// Not negative, two decimals at most.
-    #[schema(value_type = String, example = "12.50", pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+    #[schema(value_type = String, example = "12.50", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub price: Decimal,
-    #[schema(value_type = String, example = "15.00", pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+    #[schema(value_type = String, example = "15.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub list_price: Decimal,
     /// Places per day in the product's availability group, shared with every product of that

@@ -55,7 +55,7 @@ impl std::fmt::Debug for PartnerClientSecrets {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartnerClientInput {
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     /// On create: the client id to issue (generated as `pc_…` when absent). It cannot be
     /// changed afterwards; an update may repeat it.

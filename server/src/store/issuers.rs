@@ -58,7 +58,7 @@ impl IdentityIssuerRow {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IdentityIssuerInput {
-    #[schema(max_length = 500, pattern = r"\S")]
+    #[schema(max_length = 500, pattern = r"[^\s\u0085]|\ufeff")]
     pub issuer: String,
     /// An absolute http(s) URL at a public address, `{apiKey}` its only placeholder.
     #[schema(

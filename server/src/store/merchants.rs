@@ -9,11 +9,11 @@ use super::StoreResult;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Address {
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub street: String,
-    #[schema(max_length = 20, pattern = r"\S")]
+    #[schema(max_length = 20, pattern = r"[^\s\u0085]|\ufeff")]
     pub postal_code: String,
-    #[schema(max_length = 100, pattern = r"\S")]
+    #[schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     pub city: String,
     /// ISO 3166-1 alpha-2 code.
     #[schema(schema_with = app::wire::country_code)]
@@ -37,7 +37,7 @@ pub struct Location {
 #[serde(deny_unknown_fields)]
 pub struct MerchantTranslation {
     pub locale: Locale,
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     #[serde(default)]
     #[schema(max_length = 5000)]
@@ -49,12 +49,12 @@ pub struct MerchantTranslation {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MerchantInput {
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     #[serde(default)]
     #[schema(max_length = 5000)]
     pub description: String,
-    #[schema(example = "museum", max_length = 100, pattern = r"\S")]
+    #[schema(example = "museum", max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     pub category: String,
     pub address: Address,
     pub location: Location,

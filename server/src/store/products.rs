@@ -18,7 +18,7 @@ pub const INVENTORY_PROVIDER: &str = "inventory";
 #[serde(deny_unknown_fields)]
 pub struct ProductTranslation {
     pub locale: Locale,
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub title: String,
     #[serde(default)]
     #[schema(max_length = 10000)]
@@ -39,29 +39,29 @@ pub struct ProductInput {
     /// makes a dedicated group for the product and an update keeps the current group (or makes
     /// a dedicated one when the product moves to another merchant).
     pub availability_group_id: Option<Uuid>,
-    #[schema(max_length = 200, pattern = r"\S")]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub title: String,
     #[schema(example = "TICKET", pattern = "^[A-Z_]{1,50}$")]
     pub product_type: String,
     #[serde(default)]
     pub physical_product: bool,
     /// Upstream catalog identifier; the key for commission settlement.
-    #[schema(max_length = 100, pattern = r"\S")]
+    #[schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     pub sku: String,
     /// Only for product_type TICKET (e.g. adult, child).
-    #[schema(max_length = 50, pattern = r"\S")]
+    #[schema(max_length = 50, pattern = r"[^\s\u0085]|\ufeff")]
     pub age_group: Option<String>,
     /// Not negative, two decimals at most (as every amount here).
-    #[schema(value_type = String, example = "12.50", pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+    #[schema(value_type = String, example = "12.50", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub unit_price: Decimal,
-    #[schema(value_type = String, example = "15.00", pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+    #[schema(value_type = String, example = "15.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub list_price: Decimal,
-    #[schema(value_type = String, example = "0.50", pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+    #[schema(value_type = String, example = "0.50", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str", default)]
     pub booking_costs: Decimal,
-    #[schema(value_type = String, example = "2.00", pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+    #[schema(value_type = String, example = "2.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str", default)]
     pub visit_guarantee_cost: Decimal,
     #[serde(default)]
@@ -82,11 +82,24 @@ pub struct ProductInput {
     pub provider: String,
     /// The campaigns that list this product, each once.
     #[serde(default)]
+    #[schema(schema_with = distinct_ids)]
     pub campaign_ids: Vec<Uuid>,
     /// One per locale at most.
     #[serde(default)]
     #[schema(max_items = 4)]
     pub translations: Vec<ProductTranslation>,
+}
+
+/// `#[schema(schema_with = distinct_ids)]`: UUIDs, each at most once.
+fn distinct_ids() -> utoipa::openapi::schema::ArrayBuilder {
+    use utoipa::openapi::schema::{ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid))),
+        )
+        .unique_items(true)
 }
 
 /// A product, with its translations and campaign membership.

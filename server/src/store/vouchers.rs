@@ -75,7 +75,7 @@ pub struct VoucherInput {
     pub code: String,
     pub kind: VoucherKind,
     /// Above zero, at most two decimals; a percentage is at most 100.
-    #[schema(value_type = String, example = "10.00", pattern = r"^([1-9][0-9]{0,11}(\.[0-9]{1,2})?|0\.(0[1-9]|[1-9][0-9]?))$")]
+    #[schema(value_type = String, example = "10.00", pattern = r"^([1-9][0-9]{0,7}(\.[0-9]{1,2})?|0\.(0[1-9]|[1-9][0-9]?))$")]
     #[serde(with = "super::two_decimals")]
     pub value: Decimal,
     #[serde(default)]
