@@ -4,8 +4,10 @@
 422. A few refusals follow business rules that no JSON Schema can state; those, and only those,
 are allowed: as (operation, problem type) pairs in ALLOWED below, and, for a rule between two
 fields of one request (JSON Schema states each field alone), as (operation, field, code) in
-BETWEEN_FIELDS, a `request-validation-failed` being allowed only when each of its `errors` is
-listed. Each entry has its reason. The built-in check is run with `--exclude-checks
+BETWEEN_FIELDS (or, for rules against stored data or server policy, as a code allowed on any
+field in EVERYWHERE), a `request-validation-failed` being allowed only when each of its
+`errors` is listed; and a whole number written `39.0` (INTEGRAL_FLOAT). Each entry has its
+reason. The built-in check is run with `--exclude-checks
 positive_data_acceptance` and this one in its place (it is the built-in check, minus these).
 
 With JUDGES_TRACE=<file>, each refused schema-valid request's operation and problem are appended
