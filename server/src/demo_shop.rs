@@ -68,6 +68,9 @@ struct ShopQuery {
 #[serde(deny_unknown_fields)]
 struct DemoSessionRequest {
     /// The visit's own reference, `demo-visit-<uuid>`, made by the page's script.
+    #[schema(
+        pattern = "^demo-visit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+    )]
     visitor: String,
 }
 

@@ -29,7 +29,9 @@ pub const MERCHANT_TOKEN_TTL_SECS: u64 = 3600;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewMerchantAccount {
+    #[schema(format = Email, max_length = 254)]
     pub email: String,
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub legal_name: String,
     /// The catalog merchant this account settles for, if it exists yet.
     pub merchant_id: Option<Uuid>,

@@ -21,7 +21,7 @@ use crate::{
 };
 
 /// Every route of the service with its middleware, and the OpenAPI document describing them.
-pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
+pub fn router(state: AppState) -> (Router, serde_json::Value) {
     let (api, mut doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(ops::router())
         .merge(openapi::router())
@@ -36,6 +36,8 @@ pub fn router(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .split_for_parts();
     openapi::mark_operator_operations(&mut doc);
     openapi::complete_operations(&mut doc, state.config.public_url.as_str());
+    let mut doc = serde_json::to_value(&doc).expect("OpenAPI serialises");
+    crate::http::openapi_links::add_links(&mut doc);
     let document = openapi::Document(serde_json::to_vec(&doc).expect("OpenAPI serialises").into());
 
     let app = api

@@ -8,6 +8,12 @@ use rust_decimal::Decimal;
 
 use crate::error::{Error, Result};
 
+/// The largest amount an input may name: 8 digits before the point, what every amount column
+/// stores (`loyalty_points_per_unit` is NUMERIC(10,2)), and with which 20 lines of 50 places
+/// still total within the NUMERIC(14,2) of checkout totals. Above it PostgreSQL would refuse
+/// the row; the document's amount patterns say the same (`^[0-9]{1,8}…`).
+pub const MAX_AMOUNT: Decimal = Decimal::from_parts(0x540B_E3FF, 2, 0, false, 2); // 99999999.99
+
 /// Collects field errors; `finish` fails with all of them at once.
 #[derive(Debug, Default)]
 pub struct Checks {
@@ -40,10 +46,12 @@ impl Checks {
         }
     }
 
-    /// An amount of money: not negative, at most two decimals.
+    /// An amount of money: not negative, at most [`MAX_AMOUNT`], at most two decimals.
     pub fn non_negative_amount(&mut self, field: &str, value: Decimal) {
         if value.is_sign_negative() {
             self.fail(field, "negative", format!("{field} must not be negative"));
+        } else if value > MAX_AMOUNT {
+            self.too_large(field);
         } else if value.normalize().scale() > 2 {
             self.fail(
                 field,
@@ -134,10 +142,12 @@ impl Checks {
         );
     }
 
-    /// An amount that must be above zero, with at most two decimals.
+    /// An amount that must be above zero, at most [`MAX_AMOUNT`], with at most two decimals.
     pub fn positive_amount(&mut self, field: &str, value: Decimal) {
         if value <= Decimal::ZERO {
             self.fail(field, "not_positive", format!("{field} must be above zero"));
+        } else if value > MAX_AMOUNT {
+            self.too_large(field);
         } else {
             self.two_decimals(field, value);
         }
@@ -154,6 +164,14 @@ impl Checks {
         } else {
             self.two_decimals(field, value);
         }
+    }
+
+    fn too_large(&mut self, field: &str) {
+        self.fail(
+            field,
+            "too_large",
+            format!("{field} must be at most {MAX_AMOUNT}"),
+        );
     }
 
     fn two_decimals(&mut self, field: &str, value: Decimal) {
@@ -341,6 +359,25 @@ pub fn is_country(code: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_largest_amount_has_eight_digits_before_the_point() {
+        assert_eq!(MAX_AMOUNT.to_string(), "99999999.99");
+        let mut checks = Checks::default();
+        checks.non_negative_amount("a", MAX_AMOUNT);
+        checks.positive_amount("b", MAX_AMOUNT);
+        assert!(checks.finish().is_ok());
+        let mut checks = Checks::default();
+        checks.non_negative_amount("a", "100000000".parse().unwrap());
+        checks.positive_amount("b", "100000000.00".parse().unwrap());
+        assert_eq!(
+            failed_with_codes(checks),
+            [
+                ("a".into(), "too_large".into()),
+                ("b".into(), "too_large".into())
+            ]
+        );
+    }
 
     #[test]
     fn origins() {

@@ -26,13 +26,61 @@ pub struct BasketLine {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Attribution {
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
     pub utm_source: Option<String>,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
     pub utm_medium: Option<String>,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
     pub utm_campaign: Option<String>,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
     pub utm_term: Option<String>,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
     pub utm_content: Option<String>,
     /// The host page's `ref` parameter.
     #[serde(rename = "ref")]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
     pub reference: Option<String>,
 }
 
@@ -90,15 +138,20 @@ impl Attribution {
 pub struct CheckoutRequest {
     /// ISO 8601 date-time with a real time for timeslotted products (read in the merchant's
     /// zone), or a bare `YYYY-MM-DD` for products without timeslots.
-    #[cfg_attr(feature = "ssr", schema(example = "2026-12-01T10:00:00+01:00"))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::visit_date))]
     pub date: String,
     pub flexible_date: bool,
     #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 20))]
     pub lines: Vec<BasketLine>,
     /// Invalid or exhausted codes are silently ignored.
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::voucher_codes))]
     pub voucher_codes: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(min_length = 1, max_length = 200, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub external_reference: Option<String>,
     /// The same customer's open checkout this one reprices (the basket again with a voucher):
     /// it is not counted against what the customer may hold at once, since the caller
@@ -115,12 +168,28 @@ pub struct CheckoutRequest {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ShippingAddress {
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub street: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 20, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub house_number: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 20, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub postal_code: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub city: String,
     /// ISO 3166-1 alpha-2.
-    #[cfg_attr(feature = "ssr", schema(example = "NL"))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::country_code))]
     pub country: String,
 }
 
@@ -129,17 +198,33 @@ pub struct ShippingAddress {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmRequest {
+    #[cfg_attr(feature = "ssr", schema(format = Email, max_length = 254))]
     pub email: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub first_name: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub last_name: String,
     /// Absolute http(s) URL on an origin the partner registered; reached whatever the outcome,
     /// with `payment_id` added.
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+        )
+    )]
     pub return_url: String,
     /// Required when the checkout's `requires_shipping_address` is true.
     #[serde(default)]
     pub shipping_address: Option<ShippingAddress>,
     /// Newsletter ids the customer consented to.
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::newsletters))]
     pub newsletters: Vec<String>,
 }
 
@@ -148,20 +233,41 @@ pub struct ConfirmRequest {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ExpressCheckoutRequest {
-    #[cfg_attr(feature = "ssr", schema(example = "2026-12-01T10:00:00+01:00"))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::visit_date))]
     pub date: String,
     pub flexible_date: bool,
     #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 20))]
     pub lines: Vec<BasketLine>,
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::voucher_codes))]
     pub voucher_codes: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(min_length = 1, max_length = 200, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub external_reference: Option<String>,
+    #[cfg_attr(feature = "ssr", schema(format = Email, max_length = 254))]
     pub email: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub first_name: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub last_name: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+        )
+    )]
     pub return_url: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::newsletters))]
     pub newsletters: Vec<String>,
     #[serde(default)]
     pub shipping_address: Option<ShippingAddress>,

@@ -4,6 +4,8 @@ mod availability;
 mod checkout;
 mod credentials;
 mod envelope;
+#[cfg(feature = "ssr")]
+mod formats;
 mod locale;
 mod merchant;
 mod money;
@@ -24,6 +26,8 @@ pub use credentials::{
     IdentityExchange, IssuedToken, Me, MerchantToken, OnboardingCode, OnboardingStatus, Prefill,
 };
 pub use envelope::{Envelope, Feed, Meta, Pagination};
+#[cfg(feature = "ssr")]
+pub use formats::{country_code, newsletters, visit_date, voucher_codes, NOT_BLANK};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;

@@ -34,10 +34,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeWindow {
-    #[schema(example = "09:30")]
+    #[schema(example = "09:30", pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub start: String,
     /// After `start` on the same day.
-    #[schema(example = "10:00")]
+    #[schema(example = "10:00", pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub end: String,
 }
 
@@ -49,8 +49,10 @@ pub struct TimeslotsInput {
     /// Inclusive; at most 366 days in all.
     pub until: NaiveDate,
     /// Local times in the merchant's zone; at most 96, with distinct starts.
+    #[schema(min_items = 1, max_items = 96)]
     pub times: Vec<TimeWindow>,
     /// Places per slot; null or absent is unlimited.
+    #[schema(minimum = 0)]
     pub capacity: Option<i32>,
 }
 

@@ -43,14 +43,21 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(deny_unknown_fields)]
 struct SearchParams {
     /// Words to find in the merchant's name (any language); case and diacritics do not matter.
-    /// Optional: without it every merchant passing the other filters matches.
+    /// Optional: without it (or blank) every merchant passing the other filters matches; else
+    /// at most 200 characters with a letter or a digit, and at most 10 words.
+    #[param(max_length = 200, pattern = r"^\s*$|[^\W_]")]
     q: Option<String>,
     /// With `longitude`: order by distance from this point and report `distance_km`.
+    #[param(minimum = -90, maximum = 90)]
     latitude: Option<f64>,
+    /// With `latitude`.
+    #[param(minimum = -180, maximum = 180)]
     longitude: Option<f64>,
     /// Only merchants within this many kilometres of the point (needs latitude and longitude).
+    #[param(exclusive_minimum = 0, maximum = 20015.1)]
     radius_km: Option<f64>,
     /// Only merchants of this category (case- and diacritic-insensitive, whole value).
+    #[param(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     category: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
     #[param(minimum = 1, maximum = 100)]
@@ -64,7 +71,9 @@ struct SearchParams {
 #[serde(deny_unknown_fields)]
 struct BroadSearchParams {
     /// Words to find in the merchant's name, city or category, or in the titles of its products
-    /// in the campaign (any language); case and diacritics do not matter. Required.
+    /// in the campaign (any language); case and diacritics do not matter. Required: at most
+    /// 200 characters with a letter or a digit, and at most 10 words.
+    #[param(required = true, min_length = 1, max_length = 200, pattern = r"[^\W_]")]
     q: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
     #[param(minimum = 1, maximum = 100)]

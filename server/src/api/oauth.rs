@@ -101,14 +101,36 @@ fn claimed_client_id(headers: &HeaderMap, body: &[u8]) -> String {
         .collect()
 }
 
+/// The one `grant_type` of `POST /oauth/token` (documents the field, which is read as text so
+/// another value is answered `unsupported-grant-type` rather than a validation error).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum ClientCredentialsGrant {
+    ClientCredentials,
+}
+
+/// The one `grant_type` of `POST /v1/oauth/token`, as `ClientCredentialsGrant`.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum AuthorizationCodeGrant {
+    AuthorizationCode,
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct ClientCredentialsRequest {
     /// Must be `client_credentials`.
+    #[schema(required = true, inline, value_type = ClientCredentialsGrant)]
     grant_type: Option<String>,
+    /// Here or in HTTP Basic.
+    #[schema(nullable = false)]
     client_id: Option<String>,
+    #[schema(nullable = false)]
     client_secret: Option<String>,
     /// Accepted and ignored: backend bearers carry no scopes.
     #[allow(dead_code)]
+    #[schema(nullable = false)]
     scope: Option<String>,
 }
 
@@ -146,11 +168,17 @@ async fn client_credentials_token(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct CodeGrantRequest {
     /// `authorization_code` when sent.
+    #[schema(inline, value_type = Option<AuthorizationCodeGrant>, nullable = false)]
     grant_type: Option<String>,
     /// The session code.
+    #[schema(required = true, nullable = false, min_length = 1)]
     code: Option<String>,
+    /// Here or in HTTP Basic.
+    #[schema(nullable = false)]
     client_id: Option<String>,
+    #[schema(nullable = false)]
     client_secret: Option<String>,
+    #[schema(nullable = false)]
     code_verifier: Option<String>,
 }
 

@@ -13,7 +13,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::{
     error::{Error, ProblemType},
-    http::extract::parse_json,
+    http::extract::{parse_json, reject_nul_in_pairs},
 };
 
 /// A token request body: form or JSON.
@@ -48,6 +48,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for TokenForm<T> {
             )
         })?;
         let parsed = if is_form {
+            reject_nul_in_pairs(&bytes).map_err(|e| e.with_oauth("invalid_request"))?;
             let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(&bytes));
             serde_path_to_error::deserialize(de).map_err(|err| {
                 let field = err.path().to_string();

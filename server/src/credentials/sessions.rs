@@ -43,17 +43,35 @@ impl Integration {
 #[serde(deny_unknown_fields)]
 pub struct SessionUser {
     /// The partner's stable id for its user.
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub reference: String,
+    #[schema(format = Email, max_length = 254)]
     pub email: Option<String>,
+    #[schema(max_length = 100)]
     pub first_name: Option<String>,
+    #[schema(max_length = 100)]
     pub last_name: Option<String>,
     /// One of nl-NL, en-GB, de-DE, fr-FR.
+    #[schema(pattern = "^(nl-NL|en-GB|de-DE|fr-FR)$")]
     pub locale: Option<String>,
     /// Fields the customer may not change at the checkout: any of `email`, `first_name`,
     /// `last_name`, each sent above. The frame shows them read-only and a checkout under this
     /// session's bearer with another value is refused (422 `checkout-field-locked`).
     #[serde(default)]
+    #[schema(schema_with = lockable_fields)]
     pub locked: Vec<String>,
+}
+
+/// `#[schema(schema_with = lockable_fields)]`: each of `Prefill::FIELDS` at most once.
+fn lockable_fields() -> utoipa::openapi::schema::ArrayBuilder {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(Prefill::FIELDS)),
+        )
+        .unique_items(true)
 }
 
 impl SessionUser {
@@ -83,9 +101,11 @@ pub struct StartSession {
     pub user: SessionUser,
     /// Ties the session to a campaign the client may use.
     pub campaign_id: Option<Uuid>,
-    /// PKCE S256 challenge (headless only).
+    /// PKCE S256 challenge (headless only): the base64url SHA-256 of the verifier.
+    #[schema(pattern = "^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$")]
     pub code_challenge: Option<String>,
     /// Must be `S256` when a challenge is sent.
+    #[schema(pattern = "^S256$")]
     pub code_challenge_method: Option<String>,
 }
 

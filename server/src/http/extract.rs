@@ -53,8 +53,65 @@ pub fn require_json(headers: &axum::http::HeaderMap) -> Result<(), Error> {
     }
 }
 
+/// The code and message of a text holding U+0000, which no text field takes: PostgreSQL's
+/// text cannot store it, and SQLite would keep what PostgreSQL refuses.
+const NUL: (&str, &str) = ("nul", "text must not contain the character U+0000");
+
+/// The first string of a JSON body (a member name or a value) holding U+0000, as a field path
+/// (`translations[1].name`). JSON spells it `\u0000`, so a body without that escape is passed
+/// without parsing it twice.
+fn nul_in_json(bytes: &[u8]) -> Option<String> {
+    fn find(value: &serde_json::Value, path: &str) -> Option<String> {
+        let here = || {
+            if path.is_empty() {
+                "body".to_owned()
+            } else {
+                path.to_owned()
+            }
+        };
+        match value {
+            serde_json::Value::String(text) => text.contains('\0').then(here),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| find(item, &format!("{path}[{i}]"))),
+            serde_json::Value::Object(members) => members.iter().find_map(|(name, item)| {
+                let inner = if path.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{path}.{name}")
+                };
+                if name.contains('\0') {
+                    Some(inner)
+                } else {
+                    find(item, &inner)
+                }
+            }),
+            _ => None,
+        }
+    }
+    let escaped = bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"\\u0000"));
+    if !escaped {
+        return None;
+    }
+    find(&serde_json::from_slice(bytes).ok()?, "")
+}
+
+/// 400 naming the first form or query field whose name or value holds U+0000.
+pub fn reject_nul_in_pairs(encoded: &[u8]) -> Result<(), Error> {
+    match form_urlencoded::parse(encoded)
+        .find(|(name, value)| name.contains('\0') || value.contains('\0'))
+    {
+        Some((name, _)) => Err(Error::invalid_field(&name, NUL.0, NUL.1)),
+        None => Ok(()),
+    }
+}
+
 /// Deserialises JSON, reporting the path of the first field that does not fit.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    if let Some(field) = nul_in_json(bytes) {
+        return Err(Error::invalid_field(&field, NUL.0, NUL.1));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let path = err.path().to_string();
@@ -100,6 +157,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Error> {
         let query = parts.uri.query().unwrap_or_default();
+        reject_nul_in_pairs(query.as_bytes())?;
         let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
         serde_path_to_error::deserialize(de)
             .map(ApiQuery)

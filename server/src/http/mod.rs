@@ -12,5 +12,6 @@ pub mod fallback;
 pub mod framing;
 pub mod locale;
 pub mod openapi;
+pub mod openapi_links;
 pub mod ops;
 pub mod rate_limit;

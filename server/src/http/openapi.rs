@@ -51,16 +51,19 @@ struct SecuritySchemes;
 impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        for name in [
-            "admin_token",
-            "backend_bearer",
-            "public_bearer",
-            "merchant_bearer",
+        for (name, format, description) in [
+            ("admin_token", None, "The operator's token, BOXOFFICE_ADMIN_TOKEN (the operator API is off without it)."),
+            ("backend_bearer", Some("JWT"), "A partner backend's bearer: client credentials at POST /oauth/token (15 minutes)."),
+            ("public_bearer", Some("JWT"), "A customer session's bearer: POST /v1/session, then its code exchanged at POST /v1/session/token (30 minutes)."),
+            ("merchant_bearer", Some("JWT"), "A merchant's bearer: the onboarding mail's code exchanged at POST /{stage}/merchant-accounts/session/token (1 hour)."),
         ] {
-            components.add_security_scheme(
-                name,
-                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-            );
+            let mut scheme = HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some(description));
+            if let Some(format) = format {
+                scheme = scheme.bearer_format(format);
+            }
+            components.add_security_scheme(name, SecurityScheme::Http(scheme.build()));
         }
     }
 }
@@ -114,7 +117,9 @@ pub struct LanguageHeader {
 }
 
 /// Every operation of a path item, with its method.
-fn operations(item: &mut PathItem) -> impl Iterator<Item = (&'static str, &mut Operation)> {
+pub(crate) fn operations(
+    item: &mut PathItem,
+) -> impl Iterator<Item = (&'static str, &mut Operation)> {
     [
         ("get", &mut item.get),
         ("put", &mut item.put),
@@ -157,7 +162,8 @@ pub fn mark_operator_operations(doc: &mut utoipa::openapi::OpenApi) {
 /// - `401` with `WWW-Authenticate` on every operation that accepts a bearer;
 /// - `415` (not JSON, or not the declared form) and `413` (too large) on every operation with
 ///   a body;
-/// - `400` on every operation with a UUID path parameter (a malformed id);
+/// - `400` on every operation with a UUID path parameter (a malformed id) or with query
+///   parameters (`ApiQuery` refuses a value that does not fit, and U+0000 in any);
 /// - `404` on every `/{stage}/…` operation (a stage other than the configured one);
 /// - `servers`: the server's public URL.
 pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str) {
@@ -201,6 +207,16 @@ pub fn complete_operations(doc: &mut utoipa::openapi::OpenApi, public_url: &str)
             if uuid_in_path {
                 responses.entry("400".to_owned()).or_insert_with(|| {
                     problem("A path id is not a UUID: `request-validation-failed`.")
+                });
+            }
+            let takes_query = operation
+                .parameters
+                .iter()
+                .flatten()
+                .any(|parameter| parameter.parameter_in == ParameterIn::Query);
+            if takes_query {
+                responses.entry("400".to_owned()).or_insert_with(|| {
+                    problem("A query parameter does not fit, or holds U+0000: `request-validation-failed`.")
                 });
             }
             for parameter in operation.parameters.iter_mut().flatten() {

@@ -20,6 +20,7 @@ pub struct AvailabilityGroup {
 #[serde(deny_unknown_fields)]
 pub struct AvailabilityGroupInput {
     pub merchant_id: Uuid,
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
 }
 

@@ -16,14 +16,16 @@ pub struct CalendarInput {
     pub from: NaiveDate,
     /// Inclusive; at most 366 days after `from` counted inclusively.
     pub until: NaiveDate,
-    #[schema(value_type = String, example = "12.50")]
+    /// Not negative, two decimals at most.
+    #[schema(value_type = String, example = "12.50", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub price: Decimal,
-    #[schema(value_type = String, example = "15.00")]
+    #[schema(value_type = String, example = "15.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub list_price: Decimal,
     /// Places per day in the product's availability group, shared with every product of that
     /// group; null or absent is unlimited.
+    #[schema(minimum = 0)]
     pub capacity: Option<i32>,
 }
 

@@ -23,8 +23,10 @@ pub struct Campaign {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CampaignInput {
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
-    #[schema(value_type = String, example = "1.00")]
+    /// Not negative, two decimals at most.
+    #[schema(value_type = String, example = "1.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str", default)]
     pub loyalty_points_per_unit: Decimal,
 }

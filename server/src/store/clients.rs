@@ -55,19 +55,28 @@ impl std::fmt::Debug for PartnerClientSecrets {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartnerClientInput {
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     /// On create: the client id to issue (generated as `pc_…` when absent). It cannot be
     /// changed afterwards; an update may repeat it.
     #[serde(default)]
+    #[schema(pattern = "^[A-Za-z0-9._-]{3,64}$")]
     pub client_id: Option<String>,
     #[serde(default)]
+    #[schema(max_items = 100)]
     pub campaign_ids: Vec<Uuid>,
     /// `scheme://host[:port]`; `http://localhost:*` allows any local port.
     #[serde(default)]
+    #[schema(max_items = 50, inline, value_type = Vec<OriginPattern>)]
     pub frame_origins: Vec<String>,
     #[serde(default)]
+    #[schema(max_items = 50, inline, value_type = Vec<OriginPattern>)]
     pub return_origins: Vec<String>,
+    /// An absolute http(s) URL at a public address; blank is none.
     #[serde(default)]
+    #[schema(
+        pattern = r"^\s*$|^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+    )]
     pub webhook_url: Option<String>,
     /// Bounds of its own on what one buyer may hold at once (a partner selling to school
     /// groups needs more places than a family buys); absent or `null`: the server's.
@@ -78,6 +87,15 @@ pub struct PartnerClientInput {
     #[serde(default)]
     pub theme: Option<Theme>,
 }
+
+/// An origin, `scheme://host[:port]` (the document states it for a name and port; an IP
+/// address or `http://localhost:*` is accepted as well).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the origin lists' items
+#[schema(
+    pattern = r"^https?://(([a-z0-9-]+\.)*[a-z][a-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?$"
+)]
+struct OriginPattern(String);
 
 impl PartnerClientInput {
     /// Trims text, lower-cases origins (browsers send them lower-case, so a stored

@@ -9,13 +9,13 @@ use uuid::Uuid;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HoldLimits {
-    #[schema(minimum = 0, example = 8)]
+    #[schema(minimum = 0, maximum = 4294967295_u64, format = Int64, example = 8)]
     pub reservations: u32,
-    #[schema(minimum = 0, example = 4)]
+    #[schema(minimum = 0, maximum = 4294967295_u64, format = Int64, example = 4)]
     pub reservations_per_day: u32,
-    #[schema(minimum = 0, example = 100)]
+    #[schema(minimum = 0, maximum = 4294967295_u64, format = Int64, example = 100)]
     pub places: u32,
-    #[schema(minimum = 0, example = 40)]
+    #[schema(minimum = 0, maximum = 4294967295_u64, format = Int64, example = 40)]
     pub places_per_day: u32,
 }
 

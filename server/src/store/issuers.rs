@@ -58,16 +58,30 @@ impl IdentityIssuerRow {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IdentityIssuerInput {
+    #[schema(max_length = 500, pattern = r"[^\s\u0085]|\ufeff")]
     pub issuer: String,
+    /// An absolute http(s) URL at a public address, `{apiKey}` its only placeholder.
+    #[schema(
+        pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/([A-Za-z0-9._~-]|\{apiKey\})*)*$"
+    )]
     pub jwks_url_template: String,
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub audience: Option<String>,
     /// Required when `jwks_url_template` uses `{apiKey}`; absent or null otherwise.
     #[serde(default)]
+    #[schema(max_items = 100, inline, value_type = Option<Vec<ApiKey>>)]
     pub api_keys: Option<Vec<String>>,
     #[serde(default)]
+    #[schema(max_items = 100)]
     pub campaign_ids: Vec<Uuid>,
 }
+
+/// An apiKey: 1 to 128 letters, digits, `.`, `_`, `~` or `-` (surrounding blanks are trimmed).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents `api_keys`' items
+#[schema(pattern = r"^\s*[A-Za-z0-9._~-]{1,128}\s*$")]
+struct ApiKey(String);
 
 impl IdentityIssuerInput {
     /// Trims the fields; an empty audience means none. `issuer` is compared byte for byte

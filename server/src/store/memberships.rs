@@ -28,9 +28,10 @@ pub struct Membership {
 pub struct MembershipInput {
     pub customer_id: Uuid,
     pub campaign_id: Uuid,
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     /// Above 0 and at most 100, two decimals at most.
-    #[schema(value_type = String, example = "10.00")]
+    #[schema(value_type = String, example = "10.00", pattern = r"^(100(\.0{1,2})?|[1-9][0-9]?(\.[0-9]{1,2})?|0\.(0[1-9]|[1-9][0-9]?))$")]
     #[serde(with = "super::two_decimals")]
     pub discount_percentage: Decimal,
     #[serde(default)]

@@ -9,11 +9,14 @@ use super::StoreResult;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Address {
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub street: String,
+    #[schema(max_length = 20, pattern = r"[^\s\u0085]|\ufeff")]
     pub postal_code: String,
+    #[schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     pub city: String,
     /// ISO 3166-1 alpha-2 code.
-    #[schema(example = "NL")]
+    #[schema(schema_with = app::wire::country_code)]
     pub country: String,
 }
 
@@ -23,9 +26,9 @@ pub struct Address {
 )]
 #[serde(deny_unknown_fields)]
 pub struct Location {
-    #[schema(example = 52.3600)]
+    #[schema(example = 52.3600, minimum = -90, maximum = 90)]
     pub latitude: f64,
-    #[schema(example = 4.8852)]
+    #[schema(example = 4.8852, minimum = -180, maximum = 180)]
     pub longitude: f64,
 }
 
@@ -34,8 +37,10 @@ pub struct Location {
 #[serde(deny_unknown_fields)]
 pub struct MerchantTranslation {
     pub locale: Locale,
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     #[serde(default)]
+    #[schema(max_length = 5000)]
     pub description: String,
 }
 
@@ -44,22 +49,42 @@ pub struct MerchantTranslation {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MerchantInput {
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     #[serde(default)]
+    #[schema(max_length = 5000)]
     pub description: String,
-    #[schema(example = "museum")]
+    #[schema(example = "museum", max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     pub category: String,
     pub address: Address,
     pub location: Location,
     /// IANA time zone; "today", "past" and timeslot times are judged in it.
-    #[schema(example = "Europe/Amsterdam")]
+    #[schema(schema_with = timezone_name)]
     pub timezone: String,
-    #[schema(example = "EUR")]
+    /// Three upper-case letters (ISO 4217).
+    #[schema(example = "EUR", pattern = "^[A-Z]{3}$")]
     pub currency: String,
+    #[schema(
+        pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+    )]
     pub image_url: Option<String>,
+    #[schema(
+        pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+    )]
     pub website: Option<String>,
+    /// One per locale at most.
     #[serde(default)]
+    #[schema(max_items = 4)]
     pub translations: Vec<MerchantTranslation>,
+}
+
+/// `#[schema(schema_with = timezone_name)]`: an IANA time zone name, one of those the server
+/// knows (chrono-tz's table, which `Checks::timezone` parses with).
+fn timezone_name() -> utoipa::openapi::schema::ObjectBuilder {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(chrono_tz::TZ_VARIANTS.iter().map(|tz| tz.name())))
+        .examples(["Europe/Amsterdam"])
 }
 
 impl MerchantInput {

@@ -18,8 +18,10 @@ pub const INVENTORY_PROVIDER: &str = "inventory";
 #[serde(deny_unknown_fields)]
 pub struct ProductTranslation {
     pub locale: Locale,
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub title: String,
     #[serde(default)]
+    #[schema(max_length = 10000)]
     pub conditions: String,
 }
 
@@ -37,25 +39,29 @@ pub struct ProductInput {
     /// makes a dedicated group for the product and an update keeps the current group (or makes
     /// a dedicated one when the product moves to another merchant).
     pub availability_group_id: Option<Uuid>,
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub title: String,
-    #[schema(example = "TICKET")]
+    #[schema(example = "TICKET", pattern = "^[A-Z_]{1,50}$")]
     pub product_type: String,
     #[serde(default)]
     pub physical_product: bool,
     /// Upstream catalog identifier; the key for commission settlement.
+    #[schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")]
     pub sku: String,
     /// Only for product_type TICKET (e.g. adult, child).
+    #[schema(max_length = 50, pattern = r"[^\s\u0085]|\ufeff")]
     pub age_group: Option<String>,
-    #[schema(value_type = String, example = "12.50")]
+    /// Not negative, two decimals at most (as every amount here).
+    #[schema(value_type = String, example = "12.50", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub unit_price: Decimal,
-    #[schema(value_type = String, example = "15.00")]
+    #[schema(value_type = String, example = "15.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str")]
     pub list_price: Decimal,
-    #[schema(value_type = String, example = "0.50")]
+    #[schema(value_type = String, example = "0.50", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str", default)]
     pub booking_costs: Decimal,
-    #[schema(value_type = String, example = "2.00")]
+    #[schema(value_type = String, example = "2.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str", default)]
     pub visit_guarantee_cost: Decimal,
     #[serde(default)]
@@ -63,19 +69,37 @@ pub struct ProductInput {
     #[serde(default)]
     pub requires_timeslot: bool,
     #[serde(default)]
+    #[schema(max_length = 10000)]
     pub conditions: String,
     /// VALIDITY_PERIOD or null.
+    #[schema(pattern = "^VALIDITY_PERIOD$")]
     pub ticket_validity_type: Option<String>,
     /// Last valid day, inclusive; required exactly when ticket_validity_type is VALIDITY_PERIOD.
     pub ticket_validity_date: Option<NaiveDate>,
     /// Fulfillment provider (default `inventory`).
     #[serde(default = "inventory")]
+    #[schema(pattern = "^[a-z0-9_-]{1,50}$")]
     pub provider: String,
-    /// The campaigns that list this product.
+    /// The campaigns that list this product, each once.
     #[serde(default)]
+    #[schema(schema_with = distinct_ids)]
     pub campaign_ids: Vec<Uuid>,
+    /// One per locale at most.
     #[serde(default)]
+    #[schema(max_items = 4)]
     pub translations: Vec<ProductTranslation>,
+}
+
+/// `#[schema(schema_with = distinct_ids)]`: UUIDs, each at most once.
+fn distinct_ids() -> utoipa::openapi::schema::ArrayBuilder {
+    use utoipa::openapi::schema::{ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid))),
+        )
+        .unique_items(true)
 }
 
 /// A product, with its translations and campaign membership.

@@ -69,16 +69,19 @@ pub struct Voucher {
 #[serde(deny_unknown_fields)]
 pub struct VoucherInput {
     pub campaign_id: Uuid,
-    /// Trimmed and upper-cased when stored; unique within the campaign.
+    /// Trimmed and upper-cased when stored (1 to 64 letters, digits, `.`, `_` or `-`); unique
+    /// within the campaign.
+    #[schema(pattern = r"^\s*[A-Za-z0-9._-]{1,64}\s*$")]
     pub code: String,
     pub kind: VoucherKind,
     /// Above zero, at most two decimals; a percentage is at most 100.
-    #[schema(value_type = String, example = "10.00")]
+    #[schema(value_type = String, example = "10.00", pattern = r"^([1-9][0-9]{0,7}(\.[0-9]{1,2})?|0\.(0[1-9]|[1-9][0-9]?))$")]
     #[serde(with = "super::two_decimals")]
     pub value: Decimal,
     #[serde(default)]
     pub merchant_id: Option<Uuid>,
     #[serde(default)]
+    #[schema(minimum = 1)]
     pub max_redemptions: Option<i32>,
     #[serde(default)]
     pub valid_from: Option<DateTime<Utc>>,

@@ -24,9 +24,11 @@ pub struct Wallet {
 #[serde(deny_unknown_fields)]
 pub struct WalletInput {
     /// Not negative, two decimals at most.
-    #[schema(value_type = String, example = "25.00")]
+    #[schema(value_type = String, example = "25.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "super::two_decimals")]
     pub balance: Decimal,
+    /// Three upper-case letters (ISO 4217).
+    #[schema(example = "EUR", pattern = "^[A-Z]{3}$")]
     pub currency: String,
 }
 

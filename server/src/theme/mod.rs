@@ -47,23 +47,27 @@ pub enum ColorScheme {
 #[serde(deny_unknown_fields)]
 pub struct Theme {
     /// Buttons, links and the chosen day, `#rrggbb`.
-    #[schema(example = "#0b5cad")]
+    #[schema(example = "#0b5cad", pattern = "^#[0-9A-Fa-f]{6}$")]
     pub accent: Option<String>,
     /// Text on the accent (a primary button's label), `#rrggbb`.
-    #[schema(example = "#ffffff")]
+    #[schema(example = "#ffffff", pattern = "^#[0-9A-Fa-f]{6}$")]
     pub accent_text: Option<String>,
     /// The page, `#rrggbb`.
-    #[schema(example = "#fbfaf7")]
+    #[schema(example = "#fbfaf7", pattern = "^#[0-9A-Fa-f]{6}$")]
     pub background: Option<String>,
     /// Body text, `#rrggbb`.
-    #[schema(example = "#1d1d1f")]
+    #[schema(example = "#1d1d1f", pattern = "^#[0-9A-Fa-f]{6}$")]
     pub text: Option<String>,
     /// Corner radius of buttons, fields and cards in CSS pixels, 0–24.
-    #[schema(example = 12)]
+    #[schema(example = 12, maximum = 24)]
     pub corner_radius: Option<u32>,
     /// A CSS font stack: family names separated by commas, a name with spaces may be quoted;
     /// letters, digits, spaces and `- _ .` only (at most 200 characters, 10 families).
-    #[schema(example = "\"Source Sans 3\", Arial, sans-serif")]
+    #[schema(
+        example = "\"Source Sans 3\", Arial, sans-serif",
+        max_length = 200,
+        pattern = r#"^[A-Za-z0-9 ,"'._-]*$"#
+    )]
     pub font_stack: Option<String>,
     #[serde(default)]
     pub color_scheme: ColorScheme,

@@ -51,6 +51,7 @@ mod smtp_server;
 mod store_events;
 mod store_places;
 mod store_story;
+mod text_nul;
 mod ticket_fixtures;
 mod ticket_mail;
 mod ticket_pages;

@@ -129,3 +129,150 @@ async fn the_document_states_what_every_operation_answers_and_needs() {
         }
     }
 }
+
+/// The operation with `id`, as `(path, operation)`.
+fn operation<'a>(doc: &'a Value, id: &str) -> (&'a str, &'a Value) {
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in METHODS {
+            if let Some(operation) = item.get(method).filter(|o| o["operationId"] == id) {
+                return (path.as_str(), operation);
+            }
+        }
+    }
+    panic!("no operation {id}")
+}
+
+#[tokio::test]
+async fn links_lead_from_what_creates_an_id_to_what_takes_it() {
+    let app = spawn_app().await;
+    let doc = app.get("/openapi.json").await.assert_status(200);
+    let mut found = BTreeSet::new();
+    for (path, method, source) in operations(&doc) {
+        for (status, response) in source["responses"].as_object().unwrap() {
+            let Some(links) = response.get("links").and_then(Value::as_object) else {
+                continue;
+            };
+            for (name, link) in links {
+                let at = format!("{method} {path} {status} link {name}");
+                let target = link["operationId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{at}"));
+                let (target_path, target_operation) = operation(&doc, target);
+                let takes: BTreeSet<String> = target_operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| p["name"].as_str().unwrap().to_owned())
+                    .collect();
+                for (parameter, expression) in link["parameters"].as_object().into_iter().flatten()
+                {
+                    assert!(
+                        takes.contains(parameter),
+                        "{at}: {target} takes no {parameter}"
+                    );
+                    let pointer = expression
+                        .as_str()
+                        .and_then(|e| e.strip_prefix("$response.body#"))
+                        .unwrap_or_else(|| panic!("{at}: {expression}"));
+                    assert!(pointer.ends_with("_id"), "{at}: {pointer}");
+                }
+                // Every id in the target's path comes from the link or is the target's own
+                // (a payment page's key is in no response).
+                for name in template_names(target_path) {
+                    assert!(
+                        link["parameters"].get(&name).is_some(),
+                        "{at}: {target_path}'s {name} is not carried"
+                    );
+                }
+                found.insert((
+                    source["operationId"].as_str().unwrap().to_owned(),
+                    target.to_owned(),
+                ));
+            }
+        }
+    }
+    for (source, target) in [
+        ("start_session", "exchange_session_code"),
+        ("create_checkout", "get_checkout"),
+        ("create_checkout", "confirm_checkout"),
+        ("confirm_checkout", "get_order"),
+        ("express_checkout", "get_checkout"),
+        ("express_checkout", "get_order"),
+        ("get_checkout", "payment_page"),
+        ("admin_create_client", "admin_get_client"),
+        ("admin_create_product", "admin_write_calendar"),
+    ] {
+        assert!(
+            found.contains(&(source.to_owned(), target.to_owned())),
+            "no link from {source} to {target}"
+        );
+    }
+    let (_, start) = operation(&doc, "start_session");
+    assert_eq!(
+        start["responses"]["201"]["links"]["ExchangeSessionCode"]["requestBody"]["session_code"],
+        "$response.body#/data/session_code"
+    );
+}
+
+#[tokio::test]
+async fn each_bearer_has_its_scheme_and_the_constraints_the_server_checks_are_stated() {
+    let app = spawn_app().await;
+    let doc = app.get("/openapi.json").await.assert_status(200);
+    let schemes = &doc["components"]["securitySchemes"];
+    for name in [
+        "backend_bearer",
+        "public_bearer",
+        "merchant_bearer",
+        "admin_token",
+    ] {
+        assert_eq!(schemes[name]["scheme"], "bearer", "{name}");
+        assert!(schemes[name]["description"].is_string(), "{name}");
+    }
+    let (_, onboarding) = operation(&doc, "onboarding_status");
+    assert_eq!(
+        onboarding["security"],
+        serde_json::json!([{ "merchant_bearer": [] }])
+    );
+
+    let schemas = &doc["components"]["schemas"];
+    // A name must not be blank; amounts are text with at most two decimals; codes are enums.
+    assert_eq!(
+        schemas["CampaignInput"]["properties"]["name"]["pattern"],
+        app::wire::NOT_BLANK
+    );
+    let amount = schemas["CampaignInput"]["properties"]["loyalty_points_per_unit"]["pattern"]
+        .as_str()
+        .unwrap();
+    let shipping_country = &schemas["ShippingAddress"]["properties"]["country"]["enum"];
+    assert!(shipping_country.as_array().unwrap().contains(&"NL".into()));
+    assert!(!shipping_country.as_array().unwrap().contains(&"ZZ".into()));
+    assert!(schemas["MerchantInput"]["properties"]["timezone"]["enum"]
+        .as_array()
+        .unwrap()
+        .contains(&"Europe/Amsterdam".into()));
+    assert_eq!(amount, r"^[0-9]{1,8}(\.[0-9]{1,2})?$");
+    assert_eq!(
+        schemas["CalendarInput"]["properties"]["capacity"]["minimum"],
+        0
+    );
+
+    // Search parameters carry their ranges; the broad search's q is required.
+    let (_, search) = operation(&doc, "search_merchants");
+    let parameter = |operation: &Value, name: &str| -> Value {
+        operation["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no parameter {name}"))
+    };
+    assert_eq!(parameter(search, "latitude")["schema"]["minimum"], -90);
+    assert_eq!(parameter(search, "longitude")["schema"]["maximum"], 180);
+    assert_eq!(
+        parameter(search, "radius_km")["schema"]["exclusiveMinimum"],
+        0
+    );
+    let (_, broad) = operation(&doc, "broadsearch_merchants");
+    assert_eq!(parameter(broad, "q")["required"], true);
+}
