@@ -139,7 +139,7 @@ impl Api {
 
     /// `GET /v2/checkouts/{checkout_id}`.
     pub fn checkout(self, checkout_id: Uuid) -> impl Future<Output = Result<Checkout, ApiError>> {
-        self.get(format!("/v2/checkouts/{checkout_id}"), data)
+        self.get(checkout_path(checkout_id), data)
     }
 
     /// `DELETE /v2/checkouts/{checkout_id}`: gives a reservation up at once (204).
@@ -177,8 +177,7 @@ impl Api {
         limit: u32,
         next: Option<String>,
     ) -> impl Future<Output = Result<Page<Order>, ApiError>> {
-        let path = format!("/v2/me/fulfillment/orders?limit={limit}");
-        self.get(paged(path, next), whole)
+        self.get(orders_path(limit, next), whole)
     }
 
     /// `GET /v2/me/fulfillment/orders/{order_id}`.
@@ -198,18 +197,26 @@ impl Api {
     /// with the bearer in its header, so a download never puts the bearer in a URL.
     pub async fn order_calendar(self, order_id: Uuid) -> Result<Vec<u8>, ApiError> {
         let path = format!("/v2/me/fulfillment/orders/{order_id}/calendar.ics");
-        #[cfg(feature = "hydrate")]
-        {
-            let response = self
-                .answer::<()>("GET", path, None, Call::default())
-                .await?;
-            response.binary().await.map_err(|_| ApiError::Network)
-        }
-        #[cfg(not(feature = "hydrate"))]
-        {
-            let _ = path;
-            Err(ApiError::Network)
-        }
+        self.raw(path).await?.binary().await.map_err(|_| ApiError::Network)
+    }
+
+    /// `GET path` under the session, its body as text, undecoded: a lazy route's `data()`
+    /// starts its read with this in the first load, and the screen's own code decodes it
+    /// (`ui::load::Prefetch`), so the first load carries no decoding of it.
+    pub async fn text(self, path: String) -> Result<String, ApiError> {
+        self.raw(path).await?.text().await.map_err(|_| ApiError::Network)
+    }
+
+    /// `GET path` under the session: its 2xx response, undecoded.
+    #[cfg(feature = "hydrate")]
+    async fn raw(self, path: String) -> Result<gloo_net::http::Response, ApiError> {
+        self.answer::<()>("GET", path, None, Call::default()).await
+    }
+
+    /// The server never runs the frame's API calls.
+    #[cfg(not(feature = "hydrate"))]
+    async fn raw(self, _path: String) -> Result<NoResponse, ApiError> {
+        Err(ApiError::Network)
     }
 
     /// `POST /v2/me/fulfillment/orders/{order_id}/resend`: the ticket mail again (202).
@@ -226,8 +233,7 @@ impl Api {
         limit: u32,
         next: Option<String>,
     ) -> impl Future<Output = Result<Page<LoyaltyEntry>, ApiError>> {
-        let path = format!("/v2/me/loyalty/ledger/entries?limit={limit}");
-        self.get(paged(path, next), whole)
+        self.get(ledger_path(limit, next), whole)
     }
 
     /// `POST /v1/session/identity` in `campaign_id` (the campaign the frame was opened for,
@@ -443,6 +449,41 @@ fn data<T>(envelope: Envelope<T>) -> T {
 /// The whole envelope: a page, with its cursor in `meta`.
 fn whole<T>(envelope: Envelope<T>) -> Envelope<T> {
     envelope
+}
+
+/// What the server render's calls would have answered: never anything.
+#[cfg(not(feature = "hydrate"))]
+struct NoResponse;
+
+#[cfg(not(feature = "hydrate"))]
+impl NoResponse {
+    async fn binary(self) -> Result<Vec<u8>, ()> {
+        Err(())
+    }
+
+    async fn text(self) -> Result<String, ()> {
+        Err(())
+    }
+}
+
+/// An answer's text (`Api::text`) as the envelope it is.
+pub fn decode<T: DeserializeOwned>(text: &str) -> Result<Envelope<T>, ApiError> {
+    serde_json::from_str(text).map_err(|_| ApiError::Network)
+}
+
+/// The path of `GET /v2/checkouts/{checkout_id}`.
+pub fn checkout_path(checkout_id: Uuid) -> String {
+    format!("/v2/checkouts/{checkout_id}")
+}
+
+/// The path of a page of `GET /v2/me/fulfillment/orders`.
+pub fn orders_path(limit: u32, next: Option<String>) -> String {
+    paged(format!("/v2/me/fulfillment/orders?limit={limit}"), next)
+}
+
+/// The path of a page of `GET /v2/me/loyalty/ledger/entries`.
+pub fn ledger_path(limit: u32, next: Option<String>) -> String {
+    paged(format!("/v2/me/loyalty/ledger/entries?limit={limit}"), next)
 }
 
 /// A collection's `path` (with its query), for the page after `next` when there is one.

@@ -100,10 +100,11 @@ fn Pages() -> impl IntoView {
 /// build --split`), so the first load carries only the list and a merchant's page.
 /// `Route => Screen(prop: Type = read)` starts the screen's read in `data()`, which is in the
 /// first load, so the fetch runs while the screen's code loads (`ui::load`); the screen gets
-/// what `read()` started. A read's decoding comes into the first load with it: the product's
-/// costs nothing (the merchant's page reads the same list), while the checkout's, the orders'
-/// and the ledger's would add 17 KB of the 300 KB budget (docs/benchmarks.md, "The frame's
-/// size"), so `Route => Screen` reads once its code is there.
+/// what `read()` started. The product's read is decoded there (the merchant's page decodes the
+/// same list); the others read the answer's text (`ui::load::Prefetch`) and their screens
+/// decode it, which keeps their decoding out of the first load (docs/benchmarks.md, "The
+/// frame's size"). The return, payment and onboarding screens read as they show (a poll, and
+/// the server functions of `frame/server.rs`).
 macro_rules! lazy_screens {
     ($($route:ident => $screen:ident $(($prop:ident: $ty:ty = $read:path))?),* $(,)?) => {$(
         struct $route $(($ty))?;
@@ -125,10 +126,10 @@ macro_rules! lazy_screens {
 
 lazy_screens! {
     ProductRoute => ProductScreen(data: screens::product::ProductData = screens::product::product_data),
-    CheckoutRoute => CheckoutScreen,
+    CheckoutRoute => CheckoutScreen(read: ui::load::Prefetch = screens::checkout::checkout_read),
     ReturnRoute => ReturnScreen,
-    OrdersRoute => OrdersScreen,
-    LedgerRoute => LedgerScreen,
+    OrdersRoute => OrdersScreen(first: ui::load::Prefetch = screens::orders::orders_first_page),
+    LedgerRoute => LedgerScreen(first: ui::load::Prefetch = screens::ledger::ledger_first_page),
     PayRoute => PayScreen,
     OnboardingRoute => MerchantOnboarding,
 }

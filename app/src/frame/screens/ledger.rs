@@ -5,8 +5,10 @@ use leptos::prelude::*;
 
 use crate::{
     format,
+    frame::api::{ledger_path, Api},
     frame::ui::{
         heading::ScreenTitle,
+        load::{prefetch_once, Prefetch},
         notice::Empty,
         paging::{PageFooter, Paged},
     },
@@ -16,15 +18,16 @@ use crate::{
 
 const PAGE: u32 = 20;
 
-/// Starts reading the customer's ledger, a page at a time.
-pub fn ledger_data() -> Paged<LoyaltyEntry> {
-    Paged::listing(|api, next| api.ledger(PAGE, next), || {})
+/// Starts reading the first page of the customer's ledger (the route's `data()`).
+pub fn ledger_first_page() -> Prefetch {
+    let api = Api::new();
+    prefetch_once(move || api.text(ledger_path(PAGE, None)))
 }
 
 #[component]
-pub fn LedgerScreen() -> impl IntoView {
+pub fn LedgerScreen(first: Prefetch) -> impl IntoView {
     let i18n = use_i18n();
-    let entries = ledger_data();
+    let entries = Paged::listing_from(first, |api, next| api.ledger(PAGE, next), || {});
     let has_rows = move || entries.items.with(|e| !e.is_empty());
     view! {
         <ScreenTitle>{t!(i18n, ledger.title)}</ScreenTitle>

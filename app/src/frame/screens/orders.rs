@@ -5,8 +5,10 @@ use leptos::prelude::*;
 use super::order_status_text;
 use crate::{
     format,
+    frame::api::{orders_path, Api},
     frame::ui::{
         heading::ScreenTitle,
+        load::{prefetch_once, Prefetch},
         notice::Empty,
         paging::{PageFooter, Paged},
         price::Amount,
@@ -18,15 +20,16 @@ use crate::{
 
 const PAGE: u32 = 10;
 
-/// Starts reading the customer's orders, a page at a time.
-pub fn orders_data() -> Paged<Order> {
-    Paged::listing(|api, next| api.orders(PAGE, next), || {})
+/// Starts reading the first page of the customer's orders (the route's `data()`).
+pub fn orders_first_page() -> Prefetch {
+    let api = Api::new();
+    prefetch_once(move || api.text(orders_path(PAGE, None)))
 }
 
 #[component]
-pub fn OrdersScreen() -> impl IntoView {
+pub fn OrdersScreen(first: Prefetch) -> impl IntoView {
     let i18n = use_i18n();
-    let orders = orders_data();
+    let orders = Paged::listing_from(first, |api, next| api.orders(PAGE, next), || {});
     let empty = move || {
         orders
             .is_empty()

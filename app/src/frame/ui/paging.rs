@@ -5,9 +5,12 @@ use std::future::Future;
 
 use leptos::prelude::*;
 
-use super::notice::{ErrorNotice, Loading};
+use super::{
+    load::Prefetch,
+    notice::{ErrorNotice, Loading},
+};
 use crate::{
-    frame::api::{Api, ApiError},
+    frame::api::{decode, Api, ApiError},
     i18n::{t, use_i18n},
     wire::Envelope,
 };
@@ -27,6 +30,9 @@ pub struct Paged<T: Send + Sync + 'static> {
     pub state: RwSignal<PageState>,
     generation: RwSignal<u32>,
     fetch: StoredValue<FetchPage<T>, LocalStorage>,
+    /// The first page, when the route started reading it before the screen's code loaded;
+    /// taken by the first load.
+    first: StoredValue<Option<PageFuture<T>>, LocalStorage>,
 }
 
 type PageFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<Envelope<Vec<T>>, ApiError>>>>;
@@ -58,6 +64,7 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
             state: RwSignal::new(PageState::Loading),
             generation: RwSignal::new(0),
             fetch: StoredValue::new_local(fetch),
+            first: StoredValue::new_local(None),
         }
     }
 
@@ -78,7 +85,13 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
         let generation = self.generation.get_untracked() + 1;
         self.generation.set(generation);
         self.state.set(PageState::Loading);
-        let page = self.fetch.with_value(|fetch| fetch(token));
+        let prefetched = first
+            .then(|| self.first.try_update_value(Option::take).flatten())
+            .flatten();
+        let page = match prefetched {
+            Some(page) => page,
+            None => self.fetch.with_value(|fetch| fetch(token)),
+        };
         leptos::task::spawn_local(async move {
             let result = page.await;
             // A reload while this page was on its way makes it stale; a screen the customer
@@ -121,6 +134,24 @@ impl<T: Clone + Send + Sync + serde::de::DeserializeOwned + 'static> Paged<T> {
             track();
             paged.reload();
         });
+        paged
+    }
+
+    /// [`listing`](Paged::listing) whose first page is `first`, read by the route's `data()`
+    /// while the screen's code loaded (`load::prefetch_once`), and decoded here.
+    pub fn listing_from<F, Fut>(first: Prefetch, fetch: F, track: impl Fn() + 'static) -> Self
+    where
+        F: Fn(Api, Option<String>) -> Fut + 'static,
+        Fut: Future<Output = Result<Envelope<Vec<T>>, ApiError>> + 'static,
+    {
+        let paged = Self::listing(fetch, track);
+        let page: PageFuture<T> = Box::pin(async move {
+            match first.await? {
+                Some(text) => decode::<Vec<T>>(&text),
+                None => Err(ApiError::Network),
+            }
+        });
+        paged.first.set_value(Some(page));
         paged
     }
 

@@ -20,12 +20,12 @@ use crate::frame::ui::write::write;
 use crate::{
     frame::{
         analytics::{self, Analytics, Basket},
-        api::{Api, ApiError},
+        api::{checkout_path, Api, ApiError},
         host::{self, Outgoing},
         session::{use_draft, use_session, CustomerDraft},
         ui::{
             heading::ScreenTitle,
-            load::{load, loaded, Load},
+            load::{load, loaded, Decoded, Prefetch},
         },
     },
     i18n::{t, td_string, use_i18n},
@@ -42,8 +42,8 @@ use voucher::VoucherForm;
 /// The newsletter a customer can opt in to from the frame.
 const NEWSLETTER: &str = "campaign-news";
 
-/// Starts reading the route's checkout.
-pub fn checkout_data() -> Load<Checkout> {
+/// Starts reading the route's checkout (the route's `data()`, before the screen's code).
+pub fn checkout_read() -> Prefetch {
     let api = Api::new();
     let params = use_params_map();
     let checkout_id = Memo::new(move |_| {
@@ -53,15 +53,15 @@ pub fn checkout_data() -> Load<Checkout> {
         let id = checkout_id.get();
         async move {
             let Some(id) = id else { return Ok(None) };
-            api.checkout(id).await.map(Some)
+            api.text(checkout_path(id)).await.map(Some)
         }
     })
 }
 
 #[component]
-pub fn CheckoutScreen() -> impl IntoView {
+pub fn CheckoutScreen(read: Prefetch) -> impl IntoView {
     let i18n = use_i18n();
-    let data = checkout_data();
+    let data = Decoded::<Checkout>::new(read);
     let message = RwSignal::new(None::<String>);
     view! {
         <ScreenTitle>{t!(i18n, checkout.title)}</ScreenTitle>
