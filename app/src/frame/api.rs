@@ -197,14 +197,22 @@ impl Api {
     /// with the bearer in its header, so a download never puts the bearer in a URL.
     pub async fn order_calendar(self, order_id: Uuid) -> Result<Vec<u8>, ApiError> {
         let path = format!("/v2/me/fulfillment/orders/{order_id}/calendar.ics");
-        self.raw(path).await?.binary().await.map_err(|_| ApiError::Network)
+        self.raw(path)
+            .await?
+            .binary()
+            .await
+            .map_err(|_| ApiError::Network)
     }
 
     /// `GET path` under the session, its body as text, undecoded: a lazy route's `data()`
     /// starts its read with this in the first load, and the screen's own code decodes it
     /// (`ui::load::Prefetch`), so the first load carries no decoding of it.
     pub async fn text(self, path: String) -> Result<String, ApiError> {
-        self.raw(path).await?.text().await.map_err(|_| ApiError::Network)
+        self.raw(path)
+            .await?
+            .text()
+            .await
+            .map_err(|_| ApiError::Network)
     }
 
     /// `GET path` under the session: its 2xx response, undecoded.
@@ -466,9 +474,9 @@ impl NoResponse {
     }
 }
 
-/// An answer's text (`Api::text`) as the envelope it is.
-pub fn decode<T: DeserializeOwned>(text: &str) -> Result<Envelope<T>, ApiError> {
-    serde_json::from_str(text).map_err(|_| ApiError::Network)
+/// An answer's text (`Api::text`) as the envelope it is; `None` when it is not one of ours.
+pub fn decode<T: DeserializeOwned>(text: &str) -> Option<Envelope<T>> {
+    serde_json::from_str(text).ok()
 }
 
 /// The path of `GET /v2/checkouts/{checkout_id}`.

@@ -92,11 +92,13 @@ impl<T: Clone + 'static> Source<T> for Load<T> {
 
 impl<T: DeserializeOwned + 'static> Source<T> for Decoded<T> {
     fn current(self) -> Option<Result<Option<T>, ApiError>> {
-        let text = self.raw.get()?;
-        Some(text.and_then(|text| match text {
-            Some(text) => decode::<T>(&text).map(|envelope| Some(envelope.data)),
-            None => Ok(None),
-        }))
+        Some(match self.raw.get()? {
+            Ok(Some(text)) => decode::<T>(&text)
+                .map(|envelope| Some(envelope.data))
+                .ok_or(ApiError::Network),
+            Ok(None) => Ok(None),
+            Err(error) => Err(error),
+        })
     }
 
     fn retry(self) {

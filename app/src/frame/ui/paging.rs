@@ -147,7 +147,7 @@ impl<T: Clone + Send + Sync + serde::de::DeserializeOwned + 'static> Paged<T> {
         let paged = Self::listing(fetch, track);
         let page: PageFuture<T> = Box::pin(async move {
             match first.await? {
-                Some(text) => decode::<Vec<T>>(&text),
+                Some(text) => decode::<Vec<T>>(&text).ok_or(ApiError::Network),
                 None => Err(ApiError::Network),
             }
         });

@@ -213,6 +213,8 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     }));
     let flexible = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
+    // What became of a deep link's choice, said under the title where the customer lands.
+    let link_note = RwSignal::new(None::<String>);
     let reserving = write(move |request: &CheckoutRequest| {
         let request = CheckoutRequest {
             attribution: attribution(),
@@ -283,7 +285,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
             date,
             slot,
             quantity: total,
-            message,
+            message: link_note,
             locale: Signal::derive(move || i18n.get_locale()),
         };
         let reserve = reserve.clone();
@@ -364,6 +366,9 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
             <A href=format!("/frame/merchants/{merchant}")>{t!(i18n, common.back)}</A>
         </p>
         <ScreenTitle>{chosen.title.clone()}</ScreenTitle>
+        <div role="status">
+            {move || link_note.get().map(|note| view! { <p class="notice">{note}</p> })}
+        </div>
         {validity}
         {conditions}
         {when}
