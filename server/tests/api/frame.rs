@@ -319,9 +319,20 @@ mod theme {
             .expect("a nonce");
         let html = &response.text;
         let style = format!(
-            r#"<style id="boxoffice-theme" nonce="{nonce}">html:root{{color-scheme:dark;--radius:4px;--font:Inter, sans-serif}}html:root{{--surface:#101418;--ink:#f0f0f0;--accent:#ffb454;--accent-ink:#1a1000;"#
+            r#"<style id="boxoffice-theme" nonce="{nonce}">html:root{{color-scheme:dark;--radius:4px;--font:Inter, sans-serif}}"#
         );
         assert!(html.contains(&style), "{html}");
+        // The designed dark palette first, then the partner's colours over it.
+        let (_, theme) = html.split_once(&style).unwrap();
+        let designed = theme
+            .find("--surface:#16191d;")
+            .expect("the designed dark palette");
+        let partners = theme
+            .find(
+                "html:root{--surface:#101418;--ink:#f0f0f0;--accent:#ffb454;--accent-ink:#1a1000;",
+            )
+            .expect("the partner's colours");
+        assert!(designed < partners, "{theme}");
         let (head, _) = html.split_once("</head>").unwrap();
         assert!(
             head.find("/pkg/boxoffice.css").unwrap() < head.find("boxoffice-theme").unwrap(),
