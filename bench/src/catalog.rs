@@ -18,7 +18,10 @@ use crate::{
 };
 
 /// A public bearer of a headless session in the campaign, the way a partner gets one.
-async fn public_bearer(addr: SocketAddr, campaign_id: uuid::Uuid) -> anyhow::Result<String> {
+pub(crate) async fn public_bearer(
+    addr: SocketAddr,
+    campaign_id: uuid::Uuid,
+) -> anyhow::Result<String> {
     let token = json_of(
         addr,
         &Call::post_json(

@@ -199,7 +199,7 @@ async fn on_backend(
 }
 
 /// An express checkout of one ticket of `product` on `day`, as a guest.
-fn express_call(shop: &Shop, product: Uuid, day: NaiveDate) -> Call {
+pub(crate) fn express_call(shop: &Shop, product: Uuid, day: NaiveDate) -> Call {
     Call::post_json(
         "/v2/checkouts/express",
         &json!({

@@ -1,6 +1,11 @@
-//! A closed-loop HTTP/1.1 load generator: `connections` keep-alive connections, each sending
-//! its next request as soon as the previous answer is read, until `total` requests are done.
-//! Latency is measured per request, from writing it to reading the whole body.
+//! The HTTP/1.1 load generators, over keep-alive connections:
+//! - [`run`], closed loop: each connection sends its next request as soon as the previous
+//!   answer is read, until `total` requests are done; latency from writing a request to reading
+//!   its whole body. It finds the most a server answers, but a slow answer also delays the
+//!   requests behind it, so its latencies hide the queue (coordinated omission);
+//! - [`run_at_rate`], open loop: requests fall due on a fixed schedule whatever the answers,
+//!   and latency counts from when a request was due, so time spent waiting for a connection
+//!   (the queue) is in it, as a user arriving on their own would feel it.
 
 use std::{
     collections::BTreeMap,
@@ -119,6 +124,115 @@ pub async fn once(addr: SocketAddr, call: &Call) -> anyhow::Result<(StatusCode, 
     Ok((status, body))
 }
 
+/// Sends `total` copies of `call`, one due every `1 / rate` seconds from the start, over at
+/// most `connections` connections (each takes the next due request once it is free); an answer
+/// other than `expect` counts as a failure. `elapsed` runs to the last answer, so
+/// `per_second()` is the rate achieved.
+pub async fn run_at_rate(
+    addr: SocketAddr,
+    call: &Call,
+    connections: usize,
+    rate: f64,
+    total: usize,
+    expect: StatusCode,
+) -> anyhow::Result<Measured> {
+    anyhow::ensure!(rate > 0.0, "the rate must be positive");
+    let schedule = Schedule {
+        // A moment for the connections to open before the first request falls due.
+        start: Instant::now() + Duration::from_millis(200),
+        interval: Duration::from_secs_f64(1.0 / rate),
+    };
+    let next = Arc::new(AtomicUsize::new(0));
+    let call = Arc::new(call.clone());
+    let mut workers = Vec::with_capacity(connections);
+    for _ in 0..connections {
+        let (next, call) = (next.clone(), call.clone());
+        workers.push(tokio::spawn(async move {
+            let stream = TcpStream::connect(addr).await?;
+            stream.set_nodelay(true)?;
+            let io = TokioIo::new(stream);
+            let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await?;
+            tokio::spawn(connection);
+            let mut tally = Tally::default();
+            loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                if n >= total {
+                    break;
+                }
+                let due = schedule.due(n);
+                tokio::time::sleep_until(due.into()).await;
+                sender.ready().await?;
+                let response = sender.send_request(call.request(addr)).await?;
+                let status = response.status();
+                let body = response.into_body().collect().await?.to_bytes();
+                tally.add(due.elapsed(), status, expect, body.len());
+            }
+            anyhow::Ok(tally)
+        }));
+    }
+    let mut tallies = Vec::with_capacity(connections);
+    for worker in workers {
+        tallies.push(worker.await??);
+    }
+    Ok(Tally::measured(tallies, schedule.start.elapsed()))
+}
+
+/// When each request of an open-loop run falls due.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    start: Instant,
+    interval: Duration,
+}
+
+impl Schedule {
+    /// The `n`th request's due time (from 0), computed from the start, so rounding never adds up.
+    fn due(&self, n: usize) -> Instant {
+        self.start + self.interval.mul_f64(n as f64)
+    }
+}
+
+/// What one connection of an open-loop run saw.
+#[derive(Debug, Default)]
+struct Tally {
+    latencies_us: Vec<u64>,
+    failures: usize,
+    bytes: usize,
+    statuses: BTreeMap<u16, usize>,
+}
+
+impl Tally {
+    fn add(&mut self, latency: Duration, status: StatusCode, expect: StatusCode, bytes: usize) {
+        self.latencies_us.push(latency.as_micros() as u64);
+        *self.statuses.entry(status.as_u16()).or_default() += 1;
+        self.bytes += bytes;
+        if status != expect {
+            self.failures += 1;
+        }
+    }
+
+    fn measured(tallies: Vec<Tally>, elapsed: Duration) -> Measured {
+        let mut measured = Measured {
+            requests: 0,
+            elapsed,
+            latencies_us: Vec::new(),
+            failures: 0,
+            body_bytes: 0,
+            statuses: BTreeMap::new(),
+        };
+        for tally in tallies {
+            measured.latencies_us.extend(tally.latencies_us);
+            measured.failures += tally.failures;
+            measured.body_bytes += tally.bytes;
+            for (status, count) in tally.statuses {
+                *measured.statuses.entry(status).or_default() += count;
+            }
+        }
+        measured.requests = measured.latencies_us.len();
+        measured.latencies_us.sort_unstable();
+        measured
+    }
+}
+
 /// Sends `total` copies of `call` over `connections` connections; an answer other than
 /// `expect` counts as a failure.
 pub async fn run(
@@ -180,4 +294,75 @@ pub async fn run(
     measured.requests = measured.latencies_us.len();
     measured.latencies_us.sort_unstable();
     Ok(measured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_fall_due_on_the_schedule_from_its_start() {
+        let start = Instant::now();
+        let schedule = Schedule {
+            start,
+            interval: Duration::from_secs_f64(1.0 / 300.0),
+        };
+        assert_eq!(schedule.due(0), start);
+        // 300 a second: the 300th is due one second after the start, without drift.
+        let late = schedule.due(300).duration_since(start);
+        assert!((late.as_secs_f64() - 1.0).abs() < 1e-6, "{late:?}");
+    }
+
+    /// A server that answers each request after `delay`, one at a time per connection.
+    async fn slow_server(delay: Duration) -> SocketAddr {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                tokio::spawn(async move {
+                    let mut seen = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n) = stream.read(&mut buf).await {
+                        if n == 0 {
+                            return;
+                        }
+                        seen.extend_from_slice(&buf[..n]);
+                        // Bodiless GETs: each request ends at its blank line.
+                        while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                            seen.drain(..end + 4);
+                            tokio::time::sleep(delay).await;
+                            let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+                            if stream.write_all(answer).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn the_open_loop_counts_the_queue_the_closed_loop_hides() {
+        // One connection, answers taking 20 ms, requests due every 5 ms: the closed loop sees
+        // 20 ms each; the open loop sees the queue grow behind the slow answers.
+        let addr = slow_server(Duration::from_millis(20)).await;
+        let call = Call::get("/");
+        let closed = run(addr, &call, 1, 20, StatusCode::OK).await.unwrap();
+        let open = run_at_rate(addr, &call, 1, 200.0, 20, StatusCode::OK)
+            .await
+            .unwrap();
+        assert_eq!((closed.failures, open.failures), (0, 0));
+        assert_eq!(open.requests, 20);
+        assert!(
+            closed.quantile_ms(0.99) < 60.0,
+            "{}",
+            closed.quantile_ms(0.99)
+        );
+        // The last request was due at 95 ms and answered at about 400 ms.
+        assert!(open.quantile_ms(1.0) > 200.0, "{}", open.quantile_ms(1.0));
+    }
 }

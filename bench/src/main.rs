@@ -2,14 +2,16 @@
 //! switched on, measures each scenario beside its baseline in alternating rounds, and
 //! rewrites its section of docs/benchmarks.md. Two parts, run by default one after the other:
 //! `catalog` (issue 4: product list, calendar, merchants page, search over 100,000
-//! merchants) and `express` (issue 5: express checkout on SQLite and Postgres, and 10,000
-//! buyers for 100 seats). See bench/run.sh.
+//! merchants), `express` (issue 5: express checkout on SQLite and Postgres, and 10,000
+//! buyers for 100 seats) and `open` (issue 29: the open loop, latency at fixed rates). See
+//! bench/run.sh.
 
 mod catalog;
 mod crash;
 mod express;
 mod load;
 mod measure;
+mod open_loop;
 mod process;
 mod report;
 mod seed;
@@ -27,6 +29,8 @@ pub struct Args {
     pub quick: bool,
     pub catalog: bool,
     pub express: bool,
+    /// The open-loop part (`--only open`), in the default run too.
+    pub open: bool,
     /// A database on the Postgres server to connect to while creating the benchmark's own
     /// database; `None` measures the express checkout on SQLite only.
     pub postgres: Option<String>,
@@ -51,7 +55,7 @@ impl Args {
 }
 
 const USAGE: &str =
-    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express|crash, \
+    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express|open|crash, \
      --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N";
 
 fn args() -> anyhow::Result<Args> {
@@ -63,6 +67,7 @@ fn args() -> anyhow::Result<Args> {
         quick: false,
         catalog: true,
         express: true,
+        open: true,
         postgres: Some(
             std::env::var("BENCH_POSTGRES_URL")
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned()),
@@ -81,10 +86,12 @@ fn args() -> anyhow::Result<Args> {
             "--out" => args.out = value()?.into(),
             "--quick" => args.quick = true,
             "--only" => match value()?.as_str() {
-                "catalog" => args.express = false,
-                "express" => args.catalog = false,
+                "catalog" => (args.express, args.open) = (false, false),
+                "express" => (args.catalog, args.open) = (false, false),
+                "open" => (args.catalog, args.express) = (false, false),
                 "crash" => {
-                    (args.catalog, args.express, args.crash) = (false, false, true);
+                    (args.catalog, args.express, args.open, args.crash) =
+                        (false, false, false, true);
                 }
                 other => bail!("unknown part {other}; {USAGE}"),
             },
@@ -133,6 +140,12 @@ async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<()> {
     if args.express {
         let section = express::run(args, &data_dir.join("express")).await?;
         page = report::splice(&page, "express", &section);
+        std::fs::write(&args.out, &page)
+            .with_context(|| format!("writing {}", args.out.display()))?;
+    }
+    if args.open {
+        let section = open_loop::run(args, &data_dir.join("open")).await?;
+        page = report::splice(&page, "open", &section);
         std::fs::write(&args.out, &page)
             .with_context(|| format!("writing {}", args.out.display()))?;
     }
