@@ -365,7 +365,7 @@ const TITLE: &str = "# Benchmarks\n\n\
     Written by `bench/run.sh` (the `bench` crate): it builds the release server, starts it on\n\
     loopback with `BOXOFFICE_BENCH_BASELINE=1` (which mounts the baselines under `/bench/`), and\n\
     drives it with its own closed-loop HTTP/1.1 generator. Each part rewrites only its own\n\
-    section of this page; rerun a part with `bench/run.sh --only catalog` or `--only express`.\n";
+    section of this page; rerun a part with `bench/run.sh --only catalog`, `--only express` or `--only open`.\n";
 
 /// `page` with the section named `name` replaced by `section` (or added at the end).
 pub fn splice(page: &str, name: &str, section: &str) -> String {
