@@ -3,11 +3,20 @@
 //!
 //! The generation catches this node's own writes at once; the lifetime bounds how long a
 //! write made on another node can go unseen.
+//!
+//! An entry past its lifetime (at the same generation) is rebuilt by the first reader who finds
+//! it so; the readers behind it are served the old value meanwhile, for at most another
+//! lifetime. Otherwise every reader arriving while the entry is rebuilt would rebuild it too:
+//! under load that stalled the product list for 0.2 s every 5 s (docs/benchmarks.md, "Open
+//! loop").
 
 use std::{
     collections::HashMap,
     hash::Hash,
-    sync::RwLock,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        RwLock,
+    },
     time::{Duration, Instant},
 };
 
@@ -19,6 +28,8 @@ struct Entry<V> {
     generation: u64,
     built_at: Instant,
     value: V,
+    /// A reader found the entry past its lifetime and is rebuilding it.
+    refreshing: AtomicBool,
 }
 
 pub struct TtlCache<K, V> {
@@ -39,13 +50,16 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
         entry.generation == generation && entry.built_at.elapsed() < self.ttl
     }
 
-    /// The value for `key`, if it is still fresh at `generation`.
+    /// The value for `key`, if it was built at `generation` and is within its lifetime, or past
+    /// it while another reader rebuilds it (see the module's head). `None` tells the caller to
+    /// build the value and `put` it.
     pub fn get(&self, key: &K, generation: u64) -> Option<V> {
         let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
-        entries
-            .get(key)
-            .filter(|entry| self.fresh(entry, generation))
-            .map(|entry| entry.value.clone())
+        let entry = entries.get(key).filter(|e| e.generation == generation)?;
+        let age = entry.built_at.elapsed();
+        let served =
+            age < self.ttl || (age < self.ttl * 2 && entry.refreshing.swap(true, Ordering::AcqRel));
+        served.then(|| entry.value.clone())
     }
 
     /// Keeps `value`, built from what the store held at `generation` (read the generation
@@ -67,6 +81,7 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
                 generation,
                 built_at: Instant::now(),
                 value,
+                refreshing: AtomicBool::new(false),
             },
         );
     }
@@ -92,6 +107,34 @@ mod tests {
         let off = TtlCache::new(Duration::ZERO);
         off.put(1, "a", 3);
         assert_eq!(off.get(&1, 3), None, "a zero lifetime turns caching off");
+    }
+
+    /// Makes `key`'s entry as old as `age`.
+    fn age(cache: &TtlCache<i32, &str>, key: i32, age: Duration) {
+        let mut entries = cache.entries.write().unwrap();
+        entries.get_mut(&key).unwrap().built_at = Instant::now().checked_sub(age).unwrap();
+    }
+
+    #[test]
+    fn past_its_lifetime_one_reader_rebuilds_while_the_others_get_the_old_value() {
+        let cache = TtlCache::new(Duration::from_secs(10));
+        cache.put(1, "old", 3);
+        age(&cache, 1, Duration::from_secs(15));
+        assert_eq!(cache.get(&1, 3), None, "the first reader rebuilds");
+        assert_eq!(
+            cache.get(&1, 3),
+            Some("old"),
+            "meanwhile the others get the old value"
+        );
+        assert_eq!(cache.get(&1, 3), Some("old"));
+        assert_eq!(cache.get(&1, 4), None, "never across a generation");
+        cache.put(1, "new", 3);
+        assert_eq!(cache.get(&1, 3), Some("new"));
+
+        // A rebuild that never came back: past two lifetimes nobody gets the old value.
+        age(&cache, 1, Duration::from_secs(25));
+        assert_eq!(cache.get(&1, 3), None);
+        assert_eq!(cache.get(&1, 3), None);
     }
 
     #[test]
