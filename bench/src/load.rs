@@ -19,7 +19,7 @@ use std::{
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::{Method, Request, StatusCode};
+use hyper::{client::conn::http1::SendRequest, Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
@@ -148,11 +148,7 @@ pub async fn run_at_rate(
     for _ in 0..connections {
         let (next, call) = (next.clone(), call.clone());
         workers.push(tokio::spawn(async move {
-            let stream = TcpStream::connect(addr).await?;
-            stream.set_nodelay(true)?;
-            let io = TokioIo::new(stream);
-            let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await?;
-            tokio::spawn(connection);
+            let mut sender = connect(addr).await?;
             let mut tally = Tally::default();
             loop {
                 let n = next.fetch_add(1, Ordering::Relaxed);
@@ -191,7 +187,7 @@ impl Schedule {
     }
 }
 
-/// What one connection of an open-loop run saw.
+/// What one connection of a run saw.
 #[derive(Debug, Default)]
 struct Tally {
     latencies_us: Vec<u64>,
@@ -249,51 +245,33 @@ pub async fn run(
     for _ in 0..connections {
         let (next, call) = (next.clone(), call.clone());
         workers.push(tokio::spawn(async move {
-            let stream = TcpStream::connect(addr).await?;
-            stream.set_nodelay(true)?;
-            let io = TokioIo::new(stream);
-            let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await?;
-            tokio::spawn(connection);
-            let mut latencies = Vec::new();
-            let mut statuses = BTreeMap::<u16, usize>::new();
-            let (mut failures, mut bytes) = (0, 0);
+            let mut sender = connect(addr).await?;
+            let mut tally = Tally::default();
             while next.fetch_add(1, Ordering::Relaxed) < total {
                 sender.ready().await?;
                 let sent = Instant::now();
                 let response = sender.send_request(call.request(addr)).await?;
-                let ok = response.status() == expect;
-                *statuses.entry(response.status().as_u16()).or_default() += 1;
+                let status = response.status();
                 let body = response.into_body().collect().await?.to_bytes();
-                latencies.push(sent.elapsed().as_micros() as u64);
-                bytes += body.len();
-                if !ok {
-                    failures += 1;
-                }
+                tally.add(sent.elapsed(), status, expect, body.len());
             }
-            anyhow::Ok((latencies, failures, bytes, statuses))
+            anyhow::Ok(tally)
         }));
     }
-    let mut measured = Measured {
-        requests: 0,
-        elapsed: Duration::ZERO,
-        latencies_us: Vec::with_capacity(total),
-        failures: 0,
-        body_bytes: 0,
-        statuses: BTreeMap::new(),
-    };
+    let mut tallies = Vec::with_capacity(connections);
     for worker in workers {
-        let (latencies, failures, bytes, statuses) = worker.await??;
-        for (status, count) in statuses {
-            *measured.statuses.entry(status).or_default() += count;
-        }
-        measured.latencies_us.extend(latencies);
-        measured.failures += failures;
-        measured.body_bytes += bytes;
+        tallies.push(worker.await??);
     }
-    measured.elapsed = started.elapsed();
-    measured.requests = measured.latencies_us.len();
-    measured.latencies_us.sort_unstable();
-    Ok(measured)
+    Ok(Tally::measured(tallies, started.elapsed()))
+}
+
+/// A keep-alive HTTP/1.1 connection to `addr`, without Nagle's delay.
+async fn connect(addr: SocketAddr) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+    let stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(connection);
+    Ok(sender)
 }
 
 #[cfg(test)]
