@@ -17,71 +17,47 @@ pub struct BasketLine {
     pub quantity: u32,
 }
 
-/// Where the customer came from: the embedding page's `utm_source`, `utm_medium`,
-/// `utm_campaign`, `utm_term`, `utm_content` and `ref`, which embed.js hands the frame. Each at
-/// most 200 printable characters; kept with the checkout and shown in its reads, its order's and
-/// its events (docs/webframe.md, "Attribution").
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Attribution {
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            min_length = 1,
-            max_length = 200,
-            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-        )
-    )]
-    pub utm_source: Option<String>,
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            min_length = 1,
-            max_length = 200,
-            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-        )
-    )]
-    pub utm_medium: Option<String>,
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            min_length = 1,
-            max_length = 200,
-            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-        )
-    )]
-    pub utm_campaign: Option<String>,
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            min_length = 1,
-            max_length = 200,
-            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-        )
-    )]
-    pub utm_term: Option<String>,
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            min_length = 1,
-            max_length = 200,
-            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-        )
-    )]
-    pub utm_content: Option<String>,
-    /// The host page's `ref` parameter.
-    #[serde(rename = "ref")]
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            min_length = 1,
-            max_length = 200,
-            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-        )
-    )]
-    pub reference: Option<String>,
+/// `Attribution` with every field under the same schema: 1 to 200 characters, at least one of
+/// them not blank, none a control character (what the server accepts).
+macro_rules! attribution {
+    ($(#[$outer:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* pub $field:ident,)* }) => {
+        $(#[$outer])*
+        pub struct $name {
+            $(
+                $(#[$field_meta])*
+                #[cfg_attr(
+                    feature = "ssr",
+                    schema(
+                        min_length = 1,
+                        max_length = 200,
+                        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+                    )
+                )]
+                pub $field: Option<String>,
+            )*
+        }
+    };
+}
+
+attribution! {
+    /// Where the customer came from: the embedding page's `utm_source`, `utm_medium`,
+    /// `utm_campaign`, `utm_term`, `utm_content` and `ref`, which embed.js hands the frame. Each
+    /// at most 200 printable characters; kept with the checkout and shown in its reads, its
+    /// order's and its events (docs/webframe.md, "Attribution").
+    #[serde_with::skip_serializing_none]
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+    #[serde(deny_unknown_fields)]
+    pub struct Attribution {
+        pub utm_source,
+        pub utm_medium,
+        pub utm_campaign,
+        pub utm_term,
+        pub utm_content,
+        /// The host page's `ref` parameter.
+        #[serde(rename = "ref")]
+        pub reference,
+    }
 }
 
 impl Attribution {
