@@ -10,6 +10,7 @@ import { apiData, customerBearer, type Partner } from './support/partner';
 import {
   chooseFirstAvailableDay,
   fillCustomerDetails,
+  hostEvents,
   openShop,
   PAYMENT_PAGE,
   settleSandboxPayment,
@@ -138,6 +139,11 @@ test('an expired hold says so, tells the host, and reserves the same choice agai
   await expect(frame.getByText('The time to complete your order has run out and the tickets were released.')).toBeVisible();
   const expired = await waitForHostEvent(page, 'boxoffice:hold-expired');
   expect(expired.detail.checkout_id).toMatch(/^[0-9a-f-]{36}$/);
+  // The host's analytics hear the held places go back, once: the tickets that were held.
+  await expect.poll(async () => (await hostEvents(page))
+    .filter((e) => e.type === 'boxoffice:analytics' && e.detail.name === 'remove_from_cart')
+    .map((e) => e.detail.params.items.map((i: { item_name: string; quantity: number }) => [i.item_name, i.quantity])))
+    .toEqual([[['Adult admission', 1]]]);
   await expect(frame.getByRole('link', { name: 'Choose tickets again' })).toBeVisible();
 
   // Back to the real time, so the new hold is counted from now, as the server does.

@@ -90,8 +90,20 @@ fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl I
         host::post(&Outgoing::HoldExpired {
             checkout_id: checkout.checkout_id,
         });
-        Analytics::RemoveFromCart(Basket::of_checkout(&checkout)).post();
     }
+    // The places went back without a purchase: found so on opening, or the hold ran out here.
+    let held = Basket::of_checkout(&checkout);
+    Effect::new(move |was_over: Option<bool>| {
+        let now_over = over.get();
+        let ran_out = match was_over {
+            None => status == CheckoutStatus::Expired,
+            Some(before) => !before && now_over && placed.with_untracked(Option::is_none),
+        };
+        if ran_out {
+            Analytics::RemoveFromCart(held.clone()).post();
+        }
+        now_over
+    });
     // Where a checkout that is no longer held stands: paid, waiting for its payment (a reload
     // after confirming), or ended (expired, or its payment failed).
     let settled = {
