@@ -199,6 +199,17 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_BODY_LIMIT", default_value_t = 256 * 1024)]
     pub body_limit_bytes: usize,
 
+    /// Milliseconds within which a bearer's revocation made through another node (a replayed
+    /// session code, a partner client changed or removed) is honoured here: each node caches
+    /// what public bearers may do and re-reads the revocation counter this often. 0 turns the
+    /// cache off (every request checks the database).
+    #[arg(
+        long,
+        env = "BOXOFFICE_AUTH_REVISION_INTERVAL_MS",
+        default_value_t = 1000
+    )]
+    pub auth_revision_interval_ms: u64,
+
     /// Seconds a cached product list is served on this node; the cache is also dropped at every
     /// catalog change made through this node, so the lifetime only bounds how long a change
     /// made through another node can go unseen here. 0 turns the cache off.

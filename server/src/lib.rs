@@ -92,10 +92,14 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let leptos = leptos_options(&config);
     let catalog = Arc::new(catalog::Catalog::new(&config));
     let identity = Arc::new(auth::identity::IdentityVerifier::new(config.outbound()));
+    let auth = Arc::new(auth::cache::AuthCache::new(
+        std::time::Duration::from_millis(config.auth_revision_interval_ms),
+    ));
     Ok(AppState {
         config: Arc::new(config),
         store,
         catalog,
+        auth,
         cursors,
         tokens,
         identity,
@@ -190,8 +194,12 @@ pub const DURATION_BUCKETS: [f64; 14] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
+/// How many checkouts shared a group commit (`store/sqlite/group_commit.rs`).
+pub const GROUP_BUCKETS: [f64; 8] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0];
+
 /// The process-wide Prometheus recorder (the `metrics` facade allows one per process). Request
-/// durations are a histogram, not a summary: buckets add up across nodes, quantiles do not.
+/// durations and group commits' sizes are histograms, not summaries: buckets add up across
+/// nodes, quantiles do not.
 fn metrics_handle() -> PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE
@@ -202,6 +210,11 @@ fn metrics_handle() -> PrometheusHandle {
                         "http_request_duration_seconds".into(),
                     ),
                     &DURATION_BUCKETS,
+                )
+                .expect("the buckets are not empty")
+                .set_buckets_for_metric(
+                    metrics_exporter_prometheus::Matcher::Full("store_group_commit_members".into()),
+                    &GROUP_BUCKETS,
                 )
                 .expect("the buckets are not empty")
                 .install_recorder()

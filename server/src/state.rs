@@ -26,6 +26,9 @@ pub struct AppState {
     /// Per-node catalog caches: call `catalog.changed()` after a catalog write and
     /// `catalog.capacity_changed()` after places are taken or given back.
     pub catalog: Arc<Catalog>,
+    /// Per-node cache of what public bearers may do: call `auth.revoked()` after a change
+    /// that takes a right away (`auth::cache`).
+    pub auth: Arc<crate::auth::cache::AuthCache>,
     pub cursors: CursorSigner,
     pub tokens: TokenService,
     pub identity: Arc<IdentityVerifier>,
@@ -45,6 +48,13 @@ pub struct AppState {
     pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
+}
+
+impl AppState {
+    /// The node's catalog copies with the store behind them, as the catalog's reads take them.
+    pub fn reads(&self) -> (&Catalog, &dyn Store) {
+        (&self.catalog, self.store.as_ref())
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -203,6 +203,7 @@ async fn update_client(
         .update_partner_client(partner_client_id, &input)
         .await?;
     state.catalog.changed();
+    state.auth.revoked();
     found(client, "The partner client")
 }
 
@@ -218,6 +219,7 @@ async fn delete_client(
 ) -> Result<StatusCode> {
     if state.store.delete_partner_client(partner_client_id).await? {
         state.catalog.changed();
+        state.auth.revoked();
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(Error::not_found("The partner client"))

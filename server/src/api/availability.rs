@@ -61,7 +61,7 @@ async fn calendar(
     ApiQuery(params): ApiQuery<CalendarParams>,
 ) -> Result<Data<Vec<CalendarEntry>>> {
     let (product, merchant) =
-        product_in_campaign(state.store.as_ref(), product_id, campaign.campaign_id).await?;
+        product_in_campaign(state.reads(), product_id, campaign.campaign_id).await?;
     let now = Utc::now();
     let today = local_date(merchant.zone()?, now);
     let from = params.from.unwrap_or(today);
@@ -73,7 +73,7 @@ async fn calendar(
     checks.date_range("until", from, until, MAX_CALENDAR_DAYS);
     checks.finish()?;
     let entries = product_calendar(
-        state.store.as_ref(),
+        state.reads(),
         &product,
         today,
         &merchant.currency,
@@ -108,9 +108,9 @@ async fn timeslots(
     );
     checks.finish()?;
     let (product, merchant) =
-        product_in_campaign(state.store.as_ref(), query.product_id, campaign.campaign_id).await?;
+        product_in_campaign(state.reads(), query.product_id, campaign.campaign_id).await?;
     let entries = product_timeslots(
-        state.store.as_ref(),
+        state.reads(),
         &product,
         merchant.zone()?,
         query.date,

@@ -57,6 +57,7 @@ async fn list_merchants(
     ApiQuery(params): ApiQuery<MerchantListParams>,
 ) -> Result<Page<wire::Merchant>> {
     let campaign_id = campaign.campaign_id;
+    let reads = state.reads();
     let page = PageParams {
         limit: params.limit,
         next_token: params.next_token,
@@ -67,7 +68,11 @@ async fn list_merchants(
         "v2/merchants",
         &format!("campaign_id={campaign_id}"),
         |m: &Merchant| m.merchant_id,
-        |after, limit| state.store.list_merchants(Some(campaign_id), after, limit),
+        |after, limit| async move {
+            let (catalog, store) = reads;
+            let page = catalog.merchant_page(store, campaign_id, after, limit);
+            page.await.map(|merchants| merchants.to_vec())
+        },
     )
     .await?;
     Ok(Page {
@@ -91,7 +96,6 @@ async fn get_merchant(
     RequestLocale(locale): RequestLocale,
     ApiPath(merchant_id): ApiPath<Uuid>,
 ) -> Result<Data<wire::Merchant>> {
-    let merchant =
-        merchant_in_campaign(state.store.as_ref(), merchant_id, campaign.campaign_id).await?;
+    let merchant = merchant_in_campaign(state.reads(), merchant_id, campaign.campaign_id).await?;
     Ok(Data::ok(to_wire(&merchant, locale)))
 }

@@ -86,12 +86,11 @@ impl PublicUser {
             .map_err(rejection)?;
         let customer_id = Uuid::parse_str(&claims.registered.sub)
             .map_err(|_| rejection(TokenRejection::Invalid))?;
-        // Revocation (a replayed session code) must cut the bearer off before its expiry.
-        let session = state.store.session(claims.sid).await?;
+        // Revocation (a replayed session code) must cut the bearer off before its expiry, on
+        // every node within the auth cache's bound.
+        let session = state.auth.session(state.store.as_ref(), claims.sid).await?;
         let partner_client_id = match session {
-            Some(s) if s.revoked_at.is_none() && s.bearer_jti == Some(claims.registered.jti) => {
-                s.partner_client_id
-            }
+            Some(s) if s.bearer_jti == claims.registered.jti => s.partner_client_id,
             _ => return Err(rejection(TokenRejection::Invalid)),
         };
         Ok(PublicUser {

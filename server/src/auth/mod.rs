@@ -1,6 +1,7 @@
 //! Credentials: our own bearer tokens and the extractors that demand them.
 
 mod bearer;
+pub mod cache;
 pub mod codes;
 pub mod extract;
 pub mod identity;

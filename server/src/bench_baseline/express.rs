@@ -3,8 +3,9 @@
 //! then in one transaction writes the checkout, confirmed, with its line and `CheckoutStarted`,
 //! writes the order, payment and `CheckoutFulfillmentRegistered`, stores the response under
 //! the key and, last, takes the capacity: the same statements in the same order, through the
-//! same store, as `POST /v2/checkouts/express`. The benchmark reports the real endpoint as a share of it
-//! (docs/benchmarks.md).
+//! same store and committed the same way (on SQLite in the writer's group commit), as
+//! `POST /v2/checkouts/express`: the fastest this machine can durably commit those rows. The
+//! benchmark reports the real endpoint as a share of it (docs/benchmarks.md).
 //!
 //! `PUT` names the product and day once (the lookup is not measured); every `POST` then books
 //! that product as a guest.

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use app::wire::{CalendarEntry, Money};
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::Catalog;
 use super::{
     availability::discount,
     products::{calendar_day, remaining},
@@ -43,30 +44,27 @@ pub fn entries(
 }
 
 /// The calendar of `product` over `from..=until`; empty for a product sold without a date.
+/// Read through the node's copies (`catalog::reads`).
 pub async fn product_calendar(
-    store: &dyn Store,
+    (catalog, store): (&Catalog, &dyn Store),
     product: &Product,
     today: NaiveDate,
     currency: &str,
-    (from, until): (NaiveDate, NaiveDate),
+    days: (NaiveDate, NaiveDate),
     now: DateTime<Utc>,
 ) -> Result<Vec<CalendarEntry>> {
     if product.no_date {
         return Ok(Vec::new());
     }
-    let days = store.calendar(product.product_id, from, until).await?;
-    let open: HashSet<NaiveDate> = if product.requires_timeslot {
-        store
-            .open_timeslot_days(&[product.availability_group_id], from, Some(until), now)
-            .await?
-            .into_iter()
-            .map(|(_, day)| day)
-            .collect()
+    let priced = catalog.calendar(store, product.product_id, days).await?;
+    let open = if product.requires_timeslot {
+        let group = product.availability_group_id;
+        catalog.open_slot_days(store, group, days, now).await?
     } else {
-        HashSet::new()
+        Default::default()
     };
     Ok(entries(
-        &days,
+        &priced,
         today,
         product.requires_timeslot,
         &open,

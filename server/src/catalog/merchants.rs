@@ -3,6 +3,7 @@
 use app::wire::{self, GeoPoint, Locale, MerchantAddress};
 use uuid::Uuid;
 
+use super::Catalog;
 use crate::{
     error::{Error, ProblemType, Result},
     store::{Merchant, Store},
@@ -34,9 +35,9 @@ pub fn to_wire(merchant: &Merchant, locale: Locale) -> wire::Merchant {
 }
 
 /// A merchant of the campaign; 404 `merchant-not-found` when there is none or it has no
-/// product in the campaign (the two are not told apart).
+/// product in the campaign (the two are not told apart). From the node's copies.
 pub async fn merchant_in_campaign(
-    store: &dyn Store,
+    (catalog, store): (&Catalog, &dyn Store),
     merchant_id: Uuid,
     campaign_id: Uuid,
 ) -> Result<Merchant> {
@@ -46,8 +47,12 @@ pub async fn merchant_in_campaign(
             format!("Merchant {merchant_id} is not in this campaign."),
         )
     };
-    if !store.merchant_in_campaign(merchant_id, campaign_id).await? {
+    if !catalog
+        .merchant_in_campaign(store, merchant_id, campaign_id)
+        .await?
+    {
         return Err(not_found());
     }
-    store.merchant(merchant_id).await?.ok_or_else(not_found)
+    let merchant = catalog.definitions.merchant(store, merchant_id).await?;
+    merchant.ok_or_else(not_found)
 }

@@ -7,7 +7,8 @@
 //! once it moved. The definitions a checkout reads ([`definitions`]) have a counter of their
 //! own that only catalog writes move, so selling a ticket does not throw them away. Other nodes do not see
 //! that counter, so each cached thing also has a short lifetime (`BOXOFFICE_CATALOG_CACHE_TTL`,
-//! `BOXOFFICE_SEARCH_INDEX_TTL`) that bounds how stale another node's copy can be.
+//! `BOXOFFICE_SEARCH_INDEX_TTL`) that bounds how stale another node's copy can be. The frame's
+//! per-screen reads (merchants, calendars, timeslots) go through the same copies ([`reads`]).
 
 pub mod availability;
 pub mod calendar;
@@ -16,9 +17,10 @@ pub mod geo;
 pub mod merchants;
 pub mod product_cache;
 pub mod products;
+mod reads;
 pub mod search;
 pub mod timeslots;
-mod ttl_cache;
+pub(crate) mod ttl_cache;
 
 use std::{
     sync::{
@@ -36,6 +38,7 @@ pub struct Catalog {
     pub product_lists: product_cache::ProductListCache,
     search: search::SearchIndexCell,
     pub definitions: definitions::Definitions,
+    reads: reads::Reads,
 }
 
 impl Catalog {
@@ -49,6 +52,7 @@ impl Catalog {
             definitions: definitions::Definitions::new(Duration::from_secs(
                 config.catalog_cache_ttl_secs,
             )),
+            reads: reads::Reads::new(Duration::from_secs(config.catalog_cache_ttl_secs)),
         }
     }
 

@@ -6,7 +6,10 @@ use app::wire::{self, Locale, Money};
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::availability::{self, Availability, ProductPrices};
+use super::{
+    availability::{self, Availability, ProductPrices},
+    Catalog,
+};
 use crate::{
     error::{Error, ProblemType, Result},
     store::{self, Merchant, Product, ProductFilter, Store},
@@ -147,12 +150,13 @@ pub fn to_wire(
 /// A product of the campaign with its merchant; 404 `product-not-found` when there is no such
 /// product or it is not in the campaign (the two are not told apart).
 pub async fn product_in_campaign(
-    store: &dyn Store,
+    (catalog, store): (&Catalog, &dyn Store),
     product_id: Uuid,
     campaign_id: Uuid,
 ) -> Result<(Product, Merchant)> {
-    let product = store
-        .product(product_id)
+    let definitions = &catalog.definitions;
+    let product = definitions
+        .product(store, product_id)
         .await?
         .filter(|p| p.campaign_ids.contains(&campaign_id))
         .ok_or_else(|| {
@@ -161,8 +165,8 @@ pub async fn product_in_campaign(
                 format!("Product {product_id} is not in this campaign."),
             )
         })?;
-    let merchant = store
-        .merchant(product.merchant_id)
+    let merchant = definitions
+        .merchant(store, product.merchant_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("product {product_id} without its merchant"))?;
     Ok((product, merchant))

@@ -4,7 +4,7 @@ use app::wire::TimeslotEntry;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
-use super::products::remaining;
+use super::{products::remaining, Catalog};
 use crate::{
     error::Result,
     store::{Product, Store, Timeslot},
@@ -50,9 +50,10 @@ pub fn entries(
 }
 
 /// The timeslots of `product` on the merchant-local `date`; empty when the product does not
-/// need one (interface rule 3: the date alone suffices).
+/// need one (interface rule 3: the date alone suffices). Read through the node's copies
+/// (`catalog::reads`); whether a slot has started is judged at `now`.
 pub async fn product_timeslots(
-    store: &dyn Store,
+    (catalog, store): (&Catalog, &dyn Store),
     product: &Product,
     zone: Tz,
     date: NaiveDate,
@@ -62,24 +63,21 @@ pub async fn product_timeslots(
     if !product.requires_timeslot {
         return Ok(Vec::new());
     }
-    let slots = store
-        .timeslots(product.availability_group_id, date, date)
-        .await?;
+    let group = product.availability_group_id;
+    let slots = catalog.timeslots(store, group, date).await?;
     if slots.is_empty() {
         return Ok(Vec::new());
     }
     let day = if product.no_date {
-        let capacity = store
-            .day_capacity(product.availability_group_id, date)
-            .await?;
+        let capacity = catalog.day_capacity(store, group, date).await?;
         DayStock {
             sells: true,
             remaining: capacity.and_then(|c| c.remaining()),
         }
     } else {
         // A date-based product sells only on its priced days.
-        match store
-            .calendar(product.product_id, date, date)
+        match catalog
+            .calendar(store, product.product_id, (date, date))
             .await?
             .first()
         {

@@ -9,7 +9,8 @@
 //! (422), the providers (422/502). The plan, which only reads, comes before the claim so that
 //! a request bound to fail writes nothing (`idempotency`). Everything after the claim runs in
 //! one transaction that also stores the success under the key: a failure keeps nothing,
-//! releases the key, and a retry with the same key re-attempts cleanly.
+//! releases the key (on SQLite the claim is part of that transaction and goes with it), and a
+//! retry with the same key re-attempts cleanly.
 
 use app::wire::{Envelope, ExpressCheckoutRequest, Locale, PlacedOrder};
 use chrono::{DateTime, Utc};
@@ -130,7 +131,10 @@ pub async fn express(
             Ok(Express::Placed(body))
         }
         Err(err) => {
-            key.release(state).await;
+            // Where the claim was part of the transaction, the failure undid it too.
+            if !state.store.claim_ends_with_its_checkout() {
+                key.release(state).await;
+            }
             Err(err)
         }
     }

@@ -3,8 +3,10 @@
 //!
 //! - The key is scoped to the campaign; the request it stands for is the SHA-256 of the parsed
 //!   body and the customer. The same key with another request is 409 `idempotency-key-reused`.
-//! - The key is claimed before anything is written, and the claim commits on its own: a second
-//!   request with the key meanwhile gets 409 `idempotency-key-in-use`.
+//! - The key is claimed before anything is written. On PostgreSQL the claim commits on its own:
+//!   a second request with the key meanwhile gets 409 `idempotency-key-in-use`. On SQLite it is
+//!   the first write of the checkout's transaction, which holds the one writer until it ends,
+//!   so a second request waits for the first's outcome instead (its replay, or a clean retry).
 //! - The success is stored under the key by the transaction that makes it
 //!   ([`IdempotencyKey::complete`]), and replayed byte for byte for [`RETENTION`].
 //! - A failure releases the key ([`IdempotencyKey::release`]), so a retry re-attempts cleanly; a

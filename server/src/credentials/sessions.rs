@@ -374,7 +374,12 @@ async fn redeem(state: &AppState, hash: &[u8], client: Option<Uuid>) -> Result<I
             "The session code has expired; start a new session.",
         )
         .with_oauth("invalid_grant")),
-        Redemption::Invalid | Redemption::Replayed => Err(invalid_code()),
+        Redemption::Replayed => {
+            // Its bearer is revoked: at once on this node, on the others within the bound.
+            state.auth.revoked();
+            Err(invalid_code())
+        }
+        Redemption::Invalid => Err(invalid_code()),
     }
 }
 

@@ -116,7 +116,12 @@ impl SessionCampaign {
         let campaign = existing(state, id).await?;
         // Identity sessions have no partner client; the campaign they were minted in is theirs.
         if let Some(client) = user.partner_client_id {
-            if !state.store.client_may_use_campaign(client, id).await? {
+            let store = state.store.as_ref();
+            if !state
+                .auth
+                .client_may_use_campaign(store, client, id)
+                .await?
+            {
                 return Err(Error::new(
                     ProblemType::Forbidden,
                     format!("This partner client may not use campaign {id}."),

@@ -23,13 +23,11 @@ pub(crate) trait Backend {
         pool: &sqlx::Pool<Self::Db>,
     ) -> sqlx::Result<sqlx::Transaction<'static, Self::Db>>;
 
-    /// [`Backend::begin_write`] on a connection the caller already holds. sqlx makes a
-    /// transaction that owns its pooled connection only in `Pool::begin`, and with
-    /// `Transaction::begin` (public, undocumented); Cargo.lock pins the version it was checked
-    /// against.
-    async fn begin_write_on(
-        conn: sqlx::pool::PoolConnection<Self::Db>,
-    ) -> sqlx::Result<sqlx::Transaction<'static, Self::Db>>;
+    /// What a checkout's unit of work runs its statements on: a transaction of its own
+    /// (Postgres), or a savepoint in the writer's group commit (SQLite, `sqlite/group_commit.rs`).
+    /// The store begins it (`begin_work`); [`Backend::take_places_and_commit`] ends it, and
+    /// dropping it undoes what it wrote.
+    type Work: std::ops::DerefMut<Target = <Self::Db as sqlx::Database>::Connection> + Send;
 
     /// Sends what `batch` holds, in order, and empties it.
     async fn flush(
@@ -48,19 +46,19 @@ pub(crate) trait Backend {
     /// - every take adds its quantity to the `reserved` count of its day
     ///   (`availability_day`, made on first use with no capacity, that is unlimited) or of its
     ///   timeslot, and fits only while `reserved` stays within `capacity`;
-    /// - when every take fits, the transaction commits and is on disk before this returns;
-    /// - when one does not, nothing of the transaction is kept (no take, no write of the
-    ///   batch or before it) and the error is [`super::StoreError::Short`] naming the first
+    /// - when every take fits, the unit of work commits and is on disk before this returns;
+    /// - when one does not, nothing of the unit of work is kept (no take, no write of the
+    ///   batch or before it; on SQLite its group's other members are kept) and the error is [`super::StoreError::Short`] naming the first
     ///   take that did not fit;
-    /// - two transactions taking the same places cannot both see room that only one of them
+    /// - two units of work taking the same places cannot both see room that only one of them
     ///   has: the check and the update are one step under the database's lock.
     ///
     /// How: SQLite runs one conditional update per take (`reserved + n <= capacity`) under the
-    /// write lock its transactions take at `BEGIN IMMEDIATE`; Postgres sends the takes and the
+    /// write lock its group takes at `BEGIN IMMEDIATE`, one member at a time; Postgres sends the takes and the
     /// commit as one message of plain updates that the tables' `CHECK (reserved <= capacity)`
     /// refuses, queued per day or slot by an advisory lock. Each implementation says why.
     async fn take_places_and_commit(
-        tx: sqlx::Transaction<'static, Self::Db>,
+        work: Self::Work,
         batch: Self::Batch,
         takes: &[Places],
     ) -> StoreResult<()>;

@@ -52,15 +52,9 @@ pub struct IdempotentRequest {
 pub(crate) trait KeyClaim: Backend {
     /// How the claim's insert ends its `SELECT` (`sql/idempotency.rs`, `claim_insert`).
     const CLAIM_SOURCE: &'static str;
-
-    /// Claims a key that has no row yet and begins the transaction in one round trip where
-    /// the database can; `None` when it cannot or the key has a row, and the caller makes
-    /// the full claim.
-    async fn claim_new_and_begin(
-        pool: &sqlx::Pool<Self::Db>,
-        request: &IdempotentRequest,
-        now: DateTime<Utc>,
-    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Self::Db>>>;
+    /// Whether `claim_and_begin`'s claim is part of the checkout's unit of work, and so is
+    /// undone with it (SQLite's group commit), rather than committed on its own (Postgres).
+    const CLAIM_IN_WORK: bool;
 }
 
 #[async_trait::async_trait]
@@ -72,16 +66,21 @@ pub trait IdempotencyStore {
         request: &IdempotentRequest,
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim>;
-    /// Claims the key like `claim_idempotency_key` and, when it is ours, begins the checkout
-    /// transaction on the connection that claimed it. The claim still commits on its own (a
-    /// retry sees it in flight; a crash leaves the lock to run out), but the request waits
-    /// for a connection once, not twice: on SQLite's one writer that is one turn instead of
-    /// two. Read everything the transaction needs first; no pool calls while it is open.
+    /// Claims the key like `claim_idempotency_key` and, when it is ours, begins the checkout's
+    /// unit of work where the claim was made, so the request waits for the writer once, not
+    /// twice. On Postgres the claim commits on its own first (a concurrent retry sees it in
+    /// flight; a crash leaves its lock to run out); on SQLite it is the first write of the
+    /// unit of work, which holds the one writer until it ends, so nobody can see it in flight
+    /// and a failure undoes it ([`IdempotencyStore::claim_ends_with_its_checkout`]). Read
+    /// everything the transaction needs first; no pool calls while it is open.
     async fn claim_and_begin(
         &self,
         request: &IdempotentRequest,
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim<Box<dyn super::CheckoutTx>>>;
+    /// Whether a claim made by `claim_and_begin` is undone when its checkout fails, so that
+    /// there is nothing to release.
+    fn claim_ends_with_its_checkout(&self) -> bool;
     /// Whether any record of the key exists (claimed, completed or stale); reads only.
     async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool>;
     /// `CalendarStore::calendar` for one day, read in the same query as

@@ -62,6 +62,10 @@ pub trait SessionStore {
     /// The session a code hash names, whatever its state.
     async fn session_by_code(&self, code_hash: &[u8]) -> StoreResult<Option<Session>>;
     async fn session(&self, partner_session_id: Uuid) -> StoreResult<Option<Session>>;
+    /// The counter every change that takes a right away from a bearer moves (a session
+    /// revoked, a partner client changed or removed): nodes re-read it to know when what they
+    /// cached of bearers is out of date (`auth::cache`).
+    async fn auth_revision(&self) -> StoreResult<i64>;
     /// Redeems a code in one conditional update, so of any number of concurrent attempts
     /// exactly one succeeds. `client` is the redeeming partner client (None: the hosted frame,
     /// which may redeem only webframe codes); a replay of a redeemed code revokes its session.

@@ -152,9 +152,17 @@ async fn records_outside_the_campaign_are_not_found() {
 async fn a_client_that_lost_the_campaign_is_refused_at_once() {
     let (app, p) = spawn_partner().await;
     p.get_ok(&app, "/v2/merchants").await;
-    // The operator takes the campaign away from the client; its live session ends there.
+    // The operator takes the campaign away from the client; its live session ends there, at
+    // once on the node that made the change (other nodes: `two_nodes`).
     let other = app.create_campaign("Other").await;
-    app.create_client(&p.client.client_id, &[&other]).await;
+    let store = &app.state.store;
+    let client = store.partner_client_by_client_id(&p.client.client_id);
+    let pc = client.await.unwrap().unwrap().client.partner_client_id;
+    app.admin_put_ok(
+        &format!("/admin/v1/clients/{pc}"),
+        &json!({ "name": "Shop", "campaign_ids": [other] }),
+    )
+    .await;
     p.get(&app, "/v2/merchants")
         .await
         .assert_problem(403, "forbidden");

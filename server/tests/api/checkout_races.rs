@@ -48,6 +48,34 @@ async fn n_seats_and_four_n_buyers_sell_exactly_n() {
 }
 
 #[tokio::test]
+async fn every_order_answered_in_a_crowd_is_stored_and_the_losers_leave_nothing() {
+    // More buyers than seats at once: some pass the plan and find the places gone at the
+    // commit, beside winners committed with them (on SQLite in one group commit). A winner's
+    // order is stored before its answer is sent; a loser's rollback takes nobody with it.
+    const SEATS: usize = 8;
+    let (app, shop) = spawn_shop(Some(SEATS as i32)).await;
+    let body = express_body(&shop.product, 1);
+    let outcomes = join_all((0..3 * SEATS).map(|_| {
+        let (app, campaign, body) = (&app, &shop.partner.campaign, &body);
+        async move {
+            let placed = express(app, campaign, None, &key(), body).await;
+            if placed.status.as_u16() != 200 {
+                placed.assert_problem(422, "checkout-product-not-fulfillable");
+                return None;
+            }
+            let order = placed.json()["data"]["order_id"].as_str().unwrap().parse();
+            Some(crate::db_reads::order_stored(app, order.unwrap()).await)
+        }
+    }))
+    .await;
+    let won: Vec<bool> = outcomes.into_iter().flatten().collect();
+    assert_eq!(won.len(), SEATS, "every seat sold");
+    assert!(won.iter().all(|&stored| stored), "stored when answered");
+    assert_eq!(crate::db_reads::open_checkouts(&app).await, SEATS as i64);
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, SEATS as i64);
+}
+
+#[tokio::test]
 async fn ten_copies_of_one_request_make_one_order() {
     let (app, shop) = spawn_shop(Some(100)).await;
     let body = express_body(&shop.product, 2);

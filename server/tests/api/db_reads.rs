@@ -45,6 +45,17 @@ pub async fn open_checkouts(app: &TestApp) -> i64 {
         .expect("count the checkouts"))
 }
 
+/// Whether order `order_id` is stored (committed: this is a connection of its own).
+pub async fn order_stored(app: &TestApp, order_id: Uuid) -> bool {
+    let sql = "SELECT COUNT(*) FROM customer_order WHERE customer_order_id = $1";
+    let found: i64 = on_database!(app, |conn| sqlx::query_scalar(sql)
+        .bind(order_id)
+        .fetch_one(&mut conn)
+        .await
+        .expect("read the order"));
+    found == 1
+}
+
 /// The `last_error` of a webhook delivery that was attempted, if any was.
 pub async fn attempted_delivery_error(app: &TestApp) -> Option<Option<String>> {
     let sql = "SELECT last_error FROM webhook_delivery WHERE attempts > 0";

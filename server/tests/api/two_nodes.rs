@@ -18,12 +18,15 @@ use crate::{
 
 /// The per-node caches' lifetime in these tests, in seconds (catalog copies and search index).
 const CACHE_TTL: u64 = 1;
+/// How often each node re-reads the revocation counter in these tests, in milliseconds.
+const AUTH_INTERVAL_MS: u64 = 400;
 
 /// Two nodes over one fresh Postgres database, or `None` on SQLite.
 async fn two_nodes() -> Option<(TestApp, TestApp)> {
     let short_caches = |c: &mut server::config::Config| {
         c.catalog_cache_ttl_secs = CACHE_TTL;
         c.search_index_ttl_secs = CACHE_TTL;
+        c.auth_revision_interval_ms = AUTH_INTERVAL_MS;
     };
     let first = spawn_app_with(short_caches).await;
     if first.backend() != "postgres" {
@@ -148,4 +151,53 @@ async fn a_merchant_renamed_through_one_node_is_seen_through_the_other_within_th
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+#[tokio::test]
+async fn a_bearer_revoked_through_one_node_is_refused_by_the_other_within_the_bound() {
+    let Some((a, b)) = two_nodes().await else {
+        return;
+    };
+    let campaign = a.create_campaign("Revoked").await;
+    let client = a.create_client("shop", &[&campaign]).await;
+    let backend = a.backend_token(&client).await;
+    let code = a.headless_code(&backend, "u", Some(&campaign)).await;
+    let bearer = a.exchange_code(&client, &code).await.assert_status(200)["data"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Node b vouches for the bearer from its cache from now on.
+    for _ in 0..3 {
+        merchants_page(&b, &bearer).await.assert_status(200);
+    }
+
+    // The code replayed through node a: its bearer is revoked.
+    a.assert_code_invalid(&client, &code).await;
+    let revoked = Instant::now();
+    merchants_page(&a, &bearer)
+        .await
+        .assert_problem(401, "token-invalid");
+
+    // Node b honours it once it re-reads the counter: within the interval, plus that read.
+    let bound = Duration::from_millis(AUTH_INTERVAL_MS) + Duration::from_millis(500);
+    loop {
+        let answer = merchants_page(&b, &bearer).await;
+        if answer.status == 401 {
+            answer.assert_problem(401, "token-invalid");
+            break;
+        }
+        assert_eq!(answer.status, 200);
+        assert!(
+            revoked.elapsed() < bound,
+            "node b still took the revoked bearer after {:?}",
+            revoked.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The merchants page of `bearer`'s campaign, read through `node`.
+async fn merchants_page(node: &TestApp, bearer: &str) -> crate::helpers::TestResponse {
+    let request = node.request(reqwest::Method::GET, "/v2/merchants");
+    node.send(request.bearer_auth(bearer)).await
 }

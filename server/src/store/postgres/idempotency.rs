@@ -6,8 +6,8 @@
 use base64::{prelude::BASE64_STANDARD, Engine};
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::backend::Postgres;
-use crate::store::{is_unique_violation, IdempotentRequest, KeyClaim};
+use super::{backend::Postgres, sql::idempotency::claim_on, PostgresStore};
+use crate::store::{is_unique_violation, IdempotencyClaim, IdempotentRequest, KeyClaim};
 
 type Db = sqlx::Postgres;
 
@@ -20,28 +20,51 @@ impl KeyClaim for Postgres {
     const CLAIM_SOURCE: &'static str =
         "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed WHERE true";
 
-    /// Claims a key that has no row yet and begins the transaction, in one message: the
-    /// claim's insert commits on its own (`CLAIM_SOURCE`), then `BEGIN`. Nearly every key is
-    /// new, and `BEGIN` alone had been a round trip of every checkout. `None` when the key
-    /// has a row: the insert fails on the primary key, which ends the message before the
-    /// `COMMIT` (the statements before it ran as one implicit transaction, so nothing is
-    /// kept) and the caller makes the full claim (`claim_on`). Postgres logs that failure.
-    ///
-    /// One message is the simple query protocol, which binds no arguments: every value is
-    /// written into the text here, and each is a UUID, bytes or an instant, never text from
-    /// a request. The `COMMIT` of an implicit transaction draws a warning, which is not
-    /// wanted in every checkout's log: the claim's transaction lowers its own threshold.
-    async fn claim_new_and_begin(
-        pool: &sqlx::Pool<Db>,
+    const CLAIM_IN_WORK: bool = false;
+}
+
+impl PostgresStore {
+    /// `IdempotencyStore::claim_and_begin`: the claim commits on its own, then the checkout's
+    /// transaction begins on the connection that made it.
+    pub(super) async fn claim_with_work(
+        &self,
         r: &IdempotentRequest,
         now: DateTime<Utc>,
-    ) -> sqlx::Result<Option<sqlx::Transaction<'static, Db>>> {
-        let conn = pool.acquire().await?;
-        match sqlx::Transaction::begin(conn, Some(claim_then_begin(r, now).into())).await {
-            Ok(tx) => Ok(Some(tx)),
-            Err(e) if is_unique_violation(&e) => Ok(None),
-            Err(e) => Err(e),
+    ) -> sqlx::Result<IdempotencyClaim<sqlx::Transaction<'static, Db>>> {
+        if let Some(tx) = claim_new_and_begin(&self.writer, r, now).await? {
+            return Ok(IdempotencyClaim::Claimed(tx));
         }
+        let mut conn = self.writer.acquire().await?;
+        if let Err(refused) = claim_on(&mut conn, r, now).await?.claimed() {
+            return Ok(refused);
+        }
+        Ok(IdempotencyClaim::Claimed(
+            sqlx::Transaction::begin(conn, None).await?,
+        ))
+    }
+}
+
+/// Claims a key that has no row yet and begins the transaction, in one message: the
+/// claim's insert commits on its own (`CLAIM_SOURCE`), then `BEGIN`. Nearly every key is
+/// new, and `BEGIN` alone had been a round trip of every checkout. `None` when the key
+/// has a row: the insert fails on the primary key, which ends the message before the
+/// `COMMIT` (the statements before it ran as one implicit transaction, so nothing is
+/// kept) and the caller makes the full claim (`claim_on`). Postgres logs that failure.
+///
+/// One message is the simple query protocol, which binds no arguments: every value is
+/// written into the text here, and each is a UUID, bytes or an instant, never text from
+/// a request. The `COMMIT` of an implicit transaction draws a warning, which is not
+/// wanted in every checkout's log: the claim's transaction lowers its own threshold.
+async fn claim_new_and_begin(
+    pool: &sqlx::Pool<Db>,
+    r: &IdempotentRequest,
+    now: DateTime<Utc>,
+) -> sqlx::Result<Option<sqlx::Transaction<'static, Db>>> {
+    let conn = pool.acquire().await?;
+    match sqlx::Transaction::begin(conn, Some(claim_then_begin(r, now).into())).await {
+        Ok(tx) => Ok(Some(tx)),
+        Err(e) if is_unique_violation(&e) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

@@ -59,6 +59,11 @@ impl PostgresStore {
     pub fn pool(&self) -> &sqlx::Pool<Db> {
         &self.pool
     }
+
+    /// A checkout's unit of work: a transaction of its own.
+    async fn begin_work(&self) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
+        self.writer.begin().await
+    }
 }
 
 /// The shared SQL, compiled for this backend (and once more for the other, on purpose).

@@ -4,18 +4,16 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::checkout_tx::SqlCheckoutTx;
-use super::{push_ids, Db, SqlStore, ThisBackend};
+use super::{push_ids, Db, SqlStore};
 use crate::store::{
-    backend::Backend, CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx,
-    CheckoutVoucherRecord, ClientOrigins, OrderRecord, PaymentRecord, StoreResult, Timeslot,
+    CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutTx, CheckoutVoucherRecord,
+    ClientOrigins, OrderRecord, PaymentRecord, StoreResult, Timeslot,
 };
 
 #[async_trait::async_trait]
 impl CheckoutStore for SqlStore {
     async fn begin_checkout(&self) -> StoreResult<Box<dyn CheckoutTx>> {
-        Ok(Box::new(SqlCheckoutTx::new(
-            ThisBackend::begin_write(&self.writer).await?,
-        )))
+        Ok(Box::new(SqlCheckoutTx::new(self.begin_work().await?)))
     }
 
     async fn checkout(&self, checkout_id: Uuid) -> StoreResult<Option<CheckoutRecord>> {

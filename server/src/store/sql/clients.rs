@@ -4,6 +4,7 @@ use chrono::Utc;
 use uuid::Uuid;
 
 use super::references::CampaignLinks;
+use super::sessions::BUMP_AUTH_REVISION;
 use super::{Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, clients::fold_client_rows, clients::PartnerClientRow, ClientSecrets,
@@ -122,6 +123,8 @@ impl ClientStore for SqlStore {
         let client = partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id)
             .await?
             .expect("the client was just written");
+        // Its campaigns may be fewer now: bearers' cached rights go (`auth::cache`).
+        sqlx::query(BUMP_AUTH_REVISION).execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(client.client)
     }
@@ -168,6 +171,8 @@ impl ClientStore for SqlStore {
         CAMPAIGNS
             .replace(&mut tx, partner_client_id, &input.campaign_ids)
             .await?;
+        // Its campaigns may be fewer now: bearers' cached rights go (`auth::cache`).
+        sqlx::query(BUMP_AUTH_REVISION).execute(&mut *tx).await?;
         let client =
             partner_client_rows(&mut tx, "pc.partner_client_id = $1", partner_client_id).await?;
         tx.commit().await?;
@@ -232,12 +237,18 @@ impl ClientStore for SqlStore {
     }
 
     async fn delete_partner_client(&self, partner_client_id: Uuid) -> StoreResult<bool> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let deleted = sqlx::query("DELETE FROM partner_client WHERE partner_client_id = $1")
             .bind(partner_client_id)
-            .execute(&self.writer)
+            .execute(&mut *tx)
             .await
             .map_err(|e| StoreError::classify_delete(e, "The partner client"))?;
-        Ok(deleted.rows_affected() > 0)
+        if deleted.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query(BUMP_AUTH_REVISION).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     async fn client_may_use_campaign(

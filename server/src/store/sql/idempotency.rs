@@ -89,9 +89,9 @@ static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"]) + " ON CONFLICT DO NOTHING"
 });
 
-/// Claims the key on `conn` (each statement commits on its own); see
-/// `IdempotencyStore::claim_idempotency_key`.
-async fn claim_on(
+/// Claims the key on `conn` (each statement commits on its own, unless `conn` is in a unit of
+/// work); see `IdempotencyStore::claim_idempotency_key`.
+pub(crate) async fn claim_on(
     conn: &mut <Db as sqlx::Database>::Connection,
     r: &IdempotentRequest,
     now: DateTime<Utc>,
@@ -170,17 +170,14 @@ impl IdempotencyStore for SqlStore {
         r: &IdempotentRequest,
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim<Box<dyn CheckoutTx>>> {
-        // A key seen for the first time, nearly every request's, in one round trip where the
-        // database can; a key with a row takes the full claim, which tells why.
-        if let Some(tx) = ThisBackend::claim_new_and_begin(&self.writer, r, now).await? {
-            return Ok(IdempotencyClaim::Claimed(Box::new(SqlCheckoutTx::new(tx))));
-        }
-        let mut conn = self.writer.acquire().await?;
-        if let Err(refused) = claim_on(&mut conn, r, now).await?.claimed() {
-            return Ok(refused);
-        }
-        let tx = ThisBackend::begin_write_on(conn).await?;
-        Ok(IdempotencyClaim::Claimed(Box::new(SqlCheckoutTx::new(tx))))
+        Ok(match self.claim_with_work(r, now).await?.claimed() {
+            Ok(work) => IdempotencyClaim::Claimed(Box::new(SqlCheckoutTx::new(work))),
+            Err(refused) => refused,
+        })
+    }
+
+    fn claim_ends_with_its_checkout(&self) -> bool {
+        ThisBackend::CLAIM_IN_WORK
     }
 
     async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool> {

@@ -3,8 +3,15 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::SqlStore;
-use crate::store::{NewSession, Redemption, Session, SessionStore, StoreError, StoreResult};
+use super::{SqlStore, ThisBackend};
+use crate::store::{
+    backend::Backend, NewSession, Redemption, Session, SessionStore, StoreError, StoreResult,
+};
+
+/// Moves the counter every node watches for rights taken away from bearers (migration 0011,
+/// `auth::cache`): in the transaction that takes them away.
+pub(super) const BUMP_AUTH_REVISION: &str =
+    "UPDATE auth_revision SET revision = revision + 1 WHERE id = 1";
 
 #[async_trait::async_trait]
 impl SessionStore for SqlStore {
@@ -51,6 +58,14 @@ impl SessionStore for SqlStore {
         .await
     }
 
+    async fn auth_revision(&self) -> StoreResult<i64> {
+        Ok(
+            sqlx::query_scalar("SELECT revision FROM auth_revision WHERE id = 1")
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+
     async fn redeem_session_code(
         &self,
         code_hash: &[u8],
@@ -86,15 +101,21 @@ impl SessionStore for SqlStore {
             return Ok(Redemption::Invalid);
         }
         if existing.redeemed_at.is_some() {
-            // RFC 6749 §4.1.2: a code used twice may have leaked; its bearer is revoked.
-            sqlx::query(
+            // RFC 6749 §4.1.2: a code used twice may have leaked; its bearer is revoked, on
+            // every node within the auth cache's bound.
+            let mut tx = ThisBackend::begin_write(&self.writer).await?;
+            let revoked = sqlx::query(
                 "UPDATE partner_session SET revoked_at = $2
                  WHERE partner_session_id = $1 AND revoked_at IS NULL",
             )
             .bind(existing.partner_session_id)
             .bind(now)
-            .execute(&self.writer)
+            .execute(&mut *tx)
             .await?;
+            if revoked.rows_affected() > 0 {
+                sqlx::query(BUMP_AUTH_REVISION).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
             return Ok(Redemption::Replayed);
         }
         Ok(Redemption::Expired)

@@ -1,5 +1,7 @@
-//! SQLite's side of [`Backend`]: one writer, `BEGIN IMMEDIATE`, and conditional updates.
+//! SQLite's side of [`Backend`]: one writer, `BEGIN IMMEDIATE`, conditional updates, and
+//! checkouts committed in groups.
 
+use super::group_commit::Member;
 use crate::store::{backend::Backend, batch, is_check_violation, Places, StoreError, StoreResult};
 
 type Db = sqlx::Sqlite;
@@ -19,11 +21,8 @@ impl Backend for Sqlite {
         pool.begin_with("BEGIN IMMEDIATE").await
     }
 
-    async fn begin_write_on(
-        conn: sqlx::pool::PoolConnection<Db>,
-    ) -> sqlx::Result<sqlx::Transaction<'static, Db>> {
-        sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await
-    }
+    /// A savepoint in the writer's group commit (`group_commit.rs`).
+    type Work = Member;
 
     async fn flush(batch: &mut Self::Batch, conn: &mut Conn) -> sqlx::Result<()> {
         if let Some((statements, args)) = batch.take()? {
@@ -39,12 +38,13 @@ impl Backend for Sqlite {
     }
 
     /// Each take is one conditional update (`reserved + n <= capacity`) that changes no row
-    /// when the places are not there. The one writer holds SQLite's lock from `BEGIN
-    /// IMMEDIATE` to the commit, so no other transaction can take places between a check and
-    /// its update, whatever is sent when; the rows of unlimited days are made in the batch.
-    /// The tables' `CHECK (reserved <= capacity)` is the backstop of the conditions.
+    /// when the places are not there. The member holds the writer, which holds SQLite's lock
+    /// from `BEGIN IMMEDIATE` to the group's commit, so nobody can take places between a
+    /// check and its update, whatever is sent when; the rows of unlimited days are made in the
+    /// batch. The tables' `CHECK (reserved <= capacity)` is the backstop of the conditions. A
+    /// short take rolls the member back at once, so the next member finds the group clean.
     async fn take_places_and_commit(
-        mut tx: sqlx::Transaction<'static, Db>,
+        mut work: Member,
         mut batch: Self::Batch,
         takes: &[Places],
     ) -> StoreResult<()> {
@@ -59,7 +59,7 @@ impl Backend for Sqlite {
                     .bind(day);
             }
         }
-        Self::flush(&mut batch, &mut tx).await?;
+        Self::flush(&mut batch, &mut work).await?;
         for &places in takes {
             let taken = match places {
                 Places::Day {
@@ -75,7 +75,7 @@ impl Backend for Sqlite {
                     .bind(group)
                     .bind(day)
                     .bind(i64::from(quantity))
-                    .execute(&mut *tx)
+                    .execute(&mut *work)
                     .await
                 }
                 Places::Timeslot {
@@ -88,17 +88,23 @@ impl Backend for Sqlite {
                     )
                     .bind(timeslot_id)
                     .bind(i64::from(quantity))
-                    .execute(&mut *tx)
+                    .execute(&mut *work)
                     .await
                 }
             };
             match taken {
                 Ok(done) if done.rows_affected() == 1 => {}
-                Ok(_) => return Err(StoreError::Short(places)),
-                Err(e) if is_check_violation(&e) => return Err(StoreError::Short(places)),
+                Ok(_) => return short(work, places).await,
+                Err(e) if is_check_violation(&e) => return short(work, places).await,
                 Err(e) => return Err(e.into()),
             }
         }
-        Ok(tx.commit().await?)
+        Ok(work.commit().await?)
     }
+}
+
+/// A short take's answer, after its member is rolled back.
+async fn short(work: Member, places: Places) -> StoreResult<()> {
+    work.roll_back().await?;
+    Err(StoreError::Short(places))
 }

@@ -13,6 +13,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 mod backend;
 mod dialect;
+mod group_commit;
 mod idempotency;
 
 use backend::Sqlite as ThisBackend;
@@ -32,6 +33,8 @@ pub struct SqliteStore {
     pool: sqlx::Pool<Db>,
     /// The one connection that writes.
     writer: sqlx::Pool<Db>,
+    /// Checkouts' transactions on the writer, committed in groups.
+    group: group_commit::GroupCommit,
 }
 
 /// Readers when none are configured. SQLite reads run inside this process, so more readers
@@ -60,7 +63,16 @@ impl SqliteStore {
             .test_before_acquire(false)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(Self { pool, writer })
+        Ok(Self {
+            pool,
+            group: group_commit::GroupCommit::new(writer.clone()),
+            writer,
+        })
+    }
+
+    /// A checkout's unit of work: a member of the writer's group commit.
+    async fn begin_work(&self) -> sqlx::Result<group_commit::Member> {
+        self.group.join().await
     }
 
     pub fn pool(&self) -> &sqlx::Pool<Db> {

@@ -5,9 +5,11 @@
 use uuid::Uuid;
 
 use super::events::insert_events;
-use super::{Batch, Db, ThisBackend, ThisDialect};
+use super::{Batch, ThisBackend, ThisDialect};
 use crate::events::NewEvent;
 use crate::store::{backend::Backend, CheckoutTx, Places, StoreResult};
+
+type Work = <ThisBackend as Backend>::Work;
 
 mod checkout_rows;
 mod loyalty;
@@ -18,9 +20,10 @@ mod tickets;
 mod vouchers;
 mod wallet;
 
-/// The checkout unit of work over one database transaction.
+/// The checkout unit of work over its backend's `Work` (a transaction, or a member of
+/// SQLite's group commit).
 pub(super) struct SqlCheckoutTx {
-    tx: sqlx::Transaction<'static, Db>,
+    tx: Work,
     /// Events added and not written yet, with their ids.
     events: Vec<(Uuid, NewEvent)>,
     /// Writes whose results nobody reads, sent before the next statement that needs a result
@@ -32,7 +35,7 @@ pub(super) struct SqlCheckoutTx {
 }
 
 impl SqlCheckoutTx {
-    pub(super) fn new(tx: sqlx::Transaction<'static, Db>) -> Self {
+    pub(super) fn new(tx: Work) -> Self {
         Self {
             tx,
             events: Vec::new(),

@@ -1,0 +1,386 @@
+//! Group commit: checkout transactions that reach SQLite's one writer together share one
+//! database transaction and one flush to the disk, each in a savepoint of its own.
+//!
+//! With `synchronous=FULL` every commit waits for the disk, and SQLite's one writer waits with
+//! it: on disk that wait, not the work, set how many checkouts a second a node could take
+//! (docs/benchmarks.md, "Group commit"). Here the wait is shared:
+//!
+//! - The writer's connection belongs to the open group while there is one: the group begins
+//!   (`BEGIN IMMEDIATE`) when its first member arrives and ends with one `COMMIT`.
+//! - A [`Member`] has the group to itself for its whole unit of work, as a transaction of its
+//!   own had SQLite's write lock: `SAVEPOINT member`, its statements, then `RELEASE` when it
+//!   succeeds, or `ROLLBACK TO` when it fails or is dropped, which undoes it alone and never
+//!   its neighbours.
+//! - Whoever opens a group starts its committer, a task that queues for the group behind the
+//!   members already waiting (the lock is fair: first come, first served) and commits when its
+//!   turn comes. A group therefore holds every member that arrived while the group before it
+//!   was committing; a member alone waits for nothing but its own commit.
+//! - A member that succeeded returns only once the group's commit is on disk: nobody is told of
+//!   a write a crash could still lose. When the commit fails, every member of the group fails
+//!   with it and nothing of the group is kept; none of them had been answered.
+//! - Every other write (the operator's, sessions, the workers' claims) takes the writer's
+//!   connection from its pool as before, and so waits for an open group to commit.
+//!
+//! A member reads what the members before it in its group wrote, as it would have read their
+//! commits one after the other. A member refused because of such a write (the places a
+//! neighbour took) is refused at once; it wrote nothing, so there is nothing to wait for.
+
+use std::{
+    ops::{Deref, DerefMut},
+    sync::Arc,
+};
+
+use sqlx::Executor;
+use tokio::sync::{watch, Mutex, OwnedMutexGuard};
+
+type Db = sqlx::Sqlite;
+type Conn = <Db as sqlx::Database>::Connection;
+
+/// How a group ended: `None` while it is open, then its commit's outcome (the error's text,
+/// as every member gets a copy of it).
+type Ended = Option<Result<(), Arc<str>>>;
+
+/// The writer's group commit. Clones share it.
+#[derive(Clone)]
+pub(crate) struct GroupCommit {
+    writer: sqlx::Pool<Db>,
+    slot: Arc<Mutex<Slot>>,
+}
+
+/// What the writer's group holds between its members' turns.
+#[derive(Default)]
+struct Slot {
+    group: Option<Group>,
+    /// A member's savepoint is open: true from its `SAVEPOINT` until it is released or
+    /// rolled back. Still true when the next holder comes, its member was dropped mid-work
+    /// (a failure, a cancelled request), and that holder rolls it back first.
+    savepoint_open: bool,
+}
+
+struct Group {
+    tx: sqlx::Transaction<'static, Db>,
+    ended: watch::Sender<Ended>,
+    members: u32,
+}
+
+/// One checkout's unit of work inside the open group: it holds the group until it commits
+/// (its savepoint released, then the group's commit awaited) or is dropped (its savepoint is
+/// rolled back by whoever holds the group next).
+pub(crate) struct Member {
+    slot: OwnedMutexGuard<Slot>,
+}
+
+impl GroupCommit {
+    pub(crate) fn new(writer: sqlx::Pool<Db>) -> Self {
+        Self {
+            writer,
+            slot: Arc::default(),
+        }
+    }
+
+    /// Joins the open group, or opens one, and begins this member's savepoint.
+    pub(crate) async fn join(&self) -> sqlx::Result<Member> {
+        let mut slot = self.slot.clone().lock_owned().await;
+        slot.roll_back_left_open().await?;
+        if slot.group.is_none() {
+            let conn = self.writer.acquire().await?;
+            let tx = sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await?;
+            slot.group = Some(Group {
+                tx,
+                ended: watch::Sender::new(None),
+                members: 0,
+            });
+            tokio::spawn(commit_in_turn(self.slot.clone()));
+        }
+        // Marked first: once sent, the statement runs even if this future is dropped.
+        slot.savepoint_open = true;
+        if let Err(e) = slot.conn().execute("SAVEPOINT member").await {
+            slot.end_group(Err(&e));
+            return Err(e);
+        }
+        Ok(Member { slot })
+    }
+}
+
+impl Slot {
+    fn conn(&mut self) -> &mut Conn {
+        &mut self.group.as_mut().expect("a member's group is open").tx
+    }
+
+    /// Undoes the savepoint a dropped member left open. When that fails the group's
+    /// transaction is not what its members left (SQLite rolled all of it back on an I/O
+    /// error, say), so the whole group fails.
+    async fn roll_back_left_open(&mut self) -> sqlx::Result<()> {
+        if !self.savepoint_open {
+            return Ok(());
+        }
+        self.savepoint_open = false;
+        if let Err(e) = self.roll_back_savepoint().await {
+            self.end_group(Err(&e));
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    async fn roll_back_savepoint(&mut self) -> sqlx::Result<()> {
+        let conn = self.conn();
+        conn.execute("ROLLBACK TO member").await?;
+        conn.execute("RELEASE member").await?;
+        Ok(())
+    }
+
+    /// Ends the open group with `outcome`, telling its members; a group ended with an error
+    /// is rolled back (its transaction dropped). Nothing when no group is open.
+    fn end_group(&mut self, outcome: Result<(), &sqlx::Error>) {
+        if let Some(group) = self.group.take() {
+            self.savepoint_open = false;
+            metrics::histogram!("store_group_commit_members").record(f64::from(group.members));
+            group
+                .ended
+                .send_replace(Some(outcome.map_err(|e| e.to_string().into())));
+        }
+    }
+}
+
+/// The open group's committer: its turn comes after every member that queued before it.
+async fn commit_in_turn(slot: Arc<Mutex<Slot>>) {
+    let mut slot = slot.lock_owned().await;
+    if slot.roll_back_left_open().await.is_err() {
+        return; // the group failed and its members were told
+    }
+    let Some(group) = slot.group.take() else {
+        return; // it failed before its turn
+    };
+    let Group { tx, ended, members } = group;
+    let outcome = tx.commit().await;
+    metrics::histogram!("store_group_commit_members").record(f64::from(members));
+    if let Err(e) = &outcome {
+        tracing::error!(error = %e, members, "a group commit failed; its members fail with it");
+    }
+    ended.send_replace(Some(outcome.map_err(|e| e.to_string().into())));
+}
+
+impl Member {
+    /// Keeps this member's writes and returns once the group holding them is on disk.
+    pub(crate) async fn commit(mut self) -> sqlx::Result<()> {
+        let slot = &mut *self.slot;
+        // Marked first: once sent, the release runs even if this future is dropped.
+        slot.savepoint_open = false;
+        if let Err(e) = slot.conn().execute("RELEASE member").await {
+            slot.end_group(Err(&e));
+            return Err(e);
+        }
+        let group = slot.group.as_mut().expect("a member's group is open");
+        group.members += 1;
+        let mut ended = group.ended.subscribe();
+        drop(self); // the next member's turn, or the committer's
+        let outcome = ended
+            .wait_for(Option::is_some)
+            .await
+            .map(|ended| ended.clone())
+            .map_err(|_| group_lost("the group ended without an outcome"))?;
+        match outcome {
+            Some(Ok(())) => Ok(()),
+            Some(Err(e)) => Err(group_lost(&e)),
+            None => unreachable!("waited for an outcome"),
+        }
+    }
+
+    /// Undoes this member's writes, and only them, and leaves the group to the next.
+    pub(crate) async fn roll_back(mut self) -> sqlx::Result<()> {
+        self.slot.roll_back_left_open().await
+    }
+}
+
+fn group_lost(why: &str) -> sqlx::Error {
+    sqlx::Error::Io(std::io::Error::other(format!(
+        "the group commit holding this write failed: {why}"
+    )))
+}
+
+impl Deref for Member {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        &self
+            .slot
+            .group
+            .as_ref()
+            .expect("a member's group is open")
+            .tx
+    }
+}
+
+impl DerefMut for Member {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.slot.conn()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! On a single-threaded runtime, so the order in which members queue for the group is the
+    //! order their tasks were spawned in.
+
+    use std::str::FromStr;
+
+    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+
+    use super::*;
+
+    struct Fixture {
+        group: GroupCommit,
+        reader: sqlx::Pool<sqlx::Sqlite>,
+        _dir: tempfile::TempDir,
+    }
+
+    /// A database file with `row (n PRIMARY KEY, parent REFERENCES row, deferred)`, its writer
+    /// in a group commit and a reader beside it, as the store opens them.
+    async fn database() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("group.db").display());
+        let options = SqliteConnectOptions::from_str(&url)
+            .unwrap()
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(sqlx::sqlite::SqliteSynchronous::Full)
+            .foreign_keys(true);
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone().create_if_missing(true))
+            .await
+            .unwrap();
+        sqlx::query(
+            "CREATE TABLE row (n INTEGER PRIMARY KEY CHECK (n >= 0),
+                 parent INTEGER REFERENCES row (n) DEFERRABLE INITIALLY DEFERRED)",
+        )
+        .execute(&writer)
+        .await
+        .unwrap();
+        let reader = SqlitePoolOptions::new()
+            .connect_with(options.read_only(true))
+            .await
+            .unwrap();
+        Fixture {
+            group: GroupCommit::new(writer),
+            reader,
+            _dir: dir,
+        }
+    }
+
+    async fn insert(member: &mut Member, n: i64) -> sqlx::Result<()> {
+        sqlx::query("INSERT INTO row (n) VALUES ($1)")
+            .bind(n)
+            .execute(&mut **member)
+            .await
+            .map(drop)
+    }
+
+    /// The rows a reader sees: what is committed.
+    async fn committed(db: &Fixture) -> Vec<i64> {
+        sqlx::query_scalar("SELECT n FROM row ORDER BY n")
+            .fetch_all(&db.reader)
+            .await
+            .unwrap()
+    }
+
+    /// Lets every spawned task run until it waits.
+    async fn let_others_queue() {
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn members_queued_together_share_a_commit_and_none_returns_before_it() {
+        let db = database().await;
+        let mut first = db.group.join().await.unwrap();
+        insert(&mut first, 0).await.unwrap();
+        // Fifteen members queue while the first holds the group; every third fails after
+        // its first write, which its rollback undoes, and never its neighbours'.
+        let members: Vec<_> = (1..=15)
+            .map(|n| {
+                let group = db.group.clone();
+                let reader = db.reader.clone();
+                tokio::spawn(async move {
+                    let mut member = group.join().await.unwrap();
+                    insert(&mut member, n).await.unwrap();
+                    if n % 3 == 0 {
+                        insert(&mut member, -n).await.unwrap_err(); // the CHECK refuses it
+                        return None;
+                    }
+                    member.commit().await.unwrap();
+                    // Returned: what it wrote, and its whole group, is committed.
+                    let seen: Vec<i64> = sqlx::query_scalar("SELECT n FROM row ORDER BY n")
+                        .fetch_all(&reader)
+                        .await
+                        .unwrap();
+                    Some(seen)
+                })
+            })
+            .collect();
+        let_others_queue().await;
+        first.commit().await.unwrap();
+        assert_eq!(committed(&db).await, [0], "the first committed alone");
+
+        let kept: Vec<i64> = (0..=15).filter(|n| n % 3 != 0 || *n == 0).collect();
+        for task in members {
+            if let Some(seen) = task.await.unwrap() {
+                assert_eq!(seen, kept, "the fifteen were one group");
+            }
+        }
+        assert_eq!(committed(&db).await, kept);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_member_dropped_mid_work_is_undone_before_the_next_begins() {
+        let db = database().await;
+        let mut dropped = db.group.join().await.unwrap();
+        insert(&mut dropped, 1).await.unwrap();
+        drop(dropped); // a failure or a cancelled request: no commit, no rollback said
+        let mut next = db.group.join().await.unwrap();
+        // The dropped member's row is gone, so the next may write the same key.
+        insert(&mut next, 1).await.unwrap();
+        insert(&mut next, 2).await.unwrap();
+        next.commit().await.unwrap();
+        assert_eq!(committed(&db).await, [1, 2]);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_commit_that_fails_fails_every_member_of_its_group_and_keeps_nothing() {
+        let db = database().await;
+        let mut holder = db.group.join().await.unwrap();
+        insert(&mut holder, 1).await.unwrap();
+        let members: Vec<_> = [10_i64, 11]
+            .into_iter()
+            .map(|n| {
+                let group = db.group.clone();
+                tokio::spawn(async move {
+                    let mut member = group.join().await.unwrap();
+                    if n == 11 {
+                        // A row whose parent does not exist: refused only at the commit.
+                        sqlx::query("INSERT INTO row (n, parent) VALUES ($1, 99)")
+                            .bind(n)
+                            .execute(&mut *member)
+                            .await
+                            .unwrap();
+                    } else {
+                        insert(&mut member, n).await.unwrap();
+                    }
+                    member.commit().await
+                })
+            })
+            .collect();
+        let_others_queue().await;
+        holder.commit().await.unwrap();
+        for task in members {
+            let err = task.await.unwrap().unwrap_err();
+            assert!(err.to_string().contains("group commit"), "{err}");
+        }
+        assert_eq!(committed(&db).await, [1], "nothing of the failed group");
+        // The writer is clean again: a new group commits.
+        let mut after = db.group.join().await.unwrap();
+        insert(&mut after, 10).await.unwrap();
+        after.commit().await.unwrap();
+        assert_eq!(committed(&db).await, [1, 10]);
+    }
+}
