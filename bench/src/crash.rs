@@ -45,7 +45,7 @@ const KILLS: usize = 5;
 
 /// What one backend's run saw and found.
 pub struct CrashRun {
-    pub backend: &'static str,
+    pub backend: String,
     pub kills: usize,
     pub requests: usize,
     pub placed: usize,
@@ -61,8 +61,8 @@ pub struct CrashRun {
 
 pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<CrashRun>> {
     let mut runs = Vec::new();
-    for backend in crate::express::backends(args, data_dir) {
-        let dir = data_dir.join(backend.name().to_lowercase());
+    for backend in crate::express::backends(args, data_dir)? {
+        let dir = data_dir.join(backend.slug());
         std::fs::create_dir_all(&dir)?;
         backend.create().await?;
         let outcome = on_backend(args, &backend, &dir).await;
@@ -80,7 +80,7 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<CrashRun>> 
     }
     if let Some(broken) = runs
         .iter()
-        .flat_map(|r| r.checks.iter().map(move |c| (r.backend, c)))
+        .flat_map(|r| r.checks.iter().map(move |c| (&r.backend, c)))
         .find(|(_, (_, held, _))| !held)
     {
         bail!("crash run on {}: {} does not hold", broken.0, broken.1 .0);

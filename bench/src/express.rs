@@ -19,7 +19,7 @@ use crate::{
     load::{self, Call},
     measure::{measure, Plan},
     process::{self, json_of, ServerProcess},
-    report::{self, Contention, ContentionRound, Scenario},
+    report::{self, Contention, ContentionRound, Flushes, Scenario},
     seed::{self, Shop},
     Args,
 };
@@ -31,28 +31,47 @@ pub(crate) const RETURN_URL: &str = "http://localhost:5173/done?basket=7";
 
 /// Where a run keeps its data.
 pub(crate) enum Backend {
-    Sqlite(PathBuf),
-    /// The server to create the run's database on, and that database's name.
+    /// The database file, and the kind of file system that holds it (`stat -f`: "tmpfs",
+    /// "ext2/ext3", …).
+    Sqlite { file: PathBuf, storage: String },
+    /// The server to create the run's database on, that database's name, and the settings
+    /// the database is given (`ALTER DATABASE … SET`).
     Postgres {
         admin_url: String,
         database: String,
+        settings: &'static [(&'static str, &'static str)],
     },
 }
 
 impl Backend {
-    pub(crate) fn name(&self) -> &'static str {
+    /// What the report calls it: the database, where SQLite's file is, and the settings.
+    pub(crate) fn name(&self) -> String {
         match self {
-            Backend::Sqlite(_) => "SQLite",
-            Backend::Postgres { .. } => "Postgres",
+            Backend::Sqlite { storage, .. } if storage == "tmpfs" => "SQLite, tmpfs".to_owned(),
+            Backend::Sqlite { storage, .. } => format!("SQLite, disk ({storage})"),
+            Backend::Postgres { settings: [], .. } => "Postgres".to_owned(),
+            Backend::Postgres { settings, .. } => {
+                let set: Vec<String> = settings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                format!("Postgres, {}", set.join(", "))
+            }
         }
+    }
+
+    /// A folder name for its server's files.
+    pub(crate) fn slug(&self) -> String {
+        let name = self.name().to_lowercase();
+        name.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect()
     }
 
     pub(crate) fn url(&self) -> anyhow::Result<String> {
         Ok(match self {
-            Backend::Sqlite(file) => format!("sqlite://{}", file.display()),
+            Backend::Sqlite { file, .. } => format!("sqlite://{}", file.display()),
             Backend::Postgres {
                 admin_url,
                 database,
+                ..
             } => {
                 let (server, _) = admin_url
                     .split_once('?')
@@ -68,6 +87,7 @@ impl Backend {
         if let Backend::Postgres {
             admin_url,
             database,
+            settings,
         } = self
         {
             let mut admin = sqlx::PgConnection::connect(admin_url)
@@ -79,6 +99,13 @@ impl Backend {
             sqlx::query(&format!("CREATE DATABASE {database}"))
                 .execute(&mut admin)
                 .await?;
+            for (setting, value) in *settings {
+                sqlx::query(&format!(
+                    "ALTER DATABASE {database} SET {setting} = {value}"
+                ))
+                .execute(&mut admin)
+                .await?;
+            }
         }
         Ok(())
     }
@@ -87,6 +114,7 @@ impl Backend {
         if let Backend::Postgres {
             admin_url,
             database,
+            ..
         } = self
         {
             let mut admin = sqlx::PgConnection::connect(admin_url).await?;
@@ -98,40 +126,90 @@ impl Backend {
     }
 }
 
+/// The kind of file system `dir` is on, as `stat -f` names it ("tmpfs", "ext2/ext3", …).
+pub(crate) fn file_system(dir: &Path) -> anyhow::Result<String> {
+    let out = std::process::Command::new("stat")
+        .args(["-f", "-c", "%T"])
+        .arg(dir)
+        .output()
+        .context("stat -f")?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
 /// The backends `args` asks for: SQLite under `data_dir`, and a fresh database on the Postgres
 /// server unless `--no-postgres`.
-pub(crate) fn backends(args: &Args, data_dir: &Path) -> Vec<Backend> {
+pub(crate) fn backends(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<Backend>> {
     let mut backends = Vec::new();
     if args.sqlite {
-        backends.push(Backend::Sqlite(data_dir.join("sqlite").join("express.db")));
+        backends.push(sqlite_in(data_dir)?);
     }
-    match &args.postgres {
-        Some(admin_url) => backends.push(Backend::Postgres {
-            admin_url: admin_url.clone(),
-            database: format!("boxoffice_bench_{}", std::process::id()),
-        }),
-        None => eprintln!("--no-postgres: SQLite only"),
+    backends.extend(postgres(args, &[]));
+    Ok(backends)
+}
+
+/// SQLite with its file in `dir`.
+fn sqlite_in(dir: &Path) -> anyhow::Result<Backend> {
+    let folder = dir.join("sqlite");
+    std::fs::create_dir_all(&folder)?;
+    Ok(Backend::Sqlite {
+        storage: file_system(&folder)?,
+        file: folder.join("express.db"),
+    })
+}
+
+/// A fresh database with `settings` on the Postgres server, unless `--no-postgres`.
+fn postgres(args: &Args, settings: &'static [(&'static str, &'static str)]) -> Option<Backend> {
+    let Some(admin_url) = &args.postgres else {
+        eprintln!("--no-postgres: SQLite only");
+        return None;
+    };
+    Some(Backend::Postgres {
+        admin_url: admin_url.clone(),
+        database: format!("boxoffice_bench_{}", std::process::id()),
+        settings,
+    })
+}
+
+/// Postgres's own group commit made to wait for more commits to share a flush: 200 µs, about
+/// what this machine's fsync takes, when at least two other transactions are open.
+const COMMIT_DELAY: &[(&str, &str)] = &[("commit_delay", "200"), ("commit_siblings", "2")];
+
+/// The express part's backends: SQLite on disk (`--disk-dir`) and in tmpfs (`data_dir`), then
+/// Postgres as configured and with `COMMIT_DELAY`.
+fn express_backends(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<Backend>> {
+    let mut backends = Vec::new();
+    if args.sqlite {
+        backends.push(sqlite_in(&args.disk_dir)?);
+        backends.push(sqlite_in(data_dir)?);
     }
-    backends
+    backends.extend(postgres(args, &[]));
+    backends.extend(postgres(args, COMMIT_DELAY));
+    Ok(backends)
 }
 
 pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
-    let backends = backends(args, data_dir);
-    let (mut scenarios, mut contention) = (Vec::new(), Vec::new());
+    let backends = express_backends(args, data_dir)?;
+    let (mut scenarios, mut flushes, mut contention) = (Vec::new(), Vec::new(), Vec::new());
     for backend in &backends {
-        let dir = data_dir.join(backend.name().to_lowercase());
+        // The server's own files beside its database, on the same kind of storage.
+        let dir = match backend {
+            Backend::Sqlite { file, .. } => file.parent().unwrap().join("server"),
+            Backend::Postgres { .. } => data_dir.join(backend.slug()),
+        };
         std::fs::create_dir_all(&dir)?;
         backend.create().await?;
         let measured = on_backend(args, backend, &dir).await;
         backend.drop_database().await?;
-        let (scenario, raced) = measured?;
+        let (scenario, flushed, raced) = measured?;
         scenarios.push(scenario);
-        contention.push(raced);
+        flushes.push(flushed);
+        contention.extend(raced);
     }
     Ok(report::express_section(
         &process::machine(),
         args.rounds,
         &scenarios,
+        &flushes,
         &contention,
     ))
 }
@@ -140,7 +218,7 @@ async fn on_backend(
     args: &Args,
     backend: &Backend,
     dir: &Path,
-) -> anyhow::Result<(Scenario, Contention)> {
+) -> anyhow::Result<(Scenario, Flushes, Option<Contention>)> {
     let url = backend.url()?;
     let store = server::store::connect(&url, Some(2)).await?;
     let shop = seed::shop(store.as_ref(), SEATS).await?;
@@ -162,13 +240,28 @@ async fn on_backend(
         baseline: Call::post_json("/bench/baseline/express", &json!({}))
             .fresh_key("idempotency-key"),
         expect: StatusCode::OK,
-        connections: 16,
-        per_round: args.scale(2_000),
+        connections: 8,
+        per_round: args.scale(4_000),
         target_p99_ms: Some(25.0),
         target_share: Some(0.5),
+        target_rps: matches!(backend, Backend::Sqlite { storage, .. } if storage != "tmpfs")
+            .then_some(2_500.0),
     };
     eprintln!("express: measuring {}", plan.name);
     let scenario = measure(server.addr, &plan, args.rounds).await?;
+    let flushed = flushes(&server, backend, &plan).await?;
+    eprintln!(
+        "  {}: {:.1} checkouts per flush to disk",
+        plan.name, flushed.per_flush
+    );
+    // The contention run once per database: on SQLite's disk and on Postgres as configured.
+    let contend_here = match backend {
+        Backend::Sqlite { storage, .. } => storage != "tmpfs",
+        Backend::Postgres { settings, .. } => settings.is_empty(),
+    };
+    if !contend_here {
+        return Ok((scenario, flushed, None));
+    }
 
     let mut raced = Contention {
         backend: backend.name(),
@@ -195,7 +288,54 @@ async fn on_backend(
         raced.rounds.push(round);
     }
     drop(server);
-    Ok((scenario, raced))
+    Ok((scenario, flushed, Some(raced)))
+}
+
+/// How many express checkouts shared each flush to disk, over one more round of the real
+/// endpoint: on SQLite its group commits (the server's `store_group_commit_members`
+/// histogram counts one per commit), on Postgres the WAL's fsyncs (`pg_stat_wal.wal_sync`,
+/// the whole server's: nothing else runs during the benchmark).
+async fn flushes(
+    server: &ServerProcess,
+    backend: &Backend,
+    plan: &Plan,
+) -> anyhow::Result<Flushes> {
+    let before = flush_count(server, backend).await?;
+    let measured = load::run(
+        server.addr,
+        &plan.call,
+        plan.connections,
+        plan.per_round,
+        plan.expect,
+    )
+    .await?;
+    let flushed = flush_count(server, backend).await? - before;
+    Ok(Flushes {
+        name: plan.name.clone(),
+        checkouts: measured.requests,
+        flushes: flushed,
+        per_flush: measured.requests as f64 / flushed.max(1.0),
+    })
+}
+
+async fn flush_count(server: &ServerProcess, backend: &Backend) -> anyhow::Result<f64> {
+    match backend {
+        Backend::Sqlite { .. } => {
+            let (_, body) = load::once(server.addr, &Call::get("/metrics")).await?;
+            let text = String::from_utf8_lossy(&body);
+            Ok(text
+                .lines()
+                .find_map(|l| l.strip_prefix("store_group_commit_members_count "))
+                .map_or(Ok(0.0), str::parse)?)
+        }
+        Backend::Postgres { admin_url, .. } => {
+            let mut admin = sqlx::PgConnection::connect(admin_url).await?;
+            let syncs: i64 = sqlx::query_scalar("SELECT wal_sync FROM pg_stat_wal")
+                .fetch_one(&mut admin)
+                .await?;
+            Ok(syncs as f64)
+        }
+    }
 }
 
 /// An express checkout of one ticket of `product` on `day`, as a guest.

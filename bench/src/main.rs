@@ -41,6 +41,9 @@ pub struct Args {
     pub buyers_at_once: usize,
     /// The crash run (`--only crash`): never part of the default run.
     pub crash: bool,
+    /// Where the express part keeps SQLite's file on disk (`--disk-dir`; by default a folder
+    /// of its own under ./target, which is on the disk the project is on).
+    pub disk_dir: PathBuf,
 }
 
 impl Args {
@@ -56,7 +59,8 @@ impl Args {
 
 const USAGE: &str =
     "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express|open|crash, \
-     --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N";
+     --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N, \
+     --disk-dir PATH";
 
 fn args() -> anyhow::Result<Args> {
     let mut args = Args {
@@ -75,6 +79,7 @@ fn args() -> anyhow::Result<Args> {
         buyers_at_once: 100,
         sqlite: true,
         crash: false,
+        disk_dir: PathBuf::from("target"),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -99,6 +104,7 @@ fn args() -> anyhow::Result<Args> {
             "--no-postgres" => args.postgres = None,
             "--no-sqlite" => args.sqlite = false,
             "--buyers-at-once" => args.buyers_at_once = value()?.parse()?,
+            "--disk-dir" => args.disk_dir = value()?.into(),
             other => bail!("unknown argument {other}; {USAGE}"),
         }
     }
@@ -124,8 +130,13 @@ async fn main() -> anyhow::Result<()> {
     };
     let data_dir = scratch.join(format!("boxoffice-bench-{}", std::process::id()));
     std::fs::create_dir_all(&data_dir)?;
+    args.disk_dir = args
+        .disk_dir
+        .join(format!("boxoffice-bench-disk-{}", std::process::id()));
+    std::fs::create_dir_all(&args.disk_dir)?;
     let result = run(&args, &data_dir).await;
     let _ = std::fs::remove_dir_all(&data_dir);
+    let _ = std::fs::remove_dir_all(&args.disk_dir);
     result
 }
 

@@ -21,6 +21,7 @@ pub struct Plan {
     pub per_round: usize,
     pub target_p99_ms: Option<f64>,
     pub target_share: Option<f64>,
+    pub target_rps: Option<f64>,
 }
 
 async fn round(addr: SocketAddr, plan: &Plan, call: &Call) -> anyhow::Result<Measured> {
@@ -74,5 +75,6 @@ pub async fn measure(addr: SocketAddr, plan: &Plan, rounds: usize) -> anyhow::Re
         rounds: measured,
         target_p99_ms: plan.target_p99_ms,
         target_share: plan.target_share,
+        target_rps: plan.target_rps,
     })
 }

@@ -132,6 +132,8 @@ pub struct Seeded {
     pub list_merchant: Uuid,
     /// A date-based product of that merchant, for the calendar.
     pub calendar_product: Uuid,
+    /// Its timeslotted tour (seven slots a day), for the timeslots.
+    pub tour_product: Uuid,
     pub merchants: usize,
 }
 
@@ -268,11 +270,12 @@ pub async fn seed(store: &dyn Store, n: usize) -> anyhow::Result<Seeded> {
             );
         }
     }
-    let (list_merchant, calendar_product) = list_merchant(store, campaign_id).await?;
+    let (list_merchant, calendar_product, tour_product) = list_merchant(store, campaign_id).await?;
     Ok(Seeded {
         campaign_id,
         list_merchant,
         calendar_product,
+        tour_product,
         merchants: n + 1,
     })
 }
@@ -280,7 +283,7 @@ pub async fn seed(store: &dyn Store, n: usize) -> anyhow::Result<Seeded> {
 /// A zoo with eight products: adult and child on one shared gate, a discounted family ticket,
 /// a timeslotted tour, an evening event with a small capacity, a no_date voucher, a physical
 /// guide book and an annual pass; calendars for 90 days.
-async fn list_merchant(store: &dyn Store, campaign_id: Uuid) -> anyhow::Result<(Uuid, Uuid)> {
+async fn list_merchant(store: &dyn Store, campaign_id: Uuid) -> anyhow::Result<(Uuid, Uuid, Uuid)> {
     let mut input = merchant_input(
         "Bench Zoo".to_owned(),
         "Amsterdam",
@@ -377,7 +380,7 @@ async fn list_merchant(store: &dyn Store, campaign_id: Uuid) -> anyhow::Result<(
     store
         .write_timeslots(ids[3].availability_group_id, &slots, Some(12))
         .await?;
-    Ok((merchant_id, ids[0].product_id))
+    Ok((merchant_id, ids[0].product_id, ids[3].product_id))
 }
 
 /// A museum to check out in: one ticket whose days have room for every request of the
