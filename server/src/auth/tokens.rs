@@ -7,9 +7,10 @@
 
 use std::{
     collections::HashMap,
+    num::NonZeroUsize,
     sync::{
         atomic::{AtomicI64, Ordering},
-        Arc, RwLock,
+        Arc, Mutex, RwLock,
     },
 };
 
@@ -18,13 +19,14 @@ use jsonwebtoken::{
     decode, decode_header, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation,
 };
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 /// Clock skew tolerated on `exp` and `nbf`.
 const LEEWAY_SECS: u64 = 30;
 
 /// Which kind of bearer a token is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Audience {
     /// Server-to-server, from client credentials.
     Backend,
@@ -117,12 +119,20 @@ pub struct TokenService {
     reloaded_at: Arc<AtomicI64>,
 }
 
+/// Bearers a key set verified that are kept, at most (`KeySet::verified`).
+const VERIFIED_KEPT: usize = 20_000;
+
 /// The keys of one moment: the active one signs, every one verifies and is published.
 struct KeySet {
     signing_kid: String,
     encoding: EncodingKey,
     verifying: HashMap<String, DecodingKey>,
     published: Vec<(String, Vec<u8>)>,
+    /// Tokens whose signature these keys verified, by their SHA-256 and the audience they were
+    /// verified for, with their claims: a session sends the same bearer with every call, and
+    /// the signature check was most of what a cached read cost (docs/benchmarks.md). Only
+    /// the expiry is checked again. New keys make a new set, so nothing outlives its keys.
+    verified: Mutex<lru::LruCache<([u8; 32], Audience), Verified>>,
 }
 
 impl KeySet {
@@ -138,7 +148,27 @@ impl KeySet {
             encoding: EncodingKey::from_ed_der(&active.private_der),
             verifying,
             published,
+            verified: Mutex::new(lru::LruCache::new(
+                NonZeroUsize::new(VERIFIED_KEPT).expect("not zero"),
+            )),
         }
+    }
+}
+
+/// A token whose signature, issuer and audience were verified: its expiry and claims.
+#[derive(Clone)]
+struct Verified {
+    exp: i64,
+    claims: Arc<serde_json::Value>,
+}
+
+impl Verified {
+    /// The claims as `C`, unless the token expired since (with the leeway).
+    fn claims<C: DeserializeOwned>(&self) -> Result<C, TokenRejection> {
+        if Utc::now().timestamp() > self.exp.saturating_add(LEEWAY_SECS as i64) {
+            return Err(TokenRejection::Expired);
+        }
+        C::deserialize(&*self.claims).map_err(|_| TokenRejection::Invalid)
     }
 }
 
@@ -227,11 +257,21 @@ impl TokenService {
         token: &str,
         audience: Audience,
     ) -> Result<C, TokenRejection> {
+        let keys = self.current();
+        let seen = (Sha256::digest(token.as_bytes()).into(), audience);
+        let known = keys
+            .verified
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&seen)
+            .cloned();
+        if let Some(verified) = known {
+            return verified.claims();
+        }
         let header = decode_header(token).map_err(|_| TokenRejection::Invalid)?;
         if header.alg != Algorithm::EdDSA {
             return Err(TokenRejection::Invalid);
         }
-        let keys = self.current();
         let key = header
             .kid
             .as_deref()
@@ -242,12 +282,21 @@ impl TokenService {
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         validation.set_audience(&[audience.as_str()]);
         validation.set_issuer(&[&*self.issuer]);
-        decode::<C>(token, key, &validation)
+        let claims = decode::<serde_json::Value>(token, key, &validation)
             .map(|data| data.claims)
             .map_err(|err| match err.kind() {
                 jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenRejection::Expired,
                 _ => TokenRejection::Invalid,
-            })
+            })?;
+        let exp = claims["exp"].as_i64().ok_or(TokenRejection::Invalid)?;
+        let verified = Verified {
+            exp,
+            claims: Arc::new(claims),
+        };
+        let parsed = verified.claims()?;
+        let mut kept = keys.verified.lock().unwrap_or_else(|e| e.into_inner());
+        kept.put(seen, verified);
+        Ok(parsed)
     }
 
     /// The public keys as a JWK Set (RFC 7517, OKP keys per RFC 8037).
@@ -313,6 +362,38 @@ mod tests {
         );
         assert_eq!(
             s.verify::<BackendClaims>(&token, Audience::Merchant)
+                .unwrap_err(),
+            TokenRejection::Invalid
+        );
+    }
+
+    #[test]
+    fn a_token_verified_before_keeps_its_audience_and_still_expires() {
+        let s = service();
+        let token = s.sign(&backend_claims(&s, 60)).unwrap();
+        for _ in 0..2 {
+            // The second time from the verified tokens: the same answers.
+            let claims: BackendClaims = s.verify(&token, Audience::Backend).unwrap();
+            assert_eq!(claims.registered.sub, "client-1");
+            assert_eq!(
+                s.verify::<BackendClaims>(&token, Audience::Public)
+                    .unwrap_err(),
+                TokenRejection::Invalid
+            );
+        }
+        // A verified token past its expiry (and the leeway) is refused as expired.
+        let past = Verified {
+            exp: Utc::now().timestamp() - LEEWAY_SECS as i64 - 1,
+            claims: Arc::new(serde_json::json!({})),
+        };
+        assert_eq!(
+            past.claims::<serde_json::Value>().unwrap_err(),
+            TokenRejection::Expired
+        );
+        // New keys start with nothing verified: a token of the old ones is checked again.
+        s.replace_keys(&generate_ed25519().unwrap(), &[]);
+        assert_eq!(
+            s.verify::<BackendClaims>(&token, Audience::Backend)
                 .unwrap_err(),
             TokenRejection::Invalid
         );
