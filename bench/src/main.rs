@@ -130,8 +130,8 @@ async fn main() -> anyhow::Result<()> {
     };
     let data_dir = scratch.join(format!("boxoffice-bench-{}", std::process::id()));
     std::fs::create_dir_all(&data_dir)?;
-    args.disk_dir = args
-        .disk_dir
+    std::fs::create_dir_all(&args.disk_dir)?;
+    args.disk_dir = std::fs::canonicalize(&args.disk_dir)?
         .join(format!("boxoffice-bench-disk-{}", std::process::id()));
     std::fs::create_dir_all(&args.disk_dir)?;
     let result = run(&args, &data_dir).await;
