@@ -2,7 +2,7 @@
 //! bought on which day and in which entry window.
 
 use app::wire::{CalendarEntry, Envelope, TimeslotEntry, TimeslotQuery};
-use axum::extract::State;
+use axum::{extract::State, response::Response};
 use chrono::{Days, NaiveDate, Utc};
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -10,12 +10,13 @@ use uuid::Uuid;
 
 use crate::{
     catalog::{
-        calendar::product_calendar, products::product_in_campaign, timeslots::product_timeslots,
+        calendar::product_calendar_json, products::product_in_campaign,
+        timeslots::product_timeslots,
     },
     error::Result,
     http::{
         campaign::SessionCampaign,
-        envelope::Data,
+        envelope::{self, Data},
         extract::{ApiJson, ApiPath, ApiQuery},
         openapi::{Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader},
     },
@@ -59,7 +60,7 @@ async fn calendar(
     State(state): State<AppState>,
     ApiPath(product_id): ApiPath<Uuid>,
     ApiQuery(params): ApiQuery<CalendarParams>,
-) -> Result<Data<Vec<CalendarEntry>>> {
+) -> Result<Response> {
     let (product, merchant) =
         product_in_campaign(state.reads(), product_id, campaign.campaign_id).await?;
     let now = Utc::now();
@@ -72,7 +73,7 @@ async fn calendar(
     let mut checks = Checks::default();
     checks.date_range("until", from, until, MAX_CALENDAR_DAYS);
     checks.finish()?;
-    let entries = product_calendar(
+    let answer = product_calendar_json(
         state.reads(),
         &product,
         today,
@@ -81,7 +82,7 @@ async fn calendar(
         now,
     )
     .await?;
-    Ok(Data::ok(entries))
+    Ok(envelope::around(&answer, &envelope::meta()))
 }
 
 /// The entry windows of the product on `date` (merchant-local), ordered by start, with times

@@ -349,38 +349,31 @@ mod tests {
         }
     }
 
+    /// Asserts that `token`, a backend bearer of client-1, verifies as one and as nothing else.
+    fn assert_backend_only(s: &TokenService, token: &str) {
+        let claims: BackendClaims = s.verify(token, Audience::Backend).unwrap();
+        assert_eq!(claims.registered.sub, "client-1");
+        for other in [Audience::Public, Audience::Merchant] {
+            assert_eq!(
+                s.verify::<BackendClaims>(token, other).unwrap_err(),
+                TokenRejection::Invalid
+            );
+        }
+    }
+
     #[test]
     fn a_token_verifies_for_its_own_audience_only() {
         let s = service();
-        let token = s.sign(&backend_claims(&s, 60)).unwrap();
-        let claims: BackendClaims = s.verify(&token, Audience::Backend).unwrap();
-        assert_eq!(claims.registered.sub, "client-1");
-        assert_eq!(
-            s.verify::<BackendClaims>(&token, Audience::Public)
-                .unwrap_err(),
-            TokenRejection::Invalid
-        );
-        assert_eq!(
-            s.verify::<BackendClaims>(&token, Audience::Merchant)
-                .unwrap_err(),
-            TokenRejection::Invalid
-        );
+        assert_backend_only(&s, &s.sign(&backend_claims(&s, 60)).unwrap());
     }
 
     #[test]
     fn a_token_verified_before_keeps_its_audience_and_still_expires() {
         let s = service();
         let token = s.sign(&backend_claims(&s, 60)).unwrap();
-        for _ in 0..2 {
-            // The second time from the verified tokens: the same answers.
-            let claims: BackendClaims = s.verify(&token, Audience::Backend).unwrap();
-            assert_eq!(claims.registered.sub, "client-1");
-            assert_eq!(
-                s.verify::<BackendClaims>(&token, Audience::Public)
-                    .unwrap_err(),
-                TokenRejection::Invalid
-            );
-        }
+        // The second time from the verified tokens: the same answers.
+        assert_backend_only(&s, &token);
+        assert_backend_only(&s, &token);
         // A verified token past its expiry (and the leeway) is refused as expired.
         let past = Verified {
             exp: Utc::now().timestamp() - LEEWAY_SECS as i64 - 1,

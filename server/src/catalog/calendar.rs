@@ -43,6 +43,26 @@ pub fn entries(
         .collect()
 }
 
+/// `product_calendar` as its JSON, from the node's copy of the answer when it has one.
+pub async fn product_calendar_json(
+    (catalog, store): (&Catalog, &dyn Store),
+    product: &Product,
+    today: NaiveDate,
+    currency: &str,
+    days: (NaiveDate, NaiveDate),
+    now: DateTime<Utc>,
+) -> Result<std::sync::Arc<[u8]>> {
+    let render = || async {
+        let entries =
+            product_calendar((catalog, store), product, today, currency, days, now).await?;
+        let json = serde_json::to_vec(&entries).map_err(anyhow::Error::from)?;
+        Ok(std::sync::Arc::from(json))
+    };
+    catalog
+        .calendar_answer(product.product_id, days, today, render)
+        .await
+}
+
 /// The calendar of `product` over `from..=until`; empty for a product sold without a date.
 /// Read through the node's copies (`catalog::reads`).
 pub async fn product_calendar(

@@ -29,6 +29,9 @@ pub struct Reads {
     open_slot_days: TtlCache<(Uuid, Days), Arc<HashSet<NaiveDate>>>,
     timeslots: TtlCache<(Uuid, NaiveDate), Arc<[Timeslot]>>,
     day_capacities: TtlCache<(Uuid, NaiveDate), Option<DayCapacity>>,
+    /// A calendar's answer as JSON, by product, days and the merchant's today (which decides
+    /// what is past): what the product list's copy is to its list.
+    calendar_answers: TtlCache<(Uuid, Days, NaiveDate), Arc<[u8]>>,
 }
 
 impl Reads {
@@ -40,6 +43,7 @@ impl Reads {
             open_slot_days: TtlCache::new(ttl),
             timeslots: TtlCache::new(ttl),
             day_capacities: TtlCache::new(ttl),
+            calendar_answers: TtlCache::new(ttl),
         }
     }
 }
@@ -66,6 +70,31 @@ impl Catalog {
         let value = read().await?;
         cache.put(key, value.clone(), generation);
         Ok(value)
+    }
+
+    /// The JSON of `product_id`'s calendar over `days` as seen on `today`, or what `render`
+    /// makes of it, kept like every copy here.
+    pub async fn calendar_answer<F, Fut>(
+        &self,
+        product_id: Uuid,
+        days: Days,
+        today: NaiveDate,
+        render: F,
+    ) -> crate::error::Result<Arc<[u8]>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = crate::error::Result<Arc<[u8]>>>,
+    {
+        let generation = self.generation();
+        let key = (product_id, days, today);
+        if let Some(copy) = self.reads.calendar_answers.get(&key, generation) {
+            return Ok(copy);
+        }
+        let answer = render().await?;
+        self.reads
+            .calendar_answers
+            .put(key, answer.clone(), generation);
+        Ok(answer)
     }
 
     /// `MerchantStore::list_merchants` of a campaign.
