@@ -6,7 +6,7 @@ cd "$ROOT"
 
 TOOLS_DIR="${BOXOFFICE_TOOLS_DIR:-$HOME/.cache/boxoffice-tools}"
 # npm's binaryen 132 first: Debian's wasm-opt (108) builds a WASM that fails to hydrate.
-export PATH="$TOOLS_DIR/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$TOOLS_DIR/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # Playwright must never try to download a browser; Debian's Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 

@@ -375,10 +375,11 @@ async fn read_database(url: &str) -> anyhow::Result<Database> {
 fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
     let mut checks = Vec::new();
 
-    // Places: a day's count is the places of the checkouts that still hold them.
+    // Places: a day's count is the places of the checkouts that still hold them, and of those
+    // paid for (sold): since the run pays half its orders, a paid checkout's places count too.
     let mut held: HashMap<(Uuid, NaiveDate), i64> = HashMap::new();
     for (_, group, day, quantity, status) in &db.lines {
-        if status == "RESERVED" || status == "CONFIRMED" {
+        if matches!(status.as_str(), "RESERVED" | "CONFIRMED" | "PAID") {
             *held.entry((*group, *day)).or_default() += quantity;
         }
     }

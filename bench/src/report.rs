@@ -220,7 +220,7 @@ pub fn catalog_section(
              locale); an entry is dropped at any catalog or capacity change made through the node \
              (a generation counter) and lives at most `BOXOFFICE_CATALOG_CACHE_TTL` (5 s) for \
              changes made through other nodes. Per request only the envelope around the cached \
-             bytes is written. The \"cache off\" row is the same build with \
+             bytes is written. Its \"copies off\" row is the same build with \
              `BOXOFFICE_CATALOG_CACHE_TTL=0`: four queries and a serialisation per request.",
             "Search answers from an in-memory index per node (an inverted index of folded words \
              with their merchants, rebuilt after a catalog change), not from SQL, and writes \
