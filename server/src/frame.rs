@@ -56,7 +56,8 @@ pub fn router(state: &AppState) -> Router<AppState> {
                 provide_context(context_state.clone());
                 provide_context(backend.clone());
                 provide_response_nonce();
-                provide_partner_theme();
+                provide_from_request::<app::frame::ThemeStyle>();
+                provide_from_request::<app::frame::first_page::FirstPage>();
             },
             move || app::shell(options.clone()),
         )
@@ -118,12 +119,13 @@ fn provide_response_nonce() {
     }
 }
 
-/// Hands the shell the partner's look that `frame_headers` found for this frame page, if any.
-fn provide_partner_theme() {
-    let theme = use_context::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<app::frame::ThemeStyle>().cloned());
-    if let Some(theme) = theme {
-        provide_context(theme);
+/// Hands the render what `frame_headers` found for this frame page, if it found it: the
+/// partner's look (`ThemeStyle`) and the first screen's data (`FirstPage`).
+fn provide_from_request<T: Clone + Send + Sync + 'static>() {
+    let found = use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<T>().cloned());
+    if let Some(found) = found {
+        provide_context(found);
     }
 }
 

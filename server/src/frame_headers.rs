@@ -9,6 +9,9 @@
 //!   Leptos writes to start hydration carrying a nonce made for this response ([`CspNonce`],
 //!   handed to Leptos by `frame.rs`); no plugins, no `<base>`.
 //!
+//! Under `/frame` it also looks for the first screen's data (`frame_first_page`), which the
+//! page is rendered with.
+//!
 //! A policy that cannot be built (an origin that is no origin) is sent as `frame-ancestors
 //! 'none'`: it fails closed, never open. Pages that are not the app's get `frame-ancestors
 //! 'none'` from `http::framing`.
@@ -24,8 +27,8 @@ use axum::{
 use rand::RngCore;
 
 use crate::{
-    error::Error, frame_session::client_of_code, state::AppState, store::PartnerClient, theme,
-    validate,
+    error::Error, frame_first_page::first_page, frame_session::client_of_code, state::AppState,
+    store::PartnerClient, theme, validate,
 };
 
 /// The policy sent when the real one cannot be built: nobody frames the page, and no inline
@@ -87,8 +90,8 @@ pub async fn security_headers(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let framed_query = is_frame_path(request.uri().path())
-        .then(|| request.uri().query().unwrap_or_default().to_owned());
+    let framed = is_frame_path(request.uri().path());
+    let framed_query = framed.then(|| request.uri().query().unwrap_or_default().to_owned());
     let nonce = CspNonce::new();
     request.extensions_mut().insert(nonce.clone());
     let partner = match framed_query {
@@ -107,6 +110,15 @@ pub async fn security_headers(
         request
             .extensions_mut()
             .insert(app::frame::ThemeStyle(theme::css::css(look)));
+    }
+    if framed {
+        match first_page(&state, request.uri(), request.headers()).await {
+            Ok(Some(page)) => {
+                request.extensions_mut().insert(page);
+            }
+            Ok(None) => {}
+            Err(err) => tracing::warn!(error = ?err, "the frame's first page was not rendered"),
+        }
     }
     let mut response = next.run(request).await;
     let headers = response.headers_mut();

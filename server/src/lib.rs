@@ -21,6 +21,7 @@ pub mod display_code;
 pub mod error;
 pub mod events;
 pub mod frame;
+pub mod frame_first_page;
 pub mod frame_headers;
 pub mod frame_session;
 pub mod fuzzing;

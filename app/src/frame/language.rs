@@ -28,14 +28,18 @@ pub fn from_wire(locale: wire::Locale) -> Locale {
 pub fn negotiate_on_server() {
     #[cfg(feature = "ssr")]
     if let Some(parts) = use_context::<axum::http::request::Parts>() {
-        let header = parts
-            .headers
-            .get(axum::http::header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok());
-        let chosen =
-            locale_param(parts.uri.query()).unwrap_or_else(|| wire::Locale::negotiate(header));
-        use_i18n().set_locale(from_wire(chosen));
+        use_i18n().set_locale(from_wire(page_locale(parts.uri.query(), &parts.headers)));
     }
+}
+
+/// The language the server renders a frame page in, from its address's query and its request
+/// headers (see [`negotiate_on_server`]).
+#[cfg(feature = "ssr")]
+pub fn page_locale(query: Option<&str>, headers: &axum::http::HeaderMap) -> wire::Locale {
+    let header = headers
+        .get(axum::http::header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    locale_param(query).unwrap_or_else(|| wire::Locale::negotiate(header))
 }
 
 /// The `locale` parameter of a frame address's query, when it is one of the four tags.

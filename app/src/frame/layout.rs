@@ -3,6 +3,7 @@ use leptos_router::components::{Outlet, A};
 
 use super::{
     entry::start_session,
+    first_page,
     language::LanguageSwitcher,
     session::{use_session, SessionState},
     ui::notice::Loading,
@@ -12,13 +13,24 @@ use crate::i18n::{t, use_i18n};
 /// The page chrome of every app page: a skip link, the header with the language switch, and
 /// one `<main>`. `data-hydrated` appears once the WASM app has taken over the server-rendered
 /// page (effects run only in the browser), so tests and the host know it is interactive.
+/// While `inert`, the page is shown but takes no input (a first screen the server rendered
+/// before the session that makes it work has started).
 #[component]
-pub fn Chrome(#[prop(optional, into)] nav: ViewFn, children: Children) -> impl IntoView {
+pub fn Chrome(
+    #[prop(optional, into)] nav: ViewFn,
+    #[prop(optional, into)] inert: Signal<bool>,
+    children: Children,
+) -> impl IntoView {
     let i18n = use_i18n();
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     view! {
-        <div class="frame" data-hydrated=move || hydrated.get().then_some("true")>
+        <div
+            class="frame"
+            data-hydrated=move || hydrated.get().then_some("true")
+            inert=move || inert.get()
+            aria-busy=move || inert.get().then_some("true")
+        >
             <a class="skip-link" href="#main">{t!(i18n, skip_to_content)}</a>
             <header class="frame-header">
                 <span class="brand">{t!(i18n, brand)}</span>
@@ -47,8 +59,14 @@ pub fn FrameLayout() -> impl IntoView {
     let i18n = use_i18n();
     let session = use_session();
     start_session();
+    // The server rendered the first screen with its data (`first_page`): it is shown while
+    // the session starts, inert until it has.
+    let first_screen = first_page::present();
+    let pending = move || session.with(|s| *s == SessionState::Pending);
+    let inert = Signal::derive(move || first_screen && pending());
     let gate = Memo::new(move |_| {
         session.with(|s| match s {
+            SessionState::Pending if first_screen => Gate::Open,
             SessionState::Pending => Gate::Starting,
             SessionState::Active(_) => Gate::Open,
             SessionState::AwaitingIdentity(_) => Gate::AwaitingIdentity,
@@ -69,7 +87,7 @@ pub fn FrameLayout() -> impl IntoView {
         })
     };
     view! {
-        <Chrome nav=nav>
+        <Chrome nav=nav inert>
             {move || match gate.get() {
                 Gate::Open => view! { <Outlet/> }.into_any(),
                 Gate::Starting => view! { <Loading/> }.into_any(),

@@ -3,8 +3,9 @@
 pub mod analytics;
 pub mod api;
 mod entry;
+pub mod first_page;
 pub mod host;
-mod language;
+pub mod language;
 pub mod layout;
 pub mod screens;
 pub mod server;
@@ -49,6 +50,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <HydrationScripts options/>
                 <MetaTags/>
                 {theme}
+                <first_page::FirstPageData/>
             </head>
             <body>
                 <App/>

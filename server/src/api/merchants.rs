@@ -1,18 +1,18 @@
 //! `GET /v2/merchants` and `GET /v2/merchants/{merchant_id}`: the merchants of the campaign.
 
-use app::wire::{self, Envelope};
+use app::wire::{self, Envelope, Locale};
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::{
-    catalog::merchants::{merchant_in_campaign, to_wire},
+    catalog::merchants::{merchant_in_campaign, merchant_page, to_wire},
     error::Result,
     http::{
         campaign::SessionCampaign,
-        cursor::{paginate, PageParams},
-        envelope::{Data, Page},
+        cursor::{PageCursor, PageParams},
+        envelope::{Data, RenderedPage},
         extract::{ApiPath, ApiQuery},
         locale::RequestLocale,
         openapi::{
@@ -20,7 +20,6 @@ use crate::{
         },
     },
     state::AppState,
-    store::Merchant,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -55,30 +54,30 @@ async fn list_merchants(
     State(state): State<AppState>,
     RequestLocale(locale): RequestLocale,
     ApiQuery(params): ApiQuery<MerchantListParams>,
-) -> Result<Page<wire::Merchant>> {
-    let campaign_id = campaign.campaign_id;
-    let reads = state.reads();
+) -> Result<RenderedPage> {
     let page = PageParams {
         limit: params.limit,
         next_token: params.next_token,
     };
-    let page = paginate(
-        &state.cursors,
-        &page,
-        "v2/merchants",
-        &format!("campaign_id={campaign_id}"),
-        |m: &Merchant| m.merchant_id,
-        |after, limit| async move {
-            let (catalog, store) = reads;
-            let page = catalog.merchant_page(store, campaign_id, after, limit);
-            page.await.map(|merchants| merchants.to_vec())
-        },
-    )
-    .await?;
-    Ok(Page {
-        items: page.items.iter().map(|m| to_wire(m, locale)).collect(),
-        limit: page.limit,
-        next_token: page.next_token,
+    merchant_list_page(&state, campaign.campaign_id, &page, locale).await
+}
+
+/// The page of the campaign's merchants `page` asks for, as `GET /v2/merchants` answers it
+/// (the frame's first screen is rendered with it too: `frame_first_page`).
+pub async fn merchant_list_page(
+    state: &AppState,
+    campaign_id: Uuid,
+    page: &PageParams,
+    locale: Locale,
+) -> Result<RenderedPage> {
+    let filters = format!("campaign_id={campaign_id}");
+    let (cursor, after) = PageCursor::open(&state.cursors, page, "v2/merchants", &filters)?;
+    let answer = merchant_page(state.reads(), campaign_id, after, cursor.limit(), locale).await?;
+    Ok(RenderedPage {
+        items_json: answer.items_json.clone(),
+        item_count: answer.item_count,
+        limit: cursor.limit(),
+        next_token: answer.last_before_more.map(|last| cursor.next_token(&last)),
     })
 }
 

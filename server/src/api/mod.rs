@@ -6,7 +6,7 @@ mod events;
 mod me;
 mod merchant_accounts;
 mod merchant_search;
-mod merchants;
+pub(crate) mod merchants;
 mod oauth;
 mod order_tickets;
 mod orders;

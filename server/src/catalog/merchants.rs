@@ -1,9 +1,11 @@
 //! Merchants as partners see them: localized, and only those in the campaign.
 
+use std::sync::Arc;
+
 use app::wire::{self, GeoPoint, Locale, MerchantAddress};
 use uuid::Uuid;
 
-use super::Catalog;
+use super::{reads::MerchantPageAnswer, Catalog};
 use crate::{
     error::{Error, ProblemType, Result},
     store::{Merchant, Store},
@@ -32,6 +34,35 @@ pub fn to_wire(merchant: &Merchant, locale: Locale) -> wire::Merchant {
         image_url: merchant.image_url.clone(),
         website: merchant.website.clone(),
     }
+}
+
+/// The page of `campaign_id`'s merchants (those with a product in it, in key order) after
+/// `after`, at most `limit`, written in `locale`; from the node's copy when it has one.
+pub async fn merchant_page(
+    (catalog, store): (&Catalog, &dyn Store),
+    campaign_id: Uuid,
+    after: Option<Uuid>,
+    limit: u32,
+    locale: Locale,
+) -> Result<Arc<MerchantPageAnswer>> {
+    let render = || async {
+        let mut merchants = store
+            .list_merchants(Some(campaign_id), after, limit + 1)
+            .await?;
+        let more = merchants.len() > limit as usize;
+        merchants.truncate(limit as usize);
+        let items: Vec<wire::Merchant> = merchants.iter().map(|m| to_wire(m, locale)).collect();
+        Ok(Arc::new(MerchantPageAnswer {
+            items_json: serde_json::to_vec(&items)
+                .map_err(anyhow::Error::from)?
+                .into(),
+            item_count: items.len(),
+            last_before_more: more.then(|| items.last().map(|m| m.id)).flatten(),
+        }))
+    };
+    catalog
+        .merchant_page_answer((campaign_id, after, limit), locale, render)
+        .await
 }
 
 /// A merchant of the campaign; 404 `merchant-not-found` when there is none or it has no

@@ -1,6 +1,6 @@
-//! Per-node copies of what the frame reads on every screen: a page of a campaign's merchants,
-//! whether a merchant is in a campaign, a product's priced days and the days it has an open
-//! timeslot, and a group's timeslots and places on a day. Every customer who opens a product
+//! Per-node copies of what the frame reads on every screen: a page of a campaign's merchants
+//! (as answered), whether a merchant is in a campaign, a product's priced days and the days it
+//! has an open timeslot, and a group's timeslots and places on a day. Every customer who opens a product
 //! reads a calendar, every change of date reads timeslots; from these copies neither costs a
 //! query.
 //!
@@ -17,13 +17,25 @@ use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::{ttl_cache::TtlCache, Catalog};
-use crate::store::{CalendarDay, DayCapacity, Merchant, Store, StoreResult, Timeslot};
+use app::wire::Locale;
+
+use crate::store::{CalendarDay, DayCapacity, Store, StoreResult, Timeslot};
 
 type Days = (NaiveDate, NaiveDate);
 
-/// The copies, each kept as the store answered.
+/// A page of merchants written as the API answers it: the items' JSON, how many they are, and
+/// the key of the last one when another page follows (from which its cursor is signed).
+pub struct MerchantPageAnswer {
+    pub items_json: Arc<[u8]>,
+    pub item_count: usize,
+    pub last_before_more: Option<Uuid>,
+}
+
+/// The copies, each kept as the store answered or as the API answers.
 pub struct Reads {
-    merchant_pages: TtlCache<(Uuid, Option<Uuid>, u32), Arc<[Merchant]>>,
+    /// A page of a campaign's merchants as its answer, by campaign, the key it starts after,
+    /// its limit and its language.
+    merchant_pages: TtlCache<(Uuid, Option<Uuid>, u32, Locale), Arc<MerchantPageAnswer>>,
     merchants_in_campaign: TtlCache<(Uuid, Uuid), bool>,
     calendars: TtlCache<(Uuid, Days), Arc<[CalendarDay]>>,
     open_slot_days: TtlCache<(Uuid, Days), Arc<HashSet<NaiveDate>>>,
@@ -51,17 +63,17 @@ impl Reads {
 impl Catalog {
     /// The copy of `key` in `cache`, or what `read` answers, kept at the generation read
     /// before it (a change landing during the read leaves the copy stale).
-    async fn read_through<K, V, F, Fut>(
+    async fn read_through<K, V, E, F, Fut>(
         &self,
         cache: &TtlCache<K, V>,
         key: K,
         read: F,
-    ) -> StoreResult<V>
+    ) -> Result<V, E>
     where
         K: Eq + std::hash::Hash,
         V: Clone,
         F: FnOnce() -> Fut,
-        Fut: Future<Output = StoreResult<V>>,
+        Fut: Future<Output = Result<V, E>>,
     {
         let generation = self.generation();
         if let Some(copy) = cache.get(&key, generation) {
@@ -85,38 +97,26 @@ impl Catalog {
         F: FnOnce() -> Fut,
         Fut: Future<Output = crate::error::Result<Arc<[u8]>>>,
     {
-        let generation = self.generation();
         let key = (product_id, days, today);
-        if let Some(copy) = self.reads.calendar_answers.get(&key, generation) {
-            return Ok(copy);
-        }
-        let answer = render().await?;
-        self.reads
-            .calendar_answers
-            .put(key, answer.clone(), generation);
-        Ok(answer)
+        self.read_through(&self.reads.calendar_answers, key, render)
+            .await
     }
 
-    /// `MerchantStore::list_merchants` of a campaign.
-    pub async fn merchant_page(
+    /// The page of `campaign_id`'s merchants after `after` in `locale`, or what `render`
+    /// writes of it, kept like every copy here.
+    pub async fn merchant_page_answer<F, Fut>(
         &self,
-        store: &dyn Store,
-        campaign_id: Uuid,
-        after: Option<Uuid>,
-        limit: u32,
-    ) -> StoreResult<Arc<[Merchant]>> {
-        let read = || async {
-            let page = store
-                .list_merchants(Some(campaign_id), after, limit)
-                .await?;
-            Ok(Arc::from(page))
-        };
-        self.read_through(
-            &self.reads.merchant_pages,
-            (campaign_id, after, limit),
-            read,
-        )
-        .await
+        (campaign_id, after, limit): (Uuid, Option<Uuid>, u32),
+        locale: Locale,
+        render: F,
+    ) -> crate::error::Result<Arc<MerchantPageAnswer>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = crate::error::Result<Arc<MerchantPageAnswer>>>,
+    {
+        let key = (campaign_id, after, limit, locale);
+        self.read_through(&self.reads.merchant_pages, key, render)
+            .await
     }
 
     /// `MerchantStore::merchant_in_campaign`.

@@ -147,6 +147,44 @@ impl CursorSigner {
     }
 }
 
+/// One page's request read and checked: its limit and its scope, against which the cursor it
+/// came with was decoded and the next one is signed.
+pub struct PageCursor<'a> {
+    signer: &'a CursorSigner,
+    scope: Scope<'a>,
+}
+
+impl<'a> PageCursor<'a> {
+    /// The page `params` ask for and the last key the previous page ended at, if any.
+    pub fn open<K: DeserializeOwned>(
+        signer: &'a CursorSigner,
+        params: &PageParams,
+        endpoint: &'a str,
+        filters: &'a str,
+    ) -> Result<(Self, Option<K>)> {
+        let scope = Scope {
+            endpoint,
+            filters,
+            limit: params.limit()?,
+        };
+        let after = params
+            .next_token
+            .as_deref()
+            .map(|token| signer.decode(&scope, token))
+            .transpose()?;
+        Ok((Self { signer, scope }, after))
+    }
+
+    pub fn limit(&self) -> u32 {
+        self.scope.limit
+    }
+
+    /// The cursor of the page after the one ending at `last`.
+    pub fn next_token<K: Serialize>(&self, last: &K) -> String {
+        self.signer.encode(&self.scope, last)
+    }
+}
+
 /// Serves one page of a key-ordered collection: decodes the cursor into the last key seen,
 /// fetches one row more than `limit` (so a further page is known without a count), and signs
 /// the key of the page's last item as the next cursor.
@@ -164,21 +202,12 @@ where
     Fut: std::future::Future<Output = std::result::Result<Vec<T>, E>>,
     Error: From<E>,
 {
-    let limit = params.limit()?;
-    let scope = Scope {
-        endpoint,
-        filters,
-        limit,
-    };
-    let after = params
-        .next_token
-        .as_deref()
-        .map(|token| signer.decode(&scope, token))
-        .transpose()?;
+    let (cursor, after) = PageCursor::open(signer, params, endpoint, filters)?;
+    let limit = cursor.limit();
     let mut items = fetch(after, limit + 1).await?;
     let next_token = if items.len() > limit as usize {
         items.truncate(limit as usize);
-        items.last().map(|last| signer.encode(&scope, &key(last)))
+        items.last().map(|last| cursor.next_token(&key(last)))
     } else {
         None
     };

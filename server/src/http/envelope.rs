@@ -55,14 +55,7 @@ pub struct Page<T> {
 
 impl<T: Serialize> IntoResponse for Page<T> {
     fn into_response(self) -> Response {
-        let meta = Meta {
-            item_count: Some(self.items.len() as u64),
-            pagination: Some(Pagination {
-                limit: self.limit,
-                next_token: self.next_token,
-            }),
-            ..meta()
-        };
+        let meta = page_meta(self.items.len(), self.limit, self.next_token);
         Json(Envelope {
             data: self.items,
             meta,
@@ -71,16 +64,54 @@ impl<T: Serialize> IntoResponse for Page<T> {
     }
 }
 
+/// A page whose items are already JSON (a cached rendering of them).
+pub struct RenderedPage {
+    pub items_json: std::sync::Arc<[u8]>,
+    pub item_count: usize,
+    pub limit: u32,
+    pub next_token: Option<String>,
+}
+
+impl RenderedPage {
+    /// The page's envelope, as its response's body.
+    pub fn into_json(self) -> Vec<u8> {
+        let meta = page_meta(self.item_count, self.limit, self.next_token);
+        enveloped(&self.items_json, &meta)
+    }
+}
+
+impl IntoResponse for RenderedPage {
+    fn into_response(self) -> Response {
+        json_response(self.into_json())
+    }
+}
+
+fn page_meta(item_count: usize, limit: u32, next_token: Option<String>) -> Meta {
+    Meta {
+        item_count: Some(item_count as u64),
+        pagination: Some(Pagination { limit, next_token }),
+        ..meta()
+    }
+}
+
 /// A `200` of the envelope written around `data`, JSON already serialised (a cached rendering),
 /// so that only `meta` is serialised per request.
 pub fn around(data: &[u8], meta: &Meta) -> Response {
+    json_response(enveloped(data, meta))
+}
+
+fn enveloped(data: &[u8], meta: &Meta) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(data.len() + 128);
     bytes.extend_from_slice(br#"{"data":"#);
     bytes.extend_from_slice(data);
     bytes.extend_from_slice(br#","meta":"#);
     serde_json::to_writer(&mut bytes, meta).expect("meta serialises into memory");
     bytes.push(b'}');
-    ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+    bytes
+}
+
+fn json_response(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// `meta` of a single response.

@@ -38,6 +38,7 @@ mod edge_limits;
 mod events_attribution;
 mod events_feed;
 mod frame;
+mod frame_first_screen;
 mod helpers;
 mod identity_exchange;
 mod key_rotation;

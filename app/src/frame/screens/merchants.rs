@@ -5,23 +5,29 @@ use leptos_router::components::A;
 
 use super::category_text;
 use crate::{
-    frame::ui::{
-        heading::ScreenTitle,
-        notice::Empty,
-        paging::{PageFooter, PageState, Paged},
+    frame::{
+        first_page,
+        ui::{
+            heading::ScreenTitle,
+            notice::Empty,
+            paging::{PageFooter, PageState, Paged},
+        },
     },
     i18n::{t, td_string, use_i18n},
     wire::Merchant,
 };
 
-const PAGE: u32 = 10;
+/// Merchants per page; the server renders the first page with this limit too
+/// (`frame::first_page`), so its cursor serves the next.
+pub const PAGE: u32 = 10;
 
 #[component]
 pub fn MerchantsScreen() -> impl IntoView {
     let i18n = use_i18n();
     let draft = RwSignal::new(String::new());
     let term = RwSignal::new(String::new());
-    let merchants = Paged::<Merchant>::listing(
+    let merchants = Paged::<Merchant>::listing_after(
+        first_page::take(),
         move |api, next| {
             let term = term.get_untracked();
             async move { api.merchants(&term, PAGE, next).await }

@@ -126,13 +126,38 @@ impl<T: Clone + Send + Sync + serde::de::DeserializeOwned + 'static> Paged<T> {
         F: Fn(Api, Option<String>) -> Fut + 'static,
         Fut: Future<Output = Result<Envelope<Vec<T>>, ApiError>> + 'static,
     {
+        Self::listing_after(None, fetch, track)
+    }
+
+    /// [`listing`](Paged::listing) that shows `first` (the first page, as the server rendered
+    /// it with the page: `frame::first_page`) without reading it again; its first read is the
+    /// first change of language or of what `track` reads.
+    pub fn listing_after<F, Fut>(
+        first: Option<Envelope<Vec<T>>>,
+        fetch: F,
+        track: impl Fn() + 'static,
+    ) -> Self
+    where
+        F: Fn(Api, Option<String>) -> Fut + 'static,
+        Fut: Future<Output = Result<Envelope<Vec<T>>, ApiError>> + 'static,
+    {
         let api = Api::new();
         let paged = Self::new(move |token: Option<String>| fetch(api, token));
+        let shown = first.is_some();
+        if let Some(page) = first {
+            paged.items.set(page.data);
+            paged
+                .next
+                .set(page.meta.pagination.and_then(|p| p.next_token));
+            paged.state.set(PageState::Ready);
+        }
         let i18n = use_i18n();
-        Effect::new(move |_| {
+        Effect::new(move |ran: Option<()>| {
             i18n.get_locale();
             track();
-            paged.reload();
+            if ran.is_some() || !shown {
+                paged.reload();
+            }
         });
         paged
     }
