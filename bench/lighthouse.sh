@@ -17,6 +17,8 @@ LIGHTHOUSE_DIR="$TOOLS_DIR/lighthouse"
 if [ ! -x "$LIGHTHOUSE_DIR/node_modules/.bin/lighthouse" ]; then
   log "installing lighthouse 12.2.3 from npm"
   mkdir -p "$LIGHTHOUSE_DIR"
+  # A package.json of its own, or npm installs into the nearest folder above that has one.
+  [ -f "$LIGHTHOUSE_DIR/package.json" ] || echo '{ "private": true }' >"$LIGHTHOUSE_DIR/package.json"
   (cd "$LIGHTHOUSE_DIR" && npm install --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
 fi
 check_wasm_opt
@@ -48,7 +50,7 @@ measure() { # url, report
   "$LIGHTHOUSE_DIR/node_modules/.bin/lighthouse" "$1" --quiet --only-categories=performance \
     --chrome-path=/usr/bin/chromium \
     --chrome-flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync" \
-    --output=json --output-path="$2" >/dev/null 2>&1
+    --output=json --output-path="$2" >"$2.log" 2>&1 || { cat "$2.log" >&2; return 1; }
 }
 
 echo "| page | runs | performance score | LCP s | TBT ms | CLS | targets |"

@@ -45,6 +45,9 @@ test('the frame takes the code out of its address and keeps the bearer out of UR
   await expect(ticketsFrame(page).getByRole('heading', { name: 'Where would you like to go?' })).toBeVisible();
   expect(frame.url()).not.toContain('session_code');
   expect(frame.url()).toContain('client_id=demo-partner');
+  // The first list came with the page (webframe.md §16); a merchant's page is read with the bearer.
+  await ticketsFrame(page).getByRole('link', { name: 'Canal House Museum' }).click();
+  await expect(ticketsFrame(page).getByRole('heading', { level: 1, name: 'Canal House Museum' })).toBeVisible();
   const bearer = bearerOf()!;
   expect(bearer).toBeTruthy();
   // With third-party storage blocked (as here) the bearer lives in the frame's memory alone.
@@ -113,7 +116,8 @@ test('a kept session resumes only on a reload of the opening it began in', async
   await page.goto(`${BASE_URL}/frame?session_code=${code}`);
   const merchants = page.getByRole('heading', { name: 'Where would you like to go?' });
   await expect(merchants).toBeVisible();
-  expect(page.url()).toMatch(/[?&]opening=[0-9a-f]+/);
+  // The list is in the page at once (webframe.md §16); the session starts a moment later.
+  await expect(page).toHaveURL(/[?&]opening=[0-9a-f]+/);
   expect(await page.evaluate(() => sessionStorage.getItem('boxoffice.session'))).not.toBeNull();
 
   await page.reload();
