@@ -3,14 +3,18 @@
 # Chromium, mobile emulation with its default (simulated) throttling, on the demo shop and on a
 # bare frame opened with a fresh session code, against the release build in demo mode.
 #
-#   bench/lighthouse.sh [runs]    (default 3 runs per page; prints a Markdown table of medians
-#                                  with each run's figures, for docs/benchmarks.md)
+#   bench/lighthouse.sh [runs] [file]    (default 3 runs per page; prints a Markdown table of
+#                                         medians with each run's figures and, given a file,
+#                                         writes it there between <!-- bench:lighthouse -->
+#                                         and <!-- /bench:lighthouse -->: `bench/run.sh` passes
+#                                         docs/benchmarks.md)
 #
 # Run it with nothing else on the machine: Lighthouse's simulated throttling scales the main
 # thread's work as it observed it, so a busy CPU reads as a slow phone.
 set -euo pipefail
 source "$(dirname "$0")/../.ci/env.sh"
 RUNS="${1:-3}"
+OUT="${2:-}"
 
 bash .ci/install-tools serve
 LIGHTHOUSE_DIR="$TOOLS_DIR/lighthouse"
@@ -53,8 +57,9 @@ measure() { # url, report
     --output=json --output-path="$2" >"$2.log" 2>&1 || { cat "$2.log" >&2; return 1; }
 }
 
-echo "| page | runs | performance score | LCP s | TBT ms | CLS | targets |"
-echo "|---|---|---|---|---|---|---|"
+TABLE="$WORK/table.md"
+echo "| page | runs | performance score | LCP s | TBT ms | CLS | targets |" | tee "$TABLE"
+echo "|---|---|---|---|---|---|---|" | tee -a "$TABLE"
 for page in "demo shop" "bare frame"; do
   for run in $(seq 1 "$RUNS"); do
     if [ "$page" = "demo shop" ]; then url="$BASE/demo/shop"; else url="$(frame_url)"; fi
@@ -80,4 +85,23 @@ print(f"| {page} | {runs} | {med[0]:.0f} ({each(0, '{:.0f}')}) | {med[1]:.2f} ({
       f"| {med[2]:.0f} ({each(2, '{:.0f}')}) | {med[3]:.3f} ({each(3, '{:.3f}')}) "
       f"| LCP < 2.5 s: {met(med[1] < 2.5)}; TBT < 200 ms: {met(med[2] < 200)}; CLS < 0.1: {met(med[3] < 0.1)} |")
 PY
-done
+done | tee -a "$TABLE"
+
+[ -n "$OUT" ] || exit 0
+python3 - "$OUT" "$TABLE" "$RUNS" "$(git rev-parse --short HEAD)" <<'PY'
+import datetime, sys
+out, table, runs, commit = sys.argv[1:]
+start, end = "<!-- bench:lighthouse -->", "<!-- /bench:lighthouse -->"
+doc = open(out).read()
+if start not in doc or end not in doc:
+    sys.exit(f"{out} has no {start} … {end} section to write")
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+section = (f"{start}\n`bench/lighthouse.sh` (issue 29, item 7): Lighthouse 12.2.3 in Debian's Chromium, its "
+           "mobile emulation with the default simulated throttling (a mid-range phone on a slow 4G "
+           f"link), against the release build in demo mode, {runs} runs per page, nothing else "
+           f"running; medians, each run in brackets. Measured {now} at {commit}.\n\n"
+           f"{open(table).read()}{end}")
+head, rest = doc.split(start, 1)
+open(out, "w").write(head + section + rest.split(end, 1)[1])
+print(f"wrote {out}")
+PY
