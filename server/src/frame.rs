@@ -48,6 +48,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         );
     }
 
+    // Written into every page's head (`app::frame::SiteStyle`); read once, as the build left it.
+    let site_style = std::fs::read_to_string(pkg_dir.join(format!("{}.css", options.output_name)))
+        .ok()
+        .map(|css| app::frame::SiteStyle(css.into()));
     let pages = Router::new()
         .leptos_routes_with_context(
             state,
@@ -55,6 +59,9 @@ pub fn router(state: &AppState) -> Router<AppState> {
             move || {
                 provide_context(context_state.clone());
                 provide_context(backend.clone());
+                if let Some(style) = &site_style {
+                    provide_context(style.clone());
+                }
                 provide_response_nonce();
                 provide_from_request::<app::frame::ThemeStyle>();
                 provide_from_request::<app::frame::first_page::FirstPage>();
