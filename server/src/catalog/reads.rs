@@ -1,8 +1,8 @@
 //! Per-node copies of what the frame reads on every screen: a page of a campaign's merchants
 //! (as answered), whether a merchant is in a campaign, a product's priced days and the days it
-//! has an open timeslot, and a group's timeslots and places on a day. Every customer who opens a product
-//! reads a calendar, every change of date reads timeslots; from these copies neither costs a
-//! query.
+//! has an open timeslot, and a group's timeslots and places on a day. Every customer who opens
+//! a product reads a calendar, every change of date reads timeslots; from these copies neither
+//! costs a query.
 //!
 //! Freshness is the catalog's (`catalog/mod.rs`): a copy is served only at the generation it
 //! was read at, which every catalog change and every place taken or given back through this
@@ -13,12 +13,11 @@
 
 use std::{collections::HashSet, future::Future, sync::Arc, time::Duration};
 
+use app::wire::Locale;
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::{ttl_cache::TtlCache, Catalog};
-use app::wire::Locale;
-
 use crate::store::{CalendarDay, DayCapacity, Store, StoreResult, Timeslot};
 
 type Days = (NaiveDate, NaiveDate);
