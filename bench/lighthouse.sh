@@ -88,7 +88,7 @@ PY
 done | tee -a "$TABLE"
 
 [ -n "$OUT" ] || exit 0
-python3 - "$OUT" "$TABLE" "$RUNS" "$(git rev-parse --short HEAD)" <<'PY'
+python3 - "$OUT" "$TABLE" "$RUNS" "$(git describe --always --dirty=" (with uncommitted changes)")" <<'PY'
 import datetime, sys
 out, table, runs, commit = sys.argv[1:]
 start, end = "<!-- bench:lighthouse -->", "<!-- /bench:lighthouse -->"
