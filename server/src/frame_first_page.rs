@@ -13,6 +13,7 @@ use chrono::Utc;
 use crate::{
     api::merchants::merchant_list_page,
     auth::codes::code_hash,
+    credentials::sessions::Integration,
     error::{Error, ProblemType},
     http::{campaign, cursor::PageParams},
     state::AppState,
@@ -44,7 +45,7 @@ pub async fn first_page(
     let Some(session) = state.store.session_by_code(&code_hash(&code)).await? else {
         return Ok(None);
     };
-    let fresh = session.mode == "webframe"
+    let fresh = session.mode == Integration::Webframe.as_str()
         && session.redeemed_at.is_none()
         && session.code_expires_at > Utc::now();
     let (Some(client), Some(campaign_id), true) =

@@ -30,7 +30,8 @@ pub enum Integration {
 }
 
 impl Integration {
-    fn as_str(self) -> &'static str {
+    /// The session's `mode` as stored.
+    pub fn as_str(self) -> &'static str {
         match self {
             Integration::Headless => "headless",
             Integration::Webframe => "webframe",
@@ -318,7 +319,10 @@ pub async fn exchange(state: &AppState, request: CodeExchange) -> Result<IssuedT
         .store
         .session_by_code(&hash)
         .await?
-        .filter(|s| s.partner_client_id == Some(client.partner_client_id) && s.mode != "webframe")
+        .filter(|s| {
+            s.partner_client_id == Some(client.partner_client_id)
+                && s.mode != Integration::Webframe.as_str()
+        })
         .ok_or_else(invalid_code)?;
     let pkce_failed = |detail: &str| {
         Error::new(ProblemType::PkceVerificationFailed, detail.to_owned())
