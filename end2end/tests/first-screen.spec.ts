@@ -9,6 +9,8 @@ test('the places are in the first paint, before any script runs, and inert until
   const { session_code: code } = await createSession(`e2e-first-${Date.now()}`);
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 360, height: 740 } });
   const page = await context.newPage();
+  const stylesheets: string[] = [];
+  page.on('request', (request) => { if (request.resourceType() === 'stylesheet') stylesheets.push(request.url()); });
   await page.goto(`/frame?session_code=${code}&locale=en-GB`);
 
   await expect(page.getByText('Where would you like to go?')).toBeVisible();
@@ -16,6 +18,11 @@ test('the places are in the first paint, before any script runs, and inert until
   // Without its script the page never becomes usable: nothing in it takes a click or focus.
   await expect(page.locator('.frame')).toHaveAttribute('inert', '');
   await expect(page.locator('.frame')).toHaveAttribute('aria-busy', 'true');
+  // The stylesheet comes in the page (docs/architecture.md): the first paint waits for no request.
+  expect(stylesheets).toEqual([]);
+  await expect(page.locator('head style#boxoffice')).toHaveCount(1);
+  // Styled from the first paint: unstyled, the search field and its button would stack.
+  await expect(page.locator('.search-row')).toHaveCSS('display', 'flex');
   await page.screenshot({ path: 'test-results/first-screen-before-script-360.png', fullPage: true });
   await context.close();
 });

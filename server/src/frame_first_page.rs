@@ -12,45 +12,34 @@ use chrono::Utc;
 
 use crate::{
     api::merchants::merchant_list_page,
-    auth::codes::code_hash,
     credentials::sessions::Integration,
     error::{Error, ProblemType},
     http::{campaign, cursor::PageParams},
     state::AppState,
+    store::Session,
 };
 
-/// The first page of merchants for the frame page at `uri`, if it is the list opened with a
-/// fresh webframe code.
+/// The first page of merchants for the frame page at `uri`, opened with the code of
+/// `session`, if it is the list and the code is a fresh webframe code.
 pub async fn first_page(
     state: &AppState,
     uri: &Uri,
     headers: &HeaderMap,
+    session: &Session,
 ) -> Result<Option<FirstPage>, Error> {
     if uri.path().trim_end_matches('/') != "/frame" {
         return Ok(None);
     }
     let query = uri.query().unwrap_or_default();
-    let mut code = None;
-    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
-        match key.as_ref() {
-            "session_code" if code.is_none() => code = Some(value.into_owned()),
-            // A deep link opens another screen first.
-            "merchant_id" | "product_id" => return Ok(None),
-            _ => {}
-        }
-    }
-    let Some(code) = code else {
-        return Ok(None);
-    };
-    let Some(session) = state.store.session_by_code(&code_hash(&code)).await? else {
-        return Ok(None);
-    };
+    let deep_link = form_urlencoded::parse(query.as_bytes())
+        .any(|(key, _)| key == "merchant_id" || key == "product_id");
     let fresh = session.mode == Integration::Webframe.as_str()
         && session.redeemed_at.is_none()
         && session.code_expires_at > Utc::now();
-    let (Some(client), Some(campaign_id), true) =
-        (session.partner_client_id, session.campaign_id, fresh)
-    else {
+    if !fresh || deep_link {
+        return Ok(None);
+    }
+    let (Some(client), Some(campaign_id)) = (session.partner_client_id, session.campaign_id) else {
         return Ok(None);
     };
     let store = state.store.as_ref();

@@ -9,8 +9,8 @@
 //!   Leptos writes to start hydration carrying a nonce made for this response ([`CspNonce`],
 //!   handed to Leptos by `frame.rs`); no plugins, no `<base>`.
 //!
-//! Under `/frame` it also looks for the first screen's data (`frame_first_page`), which the
-//! page is rendered with.
+//! Under `/frame` it also hands the code's session to `frame_first_page`, for the first
+//! screen's data the page is rendered with.
 //!
 //! A policy that cannot be built (an origin that is no origin) is sent as `frame-ancestors
 //! 'none'`: it fails closed, never open. Pages that are not the app's get `frame-ancestors
@@ -27,8 +27,13 @@ use axum::{
 use rand::RngCore;
 
 use crate::{
-    error::Error, frame_first_page::first_page, frame_session::client_of_code, state::AppState,
-    store::PartnerClient, theme, validate,
+    auth::codes::code_hash,
+    error::Error,
+    frame_first_page::first_page,
+    frame_session::client_of_session,
+    state::AppState,
+    store::{PartnerClient, Session},
+    theme, validate,
 };
 
 /// The policy sent when the real one cannot be built: nobody frames the page, and no inline
@@ -94,12 +99,12 @@ pub async fn security_headers(
     let framed_query = framed.then(|| request.uri().query().unwrap_or_default().to_owned());
     let nonce = CspNonce::new();
     request.extensions_mut().insert(nonce.clone());
-    let partner = match framed_query {
+    let (partner, session) = match framed_query {
         Some(query) => frame_partner(&state, &query).await.unwrap_or_else(|err| {
             tracing::warn!(error = ?err, "reading a frame's partner failed; framing refused");
-            None
+            (None, None)
         }),
-        None => None,
+        None => (None, None),
     };
     let origins = partner
         .as_ref()
@@ -111,8 +116,8 @@ pub async fn security_headers(
             .extensions_mut()
             .insert(app::frame::ThemeStyle(theme::css::css(look)));
     }
-    if framed {
-        match first_page(&state, request.uri(), request.headers()).await {
+    if let Some(session) = &session {
+        match first_page(&state, request.uri(), request.headers(), session).await {
             Ok(Some(page)) => {
                 request.extensions_mut().insert(page);
             }
@@ -139,22 +144,28 @@ pub async fn security_headers(
 }
 
 /// The partner a frame page's query names (by its session code, or after the exchange by its
-/// client id): whose origins may frame the page and whose look it has.
-async fn frame_partner(state: &AppState, query: &str) -> Result<Option<PartnerClient>, Error> {
+/// client id): whose origins may frame the page and whose look it has; and the code's session.
+async fn frame_partner(
+    state: &AppState,
+    query: &str,
+) -> Result<(Option<PartnerClient>, Option<Session>), Error> {
     for (key, value) in form_urlencoded::parse(query.as_bytes()) {
         match key.as_ref() {
-            "session_code" => return client_of_code(state, &value).await,
+            "session_code" => {
+                let Some(session) = state.store.session_by_code(&code_hash(&value)).await? else {
+                    return Ok((None, None));
+                };
+                let client = client_of_session(state, &session).await?;
+                return Ok((client, Some(session)));
+            }
             "client_id" => {
-                return Ok(state
-                    .store
-                    .partner_client_by_client_id(&value)
-                    .await?
-                    .map(|c| c.client))
+                let client = state.store.partner_client_by_client_id(&value).await?;
+                return Ok((client.map(|c| c.client), None));
             }
             _ => {}
         }
     }
-    Ok(None)
+    Ok((None, None))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::{
     credentials::sessions,
     error::{Error, ProblemType},
     state::AppState,
-    store::PartnerClient,
+    store::{PartnerClient, Session},
 };
 
 /// Implements the frame's server functions over the application state.
@@ -113,9 +113,17 @@ pub(crate) async fn client_of_code(
     state: &AppState,
     code: &str,
 ) -> Result<Option<PartnerClient>, Error> {
-    let Some(session) = state.store.session_by_code(&code_hash(code)).await? else {
-        return Ok(None);
-    };
+    match state.store.session_by_code(&code_hash(code)).await? {
+        Some(session) => client_of_session(state, &session).await,
+        None => Ok(None),
+    }
+}
+
+/// The partner client of a session (none for an identity session).
+pub(crate) async fn client_of_session(
+    state: &AppState,
+    session: &Session,
+) -> Result<Option<PartnerClient>, Error> {
     let Some(client_id) = session.partner_client_id else {
         return Ok(None);
     };

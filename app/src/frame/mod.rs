@@ -46,10 +46,12 @@ pub struct SiteStyle(pub std::sync::Arc<str>);
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     let site_style = match use_context::<SiteStyle>() {
         Some(SiteStyle(css)) => view! {
-            <style id="boxoffice" nonce=leptos::nonce::use_nonce() inner_html=css.to_string()></style>
+            <style id="boxoffice" nonce=leptos::nonce::use_nonce() inner_html=css></style>
         }
         .into_any(),
-        None => view! { <link rel="stylesheet" id="boxoffice" href="/pkg/boxoffice.css"/> }.into_any(),
+        None => {
+            view! { <link rel="stylesheet" id="boxoffice" href="/pkg/boxoffice.css"/> }.into_any()
+        }
     };
     let theme = use_context::<ThemeStyle>().map(|ThemeStyle(css)| {
         view! { <style id="boxoffice-theme" nonce=leptos::nonce::use_nonce() inner_html=css></style> }

@@ -43,7 +43,9 @@ pub fn entries(
         .collect()
 }
 
-/// `product_calendar` as its JSON, from the node's copy of the answer when it has one.
+/// The calendar of `product` over `days` as its JSON (`[]` for a product sold without a
+/// date), from the node's copy of the answer when it has one; otherwise read through the
+/// node's copies of its priced and open days (`catalog::reads`).
 pub async fn product_calendar_json(
     (catalog, store): (&Catalog, &dyn Store),
     product: &Product,
@@ -53,43 +55,25 @@ pub async fn product_calendar_json(
     now: DateTime<Utc>,
 ) -> Result<std::sync::Arc<[u8]>> {
     let render = || async {
-        let entries =
-            product_calendar((catalog, store), product, today, currency, days, now).await?;
-        let json = serde_json::to_vec(&entries).map_err(anyhow::Error::from)?;
+        let calendar = if product.no_date {
+            Vec::new()
+        } else {
+            let priced = catalog.calendar(store, product.product_id, days).await?;
+            let open = if product.requires_timeslot {
+                let group = product.availability_group_id;
+                catalog.open_slot_days(store, group, days, now).await?
+            } else {
+                Default::default()
+            };
+            let timeslots = product.requires_timeslot;
+            entries(&priced, today, timeslots, &open, currency)
+        };
+        let json = serde_json::to_vec(&calendar).map_err(anyhow::Error::from)?;
         Ok(std::sync::Arc::from(json))
     };
     catalog
         .calendar_answer(product.product_id, days, today, render)
         .await
-}
-
-/// The calendar of `product` over `from..=until`; empty for a product sold without a date.
-/// Read through the node's copies (`catalog::reads`).
-pub async fn product_calendar(
-    (catalog, store): (&Catalog, &dyn Store),
-    product: &Product,
-    today: NaiveDate,
-    currency: &str,
-    days: (NaiveDate, NaiveDate),
-    now: DateTime<Utc>,
-) -> Result<Vec<CalendarEntry>> {
-    if product.no_date {
-        return Ok(Vec::new());
-    }
-    let priced = catalog.calendar(store, product.product_id, days).await?;
-    let open = if product.requires_timeslot {
-        let group = product.availability_group_id;
-        catalog.open_slot_days(store, group, days, now).await?
-    } else {
-        Default::default()
-    };
-    Ok(entries(
-        &priced,
-        today,
-        product.requires_timeslot,
-        &open,
-        currency,
-    ))
 }
 
 #[cfg(test)]
