@@ -35,7 +35,7 @@ fn normalize_and_validate(input: &mut IdentityIssuerInput, policy: OutboundPolic
     input.normalize();
     let mut checks = Checks::default();
     checks.text("issuer", &input.issuer, 1, 500);
-    checks.url_template("jwks_url_template", &input.jwks_url_template, &["apiKey"]);
+    checks.jwks_url_template("jwks_url_template", &input.jwks_url_template);
     // The template filled with a sample key: a placeholder in the host is checked again,
     // filled, when the keys are fetched.
     let sample = input.jwks_url_template.replace("{apiKey}", "sample-key");

@@ -72,11 +72,8 @@ pub struct PartnerClientInput {
     #[serde(default)]
     #[schema(max_items = 50, inline, value_type = Vec<OriginPattern>)]
     pub return_origins: Vec<String>,
-    /// An absolute http(s) URL at a public address; blank is none.
     #[serde(default)]
-    #[schema(
-        pattern = r"^\s*$|^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
-    )]
+    #[schema(schema_with = crate::validate::blank_or_http_url_schema)]
     pub webhook_url: Option<String>,
     /// Bounds of its own on what one buyer may hold at once (a partner selling to school
     /// groups needs more places than a family buys); absent or `null`: the server's.

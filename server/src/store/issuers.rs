@@ -60,10 +60,7 @@ impl IdentityIssuerRow {
 pub struct IdentityIssuerInput {
     #[schema(max_length = 500, pattern = r"[^\s\u0085]|\ufeff")]
     pub issuer: String,
-    /// An absolute http(s) URL at a public address, `{apiKey}` its only placeholder.
-    #[schema(
-        pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/([A-Za-z0-9._~-]|\{apiKey\})*)*$"
-    )]
+    #[schema(schema_with = crate::validate::jwks_url_template_schema)]
     pub jwks_url_template: String,
     #[serde(default)]
     #[schema(max_length = 500)]
@@ -84,11 +81,11 @@ pub struct IdentityIssuerInput {
 struct ApiKey(String);
 
 impl IdentityIssuerInput {
-    /// Trims the fields; an empty audience means none. `issuer` is compared byte for byte
+    /// Trims the names (not the URL, which the document's pattern states without spaces); an
+    /// empty audience means none. `issuer` is compared byte for byte
     /// with the `iss` claim, so nothing else about it is changed.
     pub fn normalize(&mut self) {
         self.issuer = self.issuer.trim().to_owned();
-        self.jwks_url_template = self.jwks_url_template.trim().to_owned();
         if let Some(audience) = &mut self.audience {
             *audience = audience.trim().to_owned();
         }

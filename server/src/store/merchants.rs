@@ -64,13 +64,9 @@ pub struct MerchantInput {
     /// Three upper-case letters (ISO 4217).
     #[schema(example = "EUR", pattern = "^[A-Z]{3}$")]
     pub currency: String,
-    #[schema(
-        pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
-    )]
+    #[schema(schema_with = crate::validate::http_url_schema)]
     pub image_url: Option<String>,
-    #[schema(
-        pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
-    )]
+    #[schema(schema_with = crate::validate::http_url_schema)]
     pub website: Option<String>,
     /// One per locale at most.
     #[serde(default)]

@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{error_code, spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp};
 
 const LOCAL_URLS: &[&str] = &[
     "http://127.0.0.1:8080/hook",
@@ -28,7 +28,18 @@ async fn assert_local_urls_refused(
         let problem = app
             .assert_admin_invalid(Method::POST, path, &body_with(url), &[field])
             .await;
-        assert_eq!(error_code(&problem, field), "non_public_address", "{url}");
+        // An IPv6 literal is also outside the document's URL pattern (code `url`).
+        let codes: Vec<&Value> = problem["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["field"] == field)
+            .map(|e| &e["code"])
+            .collect();
+        assert!(
+            codes.contains(&&json!("non_public_address")),
+            "{url}: {codes:?}"
+        );
     }
 }
 
