@@ -201,9 +201,15 @@ async fn customer_reads(
             bail!("paying an order answered {status}");
         }
     }
-    let with_bearer = |call: Call| call.header("authorization", bearer.clone());
+    measure_reads(args, addr, customer_read_calls(&bearer), "").await
+}
+
+/// The customer's two reads, with `bearer` (the customer of `public_bearer`) and their
+/// targets.
+fn customer_read_calls(bearer: &str) -> Vec<Read> {
+    let with_bearer = |call: Call| call.header("authorization", bearer.to_owned());
     let targets = (Some(CUSTOMER_P99_MS), Some(CUSTOMER_SHARE));
-    let reads: Vec<Read> = vec![
+    vec![
         (
             "the customer's orders (first 20 of 200)",
             with_bearer(Call::get("/v2/me/fulfillment/orders?limit=20")),
@@ -216,8 +222,7 @@ async fn customer_reads(
             10_000,
             targets,
         ),
-    ];
-    measure_reads(args, addr, reads, "").await
+    ]
 }
 
 /// The customer reads' targets, set from their limit (docs/benchmarks.md, "Catalog reads").
@@ -282,7 +287,7 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
         ),
     ]);
     let mut scenarios = measure_reads(args, addr, reads, "").await?;
-    scenarios.extend(customer_reads(args, addr, &seeded).await?);
+    let customer = customer_reads(args, addr, &seeded).await?;
     drop(cached);
 
     eprintln!("catalog: starting the server with the per-node copies off (before issue 29)");
@@ -298,10 +303,25 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
             .map(|(name, call, _, _)| (name, call, 5_000, (None, None))),
     );
     let before = measure_reads(args, uncached.addr, before, " (copies off: before)").await?;
+    // The same customer (`public_bearer`'s), whose orders are in the same database.
+    let customer_before = customer_read_calls(&bearer)
+        .into_iter()
+        .map(|(name, call, _, _)| (name, call, 5_000, (None, None)))
+        .collect();
+    let customer_before = measure_reads(
+        args,
+        uncached.addr,
+        customer_before,
+        " (copies off: before)",
+    )
+    .await?;
     drop(uncached);
     // Each "before" row under its "after".
     for (i, row) in before.into_iter().enumerate() {
         scenarios.insert(2 * i + 1, row);
+    }
+    for (after, before) in customer.into_iter().zip(customer_before) {
+        scenarios.extend([after, before]);
     }
 
     if let Some(admin_url) = &args.postgres {

@@ -96,11 +96,15 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let auth = Arc::new(auth::cache::AuthCache::new(
         std::time::Duration::from_millis(config.auth_revision_interval_ms),
     ));
+    let customer_copies = Arc::new(checkout::customer_copies::CustomerCopies::new(
+        std::time::Duration::from_secs(config.catalog_cache_ttl_secs),
+    ));
     Ok(AppState {
         config: Arc::new(config),
         store,
         catalog,
         auth,
+        customer_copies,
         cursors,
         tokens,
         identity,

@@ -29,6 +29,9 @@ pub struct AppState {
     /// Per-node cache of what public bearers may do: call `auth.revoked()` after a change
     /// that takes a right away (`auth::cache`).
     pub auth: Arc<crate::auth::cache::AuthCache>,
+    /// Per-node copies of a customer's orders and ledger entries as the API writes them
+    /// (`checkout::customer_copies`).
+    pub customer_copies: Arc<crate::checkout::customer_copies::CustomerCopies>,
     pub cursors: CursorSigner,
     pub tokens: TokenService,
     pub identity: Arc<IdentityVerifier>,

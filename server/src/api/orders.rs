@@ -13,12 +13,12 @@ use crate::{
     http::{
         campaign::SessionCampaign,
         cursor::{paginate, PageParams},
-        envelope::{Data, Page},
+        envelope::{Data, RenderedPage},
         extract::{ApiPath, ApiQuery},
         openapi::{Problem400, Problem401, Problem403, Problem404, SessionCampaignHeader},
     },
     state::AppState,
-    store::{Campaign, LoyaltyEntryRecord, OrderRecord},
+    store::{Campaign, LoyaltyEntryKey, OrderRecord, OrderVersion},
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -37,26 +37,23 @@ async fn list_orders(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<PageParams>,
-) -> Result<Page<Order>> {
+) -> Result<RenderedPage> {
     let (customer, campaign_id) = (user.customer_id, campaign.campaign_id);
     let page = paginate(
         &state.cursors,
         &params,
         "v2/me/fulfillment/orders",
         &format!("campaign_id={campaign_id}"),
-        |o: &OrderRecord| (o.last_mutation_date, o.customer_order_id),
+        |o: &OrderVersion| (o.last_mutation_date, o.customer_order_id),
         |after: Option<(DateTime<Utc>, Uuid)>, limit| {
             state
                 .store
-                .orders_of_customer(customer, campaign_id, after, limit)
+                .order_versions_of_customer(customer, campaign_id, after, limit)
         },
     )
     .await?;
-    Ok(Page {
-        items: order_views(&state, &page.items).await?,
-        limit: page.limit,
-        next_token: page.next_token,
-    })
+    let orders = state.customer_copies.orders(&state, &page.items).await?;
+    Ok(RenderedPage::of_items(orders, page.limit, page.next_token))
 }
 
 /// One of the customer's orders, with its tickets once paid.
@@ -106,37 +103,22 @@ async fn list_loyalty_entries(
     SessionCampaign { user, campaign }: SessionCampaign,
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<PageParams>,
-) -> Result<Page<LoyaltyEntry>> {
+) -> Result<RenderedPage> {
     let (customer, campaign_id) = (user.customer_id, campaign.campaign_id);
     let page = paginate(
         &state.cursors,
         &params,
         "v2/me/loyalty/ledger/entries",
         &format!("campaign_id={campaign_id}"),
-        |e: &LoyaltyEntryRecord| (e.occurred_at, e.loyalty_entry_id),
+        |e: &LoyaltyEntryKey| (e.occurred_at, e.loyalty_entry_id),
         |after: Option<(DateTime<Utc>, Uuid)>, limit| {
             state
                 .store
-                .loyalty_entries(customer, campaign_id, after, limit)
+                .loyalty_entry_keys(customer, campaign_id, after, limit)
         },
     )
     .await?;
-    Ok(Page {
-        items: page
-            .items
-            .into_iter()
-            .map(|e| LoyaltyEntry {
-                id: e.loyalty_entry_id,
-                occurred_at: e.occurred_at,
-                kind: e.kind,
-                points: e.points,
-                balance_after: e.balance_after,
-                description: e.description,
-                order_id: e.customer_order_id,
-                order_display_id: e.order_display_id,
-            })
-            .collect(),
-        limit: page.limit,
-        next_token: page.next_token,
-    })
+    let ids: Vec<Uuid> = page.items.iter().map(|e| e.loyalty_entry_id).collect();
+    let entries = state.customer_copies.ledger(&state, &ids).await?;
+    Ok(RenderedPage::of_items(entries, page.limit, page.next_token))
 }

@@ -48,6 +48,12 @@ impl Definitions {
         }
     }
 
+    /// The current generation: it moves at every change of a definition made through this
+    /// node. Read it before reading the store (see `cached`).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
     /// Records that a definition changed (after the write committed).
     pub(super) fn changed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
@@ -93,7 +99,7 @@ impl Definitions {
         F: Future<Output = StoreResult<Option<V>>>,
     {
         // Read before the store, so a write landing during the read leaves the copy stale.
-        let generation = self.generation.load(Ordering::Acquire);
+        let generation = self.generation();
         if let Some(value) = cache.get(&key, generation) {
             return Ok(Some(value));
         }

@@ -5,8 +5,8 @@
 //! - `place`: the payment opened at the provider, then the order written inside a transaction
 //!   (order, payment, event);
 //! - `create`, `confirm`, `express`, `read`, `extend`: the operations of the API; `view` and
-//!   `order_view` what a checkout and an order look like on the wire; `receipt` a paid
-//!   order's signed receipt;
+//!   `order_view` what a checkout and an order look like on the wire, `customer_copies`
+//!   the node's copies of a customer's orders and ledger entries; `receipt` a paid order's signed receipt;
 //! - `idempotency`: the Idempotency-Key rule of the express checkout;
 //! - `holds`: what one buyer (customer, session, client address) may hold at once;
 //! - `lifecycle`: payment outcomes, expiry, release, tickets, loyalty, and the sweeper;
@@ -16,6 +16,7 @@ pub mod basket;
 pub mod confirm;
 pub mod create;
 pub mod customer;
+pub mod customer_copies;
 pub mod express;
 pub mod extend;
 pub mod holds;

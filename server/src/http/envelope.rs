@@ -73,6 +73,20 @@ pub struct RenderedPage {
 }
 
 impl RenderedPage {
+    /// A page of items written by the node's copies (`item_copies`).
+    pub fn of_items(
+        items: super::item_copies::ItemsJson,
+        limit: u32,
+        next_token: Option<String>,
+    ) -> Self {
+        Self {
+            items_json: items.json.into(),
+            item_count: items.count,
+            limit,
+            next_token,
+        }
+    }
+
     /// The page's envelope, as its response's body.
     pub fn into_json(self) -> Vec<u8> {
         let meta = page_meta(self.item_count, self.limit, self.next_token);

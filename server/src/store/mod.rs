@@ -72,7 +72,8 @@ pub use merchants::{
     MerchantTranslation,
 };
 pub use orders::{
-    LoyaltyEntryRecord, NewOrder, NewTicket, OrderRecord, OrderStore, PaymentRecord, TicketRecord,
+    LoyaltyEntryKey, LoyaltyEntryRecord, NewOrder, NewTicket, OrderRecord, OrderStore,
+    OrderVersion, PaymentRecord, TicketRecord,
 };
 pub use places::Places;
 pub use products::{

@@ -27,6 +27,26 @@ pub struct OrderRecord {
     pub attribution: Option<sqlx::types::Json<app::wire::Attribution>>,
 }
 
+/// Which state of an order a reader saw. Whatever changes an order (its status, its tickets,
+/// which come with the payment) moves its `last_mutation_date`; its lines never change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub struct OrderVersion {
+    pub customer_order_id: Uuid,
+    pub last_mutation_date: DateTime<Utc>,
+    #[sqlx(try_from = "String")]
+    pub status: OrderStatus,
+}
+
+impl From<&OrderRecord> for OrderVersion {
+    fn from(order: &OrderRecord) -> Self {
+        Self {
+            customer_order_id: order.customer_order_id,
+            last_mutation_date: order.last_mutation_date,
+            status: order.status,
+        }
+    }
+}
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct PaymentRecord {
     pub payment_id: Uuid,
@@ -74,6 +94,13 @@ pub struct LoyaltyEntryRecord {
     pub order_display_id: Option<String>,
 }
 
+/// Where a loyalty entry stands in its customer's ledger: its time, then its id.
+#[derive(Debug, Clone, Copy, sqlx::FromRow)]
+pub struct LoyaltyEntryKey {
+    pub loyalty_entry_id: Uuid,
+    pub occurred_at: DateTime<Utc>,
+}
+
 /// An order with its first payment.
 #[derive(Debug, Clone)]
 pub struct NewOrder {
@@ -105,27 +132,35 @@ pub struct NewTicket {
 
 #[async_trait::async_trait]
 pub trait OrderStore {
-    /// The customer's orders in the campaign, newest first by last mutation, after `after`
-    /// (the last mutation and id of the previous page's last order).
-    async fn orders_of_customer(
+    /// The versions of the customer's orders in the campaign, newest first by last mutation,
+    /// after `after` (the last mutation and id of the previous page's last order).
+    async fn order_versions_of_customer(
         &self,
         customer_id: Uuid,
         campaign_id: Uuid,
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
-    ) -> StoreResult<Vec<OrderRecord>>;
+    ) -> StoreResult<Vec<OrderVersion>>;
+    /// The orders of `order_ids` that exist, in no set order.
+    async fn orders_by_id(&self, order_ids: &[Uuid]) -> StoreResult<Vec<OrderRecord>>;
     async fn tickets_of_orders(&self, order_ids: &[Uuid]) -> StoreResult<Vec<TicketRecord>>;
     /// Lines of the checkouts of `order_ids`, with the order they belong to.
     async fn lines_of_orders(
         &self,
         order_ids: &[Uuid],
     ) -> StoreResult<Vec<(Uuid, CheckoutLineRecord)>>;
-    /// The customer's loyalty entries in the campaign, newest first, after `after`.
-    async fn loyalty_entries(
+    /// The keys of the customer's loyalty entries in the campaign, newest first, after
+    /// `after` (the time and id of the previous page's last entry).
+    async fn loyalty_entry_keys(
         &self,
         customer_id: Uuid,
         campaign_id: Uuid,
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
+    ) -> StoreResult<Vec<LoyaltyEntryKey>>;
+    /// The loyalty entries of `entry_ids` that exist, in no set order.
+    async fn loyalty_entries_by_id(
+        &self,
+        entry_ids: &[Uuid],
     ) -> StoreResult<Vec<LoyaltyEntryRecord>>;
 }

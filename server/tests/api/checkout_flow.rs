@@ -51,6 +51,12 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
         .await
         .assert_problem(409, "checkout-not-reserved");
 
+    // Listed awaiting payment, without tickets; the node keeps a copy of it as listed.
+    let pending = shop.partner.get_ok(&app, "/v2/me/fulfillment/orders").await;
+    assert_eq!(pending["data"][0]["order_id"], placed["order_id"]);
+    assert_eq!(pending["data"][0]["status"], "PENDING_PAYMENT");
+    assert_eq!(pending["data"][0]["tickets"], json!([]));
+
     // Pay in the sandbox: back to the partner with payment_id, its own parameters kept.
     let back = pay(&app, &payment_url, "pay").await;
     let payment_id = read["payment"]["payment_id"].as_str().unwrap();
@@ -69,10 +75,11 @@ async fn a_partner_sells_tickets_from_basket_to_paid_order() {
         "sold, still taken"
     );
 
-    // Tickets in the customer's orders.
+    // Tickets in the customer's orders: the order as paid, not the copy of it unpaid.
     let orders = shop.partner.get_ok(&app, "/v2/me/fulfillment/orders").await;
     let order = &orders["data"][0];
     assert_eq!(order["order_id"], placed["order_id"]);
+    assert_eq!(order["status"], "FULFILLED");
     assert_eq!(order["total"]["value"], "39.00");
     let tickets = order["tickets"].as_array().unwrap();
     assert_eq!(tickets.len(), 3);

@@ -11,7 +11,8 @@ use serde_json::json;
 use crate::{
     catalog_fixtures::merchant_body,
     checkout_fixtures::{
-        assert_one_order, express, express_body, key, reserved_on_visit_day, shop, ZONE,
+        assert_one_order, express, express_body, express_one_in_session, key, pay,
+        reserved_on_visit_day, shop, ZONE,
     },
     helpers::{spawn_app_with, TestApp},
 };
@@ -151,6 +152,32 @@ async fn a_merchant_renamed_through_one_node_is_seen_through_the_other_within_th
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+#[tokio::test]
+async fn an_order_paid_through_one_node_is_listed_paid_through_the_other_at_once() {
+    let Some((a, b)) = two_nodes().await else {
+        return;
+    };
+    let shop = shop(&a, Some(10)).await;
+    let placed = express_one_in_session(&a, &shop).await.assert_status(200)["data"].clone();
+    let orders = "/v2/me/fulfillment/orders";
+    // Node b lists the order unpaid, so its copy of it is the unpaid one.
+    let listed = shop.partner.get_ok(&b, orders).await;
+    assert_eq!(listed["data"][0]["order_id"], placed["order_id"]);
+    assert_eq!(listed["data"][0]["status"], "PENDING_PAYMENT");
+    let copied = Instant::now();
+
+    pay(&a, placed["payment_url"].as_str().unwrap(), "pay").await;
+    let paid = shop.partner.get_ok(&b, orders).await;
+    assert!(
+        copied.elapsed() < Duration::from_secs(CACHE_TTL),
+        "b's copy could have expired; this run proves nothing"
+    );
+    let order = &paid["data"][0];
+    assert_eq!(order["order_id"], placed["order_id"]);
+    assert_eq!(order["status"], "FULFILLED");
+    assert_eq!(order["tickets"].as_array().unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -47,7 +47,7 @@ impl CheckoutStore for SqlStore {
     }
 
     async fn order_of_checkout(&self, checkout_id: Uuid) -> StoreResult<Option<OrderRecord>> {
-        Ok(sqlx::query_as(concat!("SELECT o.*, c.merchant_id, c.visit_date, c.attribution FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id", " WHERE o.checkout_id = $1"))
+        Ok(sqlx::query_as(select_orders!("WHERE o.checkout_id = $1"))
             .bind(checkout_id)
             .fetch_optional(&self.pool)
             .await?)
@@ -55,7 +55,7 @@ impl CheckoutStore for SqlStore {
 
     async fn order(&self, order_id: Uuid) -> StoreResult<Option<OrderRecord>> {
         Ok(
-            sqlx::query_as(concat!("SELECT o.*, c.merchant_id, c.visit_date, c.attribution FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id", " WHERE o.customer_order_id = $1"))
+            sqlx::query_as(select_orders!("WHERE o.customer_order_id = $1"))
                 .bind(order_id)
                 .fetch_optional(&self.pool)
                 .await?,

@@ -31,6 +31,18 @@ macro_rules! priced_days {
     };
 }
 
+/// An order with what it takes from its checkout (the columns of `OrderRecord`), followed by
+/// `$rest` (its `WHERE`).
+macro_rules! select_orders {
+    ($rest:literal) => {
+        concat!(
+            "SELECT o.*, c.merchant_id, c.visit_date, c.attribution
+             FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id ",
+            $rest
+        )
+    };
+}
+
 /// The arguments of a query on this backend.
 type Args<'q> = <Db as sqlx::Database>::Arguments<'q>;
 

@@ -5,27 +5,26 @@ use uuid::Uuid;
 
 use super::{push_ids, Db, SqlStore};
 use crate::store::{
-    CheckoutLineRecord, LoyaltyEntryRecord, OrderRecord, OrderStore, StoreResult, TicketRecord,
+    CheckoutLineRecord, LoyaltyEntryKey, LoyaltyEntryRecord, OrderRecord, OrderStore, OrderVersion,
+    StoreResult, TicketRecord,
 };
 
 #[async_trait::async_trait]
 impl OrderStore for SqlStore {
-    async fn orders_of_customer(
+    async fn order_versions_of_customer(
         &self,
         customer_id: Uuid,
         campaign_id: Uuid,
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
-    ) -> StoreResult<Vec<OrderRecord>> {
+    ) -> StoreResult<Vec<OrderVersion>> {
         let (after_date, after_id) = after.unzip();
         Ok(sqlx::query_as(
-            concat!(
-                "SELECT o.*, c.merchant_id, c.visit_date, c.attribution FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id",
-                " WHERE o.customer_id = $1 AND o.campaign_id = $2
-                   AND ($3 IS NULL OR o.last_mutation_date < $3
-                        OR (o.last_mutation_date = $3 AND o.customer_order_id < $4))
-                 ORDER BY o.last_mutation_date DESC, o.customer_order_id DESC LIMIT $5"
-            ),
+            "SELECT customer_order_id, last_mutation_date, status FROM customer_order
+             WHERE customer_id = $1 AND campaign_id = $2
+               AND ($3 IS NULL OR last_mutation_date < $3
+                    OR (last_mutation_date = $3 AND customer_order_id < $4))
+             ORDER BY last_mutation_date DESC, customer_order_id DESC LIMIT $5",
         )
         .bind(customer_id)
         .bind(campaign_id)
@@ -34,6 +33,17 @@ impl OrderStore for SqlStore {
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?)
+    }
+
+    async fn orders_by_id(&self, order_ids: &[Uuid]) -> StoreResult<Vec<OrderRecord>> {
+        if order_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query =
+            sqlx::QueryBuilder::<Db>::new(select_orders!("WHERE o.customer_order_id IN ("));
+        push_ids(&mut query, order_ids.iter().copied());
+        query.push(")");
+        Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }
 
     async fn tickets_of_orders(&self, order_ids: &[Uuid]) -> StoreResult<Vec<TicketRecord>> {
@@ -76,22 +86,19 @@ impl OrderStore for SqlStore {
             .collect())
     }
 
-    async fn loyalty_entries(
+    async fn loyalty_entry_keys(
         &self,
         customer_id: Uuid,
         campaign_id: Uuid,
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
-    ) -> StoreResult<Vec<LoyaltyEntryRecord>> {
+    ) -> StoreResult<Vec<LoyaltyEntryKey>> {
         let (after_date, after_id) = after.unzip();
         Ok(sqlx::query_as(
-            "SELECT e.loyalty_entry_id, e.occurred_at, e.kind, e.points, e.balance_after, e.description,
-                    e.customer_order_id, o.display_id AS order_display_id
-             FROM loyalty_entry e
-             LEFT JOIN customer_order o ON o.customer_order_id = e.customer_order_id
-             WHERE e.customer_id = $1 AND e.campaign_id = $2
-               AND ($3 IS NULL OR e.occurred_at < $3 OR (e.occurred_at = $3 AND e.loyalty_entry_id < $4))
-             ORDER BY e.occurred_at DESC, e.loyalty_entry_id DESC LIMIT $5",
+            "SELECT loyalty_entry_id, occurred_at FROM loyalty_entry
+             WHERE customer_id = $1 AND campaign_id = $2
+               AND ($3 IS NULL OR occurred_at < $3 OR (occurred_at = $3 AND loyalty_entry_id < $4))
+             ORDER BY occurred_at DESC, loyalty_entry_id DESC LIMIT $5",
         )
         .bind(customer_id)
         .bind(campaign_id)
@@ -100,5 +107,24 @@ impl OrderStore for SqlStore {
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?)
+    }
+
+    async fn loyalty_entries_by_id(
+        &self,
+        entry_ids: &[Uuid],
+    ) -> StoreResult<Vec<LoyaltyEntryRecord>> {
+        if entry_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT e.loyalty_entry_id, e.occurred_at, e.kind, e.points, e.balance_after, e.description,
+                    e.customer_order_id, o.display_id AS order_display_id
+             FROM loyalty_entry e
+             LEFT JOIN customer_order o ON o.customer_order_id = e.customer_order_id
+             WHERE e.loyalty_entry_id IN (",
+        );
+        push_ids(&mut query, entry_ids.iter().copied());
+        query.push(")");
+        Ok(query.build_query_as().fetch_all(&self.pool).await?)
     }
 }
