@@ -571,10 +571,13 @@ mod tests {
             "https://shop.example/path;v=1/~x?utm_source=a&ref=b%20c",
             "https://93.184.216.34:65535/",
         ];
-        for url in taken {
+        let refusals = |url: &str| {
             let mut checks = Checks::default();
             checks.http_url("url", url);
-            assert!(failed_with_codes(checks).is_empty(), "{url}");
+            failed_with_codes(checks).len()
+        };
+        for url in taken {
+            assert_eq!(refusals(url), 0, "{url}");
         }
         let refused = [
             "https://example.com*",
@@ -592,9 +595,7 @@ mod tests {
             "HTTPS://EXAMPLE.COM/",
         ];
         for url in refused {
-            let mut checks = Checks::default();
-            checks.http_url("url", url);
-            assert_eq!(failed_with_codes(checks).len(), 1, "{url}");
+            assert_eq!(refusals(url), 1, "{url}");
         }
     }
 

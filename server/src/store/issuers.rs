@@ -81,9 +81,9 @@ pub struct IdentityIssuerInput {
 struct ApiKey(String);
 
 impl IdentityIssuerInput {
-    /// Trims the names (not the URL, which the document's pattern states without spaces); an
-    /// empty audience means none. `issuer` is compared byte for byte
-    /// with the `iss` claim, so nothing else about it is changed.
+    /// Trims `issuer`, the audience and the apiKeys, not the URL (the document's pattern has no
+    /// spaces); an empty audience means none. `issuer` is compared byte for byte with the
+    /// `iss` claim, so nothing else about it is changed.
     pub fn normalize(&mut self) {
         self.issuer = self.issuer.trim().to_owned();
         if let Some(audience) = &mut self.audience {
