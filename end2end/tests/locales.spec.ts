@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from './support/fixtures';
-import { openShop } from './support/shop';
+import { openShop, waitForSettledFrame } from './support/shop';
 
 function texts(locale: string): any {
   return JSON.parse(readFileSync(join(__dirname, '..', '..', 'app', 'locales', `${locale}.json`), 'utf8'));
@@ -33,6 +33,8 @@ for (const { locale, museum, adult, money } of CASES) {
       await frame.getByRole('link', { name: museum }).click();
       await expect(frame.getByRole('heading', { level: 1, name: museum })).toBeVisible();
       await frame.getByRole('heading', { level: 2, name: t.merchant.products_title }).waitFor();
+      // A click while the host still resizes the iframe is lost.
+      await waitForSettledFrame(page);
       // The demo's product titles are in all four languages too.
       await frame.getByRole('link', { name: adult, exact: true }).click();
 
@@ -99,6 +101,7 @@ test('a language switch re-renders the screen on view, catalog texts included', 
   await expect(frame.getByRole('link', { name: 'Eintritt Erwachsene', exact: true })).toBeVisible();
   await expect(frame.getByRole('heading', { level: 2, name: de.merchant.products_title })).toBeVisible();
 
+  await waitForSettledFrame(page);
   await frame.getByRole('link', { name: 'Eintritt Erwachsene', exact: true }).click();
   await expect(frame.getByRole('heading', { level: 1, name: 'Eintritt Erwachsene' })).toBeVisible();
   await frame.getByLabel(de.language.label).selectOption('en-GB');
