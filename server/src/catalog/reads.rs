@@ -25,7 +25,7 @@ type Days = (NaiveDate, NaiveDate);
 /// A page of merchants written as the API answers it: the items' JSON, how many they are, and
 /// the key of the last one when another page follows (from which its cursor is signed).
 pub struct MerchantPageAnswer {
-    pub items_json: Arc<[u8]>,
+    pub items_json: bytes::Bytes,
     pub item_count: usize,
     pub last_before_more: Option<Uuid>,
 }

@@ -64,9 +64,9 @@ impl<T: Serialize> IntoResponse for Page<T> {
     }
 }
 
-/// A page whose items are already JSON (a cached rendering of them).
+/// A page whose items are already JSON (a cached rendering of them, shared without a copy).
 pub struct RenderedPage {
-    pub items_json: std::sync::Arc<[u8]>,
+    pub items_json: bytes::Bytes,
     pub item_count: usize,
     pub limit: u32,
     pub next_token: Option<String>,
@@ -80,7 +80,7 @@ impl RenderedPage {
         next_token: Option<String>,
     ) -> Self {
         Self {
-            items_json: items.json.into(),
+            items_json: bytes::Bytes::from(items.json),
             item_count: items.count,
             limit,
             next_token,

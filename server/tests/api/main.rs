@@ -30,6 +30,7 @@ mod checkout_races;
 mod contract_types;
 mod conventions;
 mod credentials;
+mod customer_reads;
 mod db_reads;
 mod demo;
 mod docs_events;
