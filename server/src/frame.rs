@@ -6,7 +6,10 @@
 //! runs the server from the workspace root with that variable set; a plain run of the binary
 //! must start in the workspace root too (or set `LEPTOS_SITE_ROOT`).
 
-use std::{path::Path, sync::Arc};
+use std::{
+    path::Path,
+    sync::{Arc, LazyLock},
+};
 
 use app::frame::server::FrameBackend;
 use axum::{
@@ -16,7 +19,7 @@ use axum::{
     Router,
 };
 use leptos::prelude::{provide_context, use_context};
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::{
@@ -31,9 +34,16 @@ use crate::{
 /// script.
 const PUBLIC_FILES: &[&str] = &["favicon.svg", "embed.js"];
 
+/// The app's routes, listed once per process. Listing them runs the app with every
+/// `Resource` held back by a process-wide switch (`leptos_server`'s `SuppressResourceLoad`),
+/// and a resource first polled while it is on waits forever: a page rendered for another
+/// server in the same process (the API tests start hundreds, two nodes in one test) then
+/// never finished its body.
+static ROUTES: LazyLock<Vec<AxumRouteListing>> = LazyLock::new(|| generate_route_list(app::App));
+
 pub fn router(state: &AppState) -> Router<AppState> {
     let options = state.leptos.clone();
-    let routes = generate_route_list(app::App);
+    let routes = ROUTES.clone();
     let context_state = state.clone();
     let backend: Arc<dyn FrameBackend> = Arc::new(ServerFrameBackend(state.clone()));
     let site_root = Path::new(&*options.site_root).to_owned();
