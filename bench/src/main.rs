@@ -31,6 +31,9 @@ pub struct Args {
     pub express: bool,
     /// The open-loop part (`--only open`), in the default run too.
     pub open: bool,
+    /// Only the customer's own reads of the catalog part (`--only customer`), over a catalog
+    /// of `--merchants` merchants, written to a section of their own.
+    pub customer_only: bool,
     /// A database on the Postgres server to connect to while creating the benchmark's own
     /// database; `None` measures the express checkout on SQLite only.
     pub postgres: Option<String>,
@@ -58,7 +61,7 @@ impl Args {
 }
 
 const USAGE: &str =
-    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|express|open|crash, \
+    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|customer|express|open|crash, \
      --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N, \
      --disk-dir PATH";
 
@@ -72,6 +75,7 @@ fn args() -> anyhow::Result<Args> {
         catalog: true,
         express: true,
         open: true,
+        customer_only: false,
         postgres: Some(
             std::env::var("BENCH_POSTGRES_URL")
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned()),
@@ -92,6 +96,9 @@ fn args() -> anyhow::Result<Args> {
             "--quick" => args.quick = true,
             "--only" => match value()?.as_str() {
                 "catalog" => (args.express, args.open) = (false, false),
+                "customer" => {
+                    (args.express, args.open, args.customer_only) = (false, false, true);
+                }
                 "express" => (args.catalog, args.open) = (false, false),
                 "open" => (args.catalog, args.express) = (false, false),
                 "crash" => {
@@ -144,7 +151,14 @@ async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<()> {
     let mut page = std::fs::read_to_string(&args.out).unwrap_or_default();
     if args.catalog {
         let section = catalog::run(args, &data_dir.join("catalog")).await?;
-        page = report::splice(&page, "catalog", &section);
+        // The customer's reads alone have a section of their own, so they never replace the
+        // whole catalog's table.
+        let name = if args.customer_only {
+            "customer"
+        } else {
+            "catalog"
+        };
+        page = report::splice(&page, name, &section);
         std::fs::write(&args.out, &page)
             .with_context(|| format!("writing {}", args.out.display()))?;
     }

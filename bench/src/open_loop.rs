@@ -59,6 +59,7 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<String> {
         seed::seed(store.as_ref(), args.merchants.min(2_000)).await?
     };
     let reads = process::start(&args.server, &catalog_dir, &[]).await?;
+    crate::catalog::settled(reads.addr, seeded.campaign_id).await?;
     let bearer = format!(
         "Bearer {}",
         public_bearer(reads.addr, seeded.campaign_id).await?

@@ -99,7 +99,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let customer_copies = Arc::new(checkout::customer_copies::CustomerCopies::new(
         std::time::Duration::from_secs(config.catalog_cache_ttl_secs),
     ));
-    Ok(AppState {
+    Ok(AppState::new(state::Shared {
         config: Arc::new(config),
         store,
         catalog,
@@ -118,7 +118,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         fulfillment: Arc::default(),
         metrics: metrics_handle(),
         leptos,
-    })
+    }))
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then drains open requests.

@@ -19,8 +19,37 @@ use crate::{
     store::Store,
 };
 
+/// What every handler shares, behind one `Arc`: axum hands each extractor its own copy of the
+/// state, and a copy is then one count taken on one shared cell, where a struct of these
+/// fields was some twenty, each a cache line the two cores passed to and fro (a few per cent
+/// of a cached read's time in `perf`, docs/benchmarks.md).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// For changing the state before it is shared (a test swapping a provider before the node
+/// serves); once a copy is out, a change would reach only one holder, so it panics.
+impl std::ops::DerefMut for AppState {
+    fn deref_mut(&mut self) -> &mut Shared {
+        Arc::get_mut(&mut self.0).expect("the state is changed only before it is shared")
+    }
+}
+
+/// The fields of [`AppState`].
+pub struct Shared {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
     /// Per-node catalog caches: call `catalog.changed()` after a catalog write and
