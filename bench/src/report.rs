@@ -237,6 +237,8 @@ pub fn catalog_section(
              same build with both switched off (`BOXOFFICE_CATALOG_CACHE_TTL=0`, \
              `BOXOFFICE_AUTH_REVISION_INTERVAL_MS=0`): every read then spends its queries, as \
              before issue 29. The Postgres rows run on a catalog of at most 2,000 merchants.",
+            "Each server is measured once it has built its search index (the harness's first \
+             search waits for that build), so no round runs beside the node's start-up work.",
             "Responses are not compressed in these runs (the generator sends no Accept-Encoding).",
         ],
     );
