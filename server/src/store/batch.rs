@@ -6,8 +6,10 @@
 //! With the checkout (written confirmed), its lines, order, payment, stored response, events
 //! and deliveries sent together, a guest's express checkout makes, on Postgres, 5 round trips
 //! with the writer: the claim, `BEGIN`, the batch, the places with `COMMIT` (one message, see
-//! `postgres.rs`) and the test sqlx makes of the connection when it is returned. On SQLite the
-//! places and `COMMIT` are two, so 6. Before the batch it was 13 (docs/benchmarks.md). SQLite gets one multi-statement query; Postgres, which prepares one
+//! `postgres.rs`) and the test sqlx makes of the connection when it is returned. On SQLite,
+//! where the checkout is a member of the writer's group commit, 2: its savepoint with the
+//! claim, and the batch with the places taken last in it (`sqlite/backend.rs`); the group's
+//! `COMMIT` is shared. Before the batch it was 13 (docs/benchmarks.md). SQLite gets one multi-statement query; Postgres, which prepares one
 //! statement per query, one statement of data-modifying `WITH` parts, whose parts run in no
 //! set order and are checked against constraints at its end, so no two parts of a batch may
 //! touch the same row. Either way each statement is written with its own `$1, $2, …` and

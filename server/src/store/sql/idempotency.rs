@@ -85,7 +85,7 @@ struct IdempotencyRow {
 }
 
 /// A claim's row, inserted unless the key has one.
-static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+pub(crate) static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     claim_insert(["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8"]) + " ON CONFLICT DO NOTHING"
 });
 
@@ -274,7 +274,7 @@ impl IdempotencyTx for SqlCheckoutTx {
 /// Binds a claim's values to `$1..$8` in the order the claim's insert and its takeover name
 /// them: the key's campaign and key, the request's hash and customer, the lock's end, now,
 /// the record's end and the claim's owner.
-fn claim_values<'q>(
+pub(crate) fn claim_values<'q>(
     query: sqlx::query::Query<'q, Db, Args<'q>>,
     r: &'q IdempotentRequest,
     now: DateTime<Utc>,

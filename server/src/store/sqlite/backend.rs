@@ -2,7 +2,7 @@
 //! checkouts committed in groups.
 
 use super::group_commit::Member;
-use crate::store::{backend::Backend, batch, is_check_violation, Places, StoreError, StoreResult};
+use crate::store::{backend::Backend, batch, Places, StoreError, StoreResult};
 
 type Db = sqlx::Sqlite;
 type Conn = <Db as sqlx::Database>::Connection;
@@ -38,65 +38,75 @@ impl Backend for Sqlite {
     }
 
     /// Each take is one conditional update (`reserved + n <= capacity`) that changes no row
-    /// when the places are not there. The member holds the writer, which holds SQLite's lock
-    /// from `BEGIN IMMEDIATE` to the group's commit, so nobody can take places between a
-    /// check and its update, whatever is sent when; the rows of unlimited days are made in the
-    /// batch. The tables' `CHECK (reserved <= capacity)` is the backstop of the conditions. A
-    /// short take rolls the member back at once, so the next member finds the group clean.
+    /// when the places are not there, and says which take it was (`RETURNING`) when it does.
+    /// The takes go last in the batch, so a checkout's writes and its places are one message
+    /// to the writer's thread. The member holds the writer, which holds SQLite's lock from
+    /// `BEGIN IMMEDIATE` to the group's commit, so nobody can take places between a check and
+    /// its update, whatever is sent when; the rows of unlimited days are made in the batch.
+    /// The tables' `CHECK (reserved <= capacity)` is the backstop of the conditions, which
+    /// nothing can reach while the member holds the writer (were it reached, the checkout
+    /// would fail as an error, keeping nothing). A short take rolls the member back at once,
+    /// the takes after it in the batch with it, so the next member finds the group clean.
     async fn take_places_and_commit(
         mut work: Member,
         mut batch: Self::Batch,
         takes: &[Places],
     ) -> StoreResult<()> {
-        for places in takes {
-            if let Places::Day { group, day, .. } = *places {
-                batch
-                    .statement(
-                        "INSERT INTO availability_day (availability_group_id, day, capacity, reserved)
-                         VALUES ($1, $2, NULL, 0) ON CONFLICT DO NOTHING",
-                    )
-                    .bind(group)
-                    .bind(day);
-            }
-        }
-        Self::flush(&mut batch, &mut work).await?;
-        for &places in takes {
-            let taken = match places {
+        for (i, places) in takes.iter().enumerate() {
+            let index = i64::try_from(i).expect("a handful of takes");
+            match *places {
                 Places::Day {
                     group,
                     day,
                     quantity,
                 } => {
-                    sqlx::query(
-                        "UPDATE availability_day SET reserved = reserved + $3
-                         WHERE availability_group_id = $1 AND day = $2
-                           AND (capacity IS NULL OR reserved + $3 <= capacity)",
-                    )
-                    .bind(group)
-                    .bind(day)
-                    .bind(i64::from(quantity))
-                    .execute(&mut *work)
-                    .await
+                    batch
+                        .statement(
+                            "INSERT INTO availability_day (availability_group_id, day, capacity, reserved)
+                             VALUES ($1, $2, NULL, 0) ON CONFLICT DO NOTHING",
+                        )
+                        .bind(group)
+                        .bind(day);
+                    batch
+                        .statement(
+                            "UPDATE availability_day SET reserved = reserved + $3
+                             WHERE availability_group_id = $1 AND day = $2
+                               AND (capacity IS NULL OR reserved + $3 <= capacity)
+                             RETURNING $4",
+                        )
+                        .bind(group)
+                        .bind(day)
+                        .bind(i64::from(quantity))
+                        .bind(index);
                 }
                 Places::Timeslot {
                     timeslot_id,
                     quantity,
                 } => {
-                    sqlx::query(
-                        "UPDATE timeslot SET reserved = reserved + $2
-                         WHERE timeslot_id = $1 AND (capacity IS NULL OR reserved + $2 <= capacity)",
-                    )
-                    .bind(timeslot_id)
-                    .bind(i64::from(quantity))
-                    .execute(&mut *work)
-                    .await
+                    batch
+                        .statement(
+                            "UPDATE timeslot SET reserved = reserved + $2
+                             WHERE timeslot_id = $1 AND (capacity IS NULL OR reserved + $2 <= capacity)
+                             RETURNING $3",
+                        )
+                        .bind(timeslot_id)
+                        .bind(i64::from(quantity))
+                        .bind(index);
                 }
-            };
-            match taken {
-                Ok(done) if done.rows_affected() == 1 => {}
-                Ok(_) => return short(work, places).await,
-                Err(e) if is_check_violation(&e) => return short(work, places).await,
-                Err(e) => return Err(e.into()),
+            }
+        }
+        if let Some((statements, args)) = batch.take()? {
+            // Only the takes return rows: the batch's other statements are writes whose
+            // results nobody reads. An error drops the member, which rolls it back.
+            let taken: Vec<i64> = sqlx::query_scalar_with(&statements.join(";\n"), args)
+                .fetch_all(&mut *work)
+                .await?;
+            let short_take = (0..takes.len()).find(|i| {
+                let index = i64::try_from(*i).expect("a handful of takes");
+                !taken.contains(&index)
+            });
+            if let Some(i) = short_take {
+                return short(work, takes[i]).await;
             }
         }
         Ok(work.commit().await?)

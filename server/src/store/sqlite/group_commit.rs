@@ -8,9 +8,16 @@
 //! - The writer's connection belongs to the open group while there is one: the group begins
 //!   (`BEGIN IMMEDIATE`) when its first member arrives and ends with one `COMMIT`.
 //! - A [`Member`] has the group to itself for its whole unit of work, as a transaction of its
-//!   own had SQLite's write lock: `SAVEPOINT member`, its statements, then `RELEASE` when it
-//!   succeeds, or `ROLLBACK TO` when it fails or is dropped, which undoes it alone and never
-//!   its neighbours.
+//!   own had SQLite's write lock: `SAVEPOINT member`, then its statements. When it succeeds it
+//!   sends nothing more: its savepoint stays open in the group's transaction, the next
+//!   member's opens inside it, and the group's `COMMIT` keeps them all (SQLite commits open
+//!   savepoints with their transaction). When it fails or is dropped, `ROLLBACK TO member`
+//!   goes back to the innermost savepoint of that name, its own, which undoes it alone and
+//!   never its neighbours.
+//! - A member's hold on the group is what the group's cycle is made of (docs/benchmarks.md,
+//!   "Group commit"), so it sends as few messages to the writer's thread as it can: a member
+//!   may send its first statement with its savepoint ([`GroupCommit::join_with`]), and needs
+//!   no message to succeed.
 //! - Whoever opens a group starts its committer, a task that queues for the group behind the
 //!   members already waiting (the lock is fair: first come, first served) and commits when its
 //!   turn comes. A group therefore holds every member that arrived while the group before it
@@ -51,9 +58,11 @@ pub(crate) struct GroupCommit {
 #[derive(Default)]
 struct Slot {
     group: Option<Group>,
-    /// A member's savepoint is open: true from its `SAVEPOINT` until it is released or
-    /// rolled back. Still true when the next holder comes, its member was dropped mid-work
-    /// (a failure, a cancelled request), and that holder rolls it back first.
+    /// A member is at work in its savepoint: true from its `SAVEPOINT` until it succeeds or
+    /// is rolled back. Still true when the next holder comes, its member was dropped mid-work
+    /// (a failure, a cancelled request), and that holder rolls it back first. True only when
+    /// that savepoint surely exists, as the innermost: a rollback to `member` with none of its
+    /// own would undo the member before it.
     savepoint_open: bool,
 }
 
@@ -64,7 +73,7 @@ struct Group {
 }
 
 /// One checkout's unit of work inside the open group: it holds the group until it commits
-/// (its savepoint released, then the group's commit awaited) or is dropped (its savepoint is
+/// (its savepoint kept, then the group's commit awaited) or is dropped (its savepoint is
 /// rolled back by whoever holds the group next).
 pub(crate) struct Member {
     slot: OwnedMutexGuard<Slot>,
@@ -80,6 +89,23 @@ impl GroupCommit {
 
     /// Joins the open group, or opens one, and begins this member's savepoint.
     pub(crate) async fn join(&self) -> sqlx::Result<Member> {
+        let (member, _) = self.join_with(sqlx::query(SAVEPOINT)).await?;
+        Ok(member)
+    }
+
+    /// Joins as [`Self::join`] does, with `first` as the savepoint's message: its SQL begins
+    /// with [`SAVEPOINT`], and its further statements run inside the savepoint, one hand-off
+    /// to the writer's thread for all. Returns the member and the rows `first` returned. When
+    /// `first` fails nobody can tell whether its savepoint was made, so the whole group fails,
+    /// as it does when a savepoint alone cannot be made.
+    pub(crate) async fn join_with<'q>(
+        &self,
+        first: sqlx::query::Query<'q, Db, sqlx::sqlite::SqliteArguments<'q>>,
+    ) -> sqlx::Result<(Member, Vec<sqlx::sqlite::SqliteRow>)> {
+        debug_assert!(
+            sqlx::Execute::sql(&first).starts_with(SAVEPOINT),
+            "a member's first message begins with its savepoint"
+        );
         let mut slot = self.slot.clone().lock_owned().await;
         slot.roll_back_left_open().await?;
         if slot.group.is_none() {
@@ -94,13 +120,18 @@ impl GroupCommit {
         }
         // Marked first: once sent, the statement runs even if this future is dropped.
         slot.savepoint_open = true;
-        if let Err(e) = slot.conn().execute("SAVEPOINT member").await {
-            slot.end_group(Err(&e));
-            return Err(e);
+        match first.fetch_all(slot.conn()).await {
+            Ok(rows) => Ok((Member { slot }, rows)),
+            Err(e) => {
+                slot.end_group(Err(&e));
+                Err(e)
+            }
         }
-        Ok(Member { slot })
     }
 }
+
+/// The statement that begins a member's savepoint; the first of a member's first message.
+pub(crate) const SAVEPOINT: &str = "SAVEPOINT member";
 
 impl Slot {
     fn conn(&mut self) -> &mut Conn {
@@ -122,10 +153,12 @@ impl Slot {
         Ok(())
     }
 
+    /// Undoes the innermost savepoint, the member's at work, and closes it; the kept
+    /// savepoints of the members before it stay as they were.
     async fn roll_back_savepoint(&mut self) -> sqlx::Result<()> {
-        let conn = self.conn();
-        conn.execute("ROLLBACK TO member").await?;
-        conn.execute("RELEASE member").await?;
+        self.conn()
+            .execute("ROLLBACK TO member; RELEASE member")
+            .await?;
         Ok(())
     }
 
@@ -161,15 +194,11 @@ async fn commit_in_turn(slot: Arc<Mutex<Slot>>) {
 }
 
 impl Member {
-    /// Keeps this member's writes and returns once the group holding them is on disk.
+    /// Keeps this member's writes and returns once the group holding them is on disk. Its
+    /// savepoint stays open under the next member's: the group's commit keeps it.
     pub(crate) async fn commit(mut self) -> sqlx::Result<()> {
         let slot = &mut *self.slot;
-        // Marked first: once sent, the release runs even if this future is dropped.
         slot.savepoint_open = false;
-        if let Err(e) = slot.conn().execute("RELEASE member").await {
-            slot.end_group(Err(&e));
-            return Err(e);
-        }
         let group = slot.group.as_mut().expect("a member's group is open");
         group.members += 1;
         let mut ended = group.ended.subscribe();
@@ -343,6 +372,53 @@ mod tests {
         insert(&mut next, 2).await.unwrap();
         next.commit().await.unwrap();
         assert_eq!(committed(&db).await, [1, 2]);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_first_statement_sent_with_the_savepoint_is_undone_with_its_member_alone() {
+        let db = database().await;
+        let mut holder = db.group.join().await.unwrap();
+        insert(&mut holder, 1).await.unwrap();
+        let first = |n: i64| {
+            sqlx::query("SAVEPOINT member; INSERT INTO row (n) VALUES ($1) RETURNING n").bind(n)
+        };
+        // Three members of the next group, in this order: one kept, one dropped after its
+        // first message and a write, one that writes the dropped one's first row again.
+        let kept = tokio::spawn({
+            let group = db.group.clone();
+            async move {
+                let mut member = group.join().await.unwrap();
+                insert(&mut member, 2).await.unwrap();
+                member.commit().await.unwrap();
+            }
+        });
+        let dropped = tokio::spawn({
+            let group = db.group.clone();
+            async move {
+                let (mut member, rows) = group.join_with(first(3)).await.unwrap();
+                assert_eq!(
+                    rows.len(),
+                    1,
+                    "the insert's row came back with the savepoint"
+                );
+                insert(&mut member, 4).await.unwrap();
+                // Dropped: the next holder rolls back to its savepoint, the innermost, and
+                // not to the kept member's before it.
+            }
+        });
+        let again = tokio::spawn({
+            let group = db.group.clone();
+            async move {
+                let (member, _) = group.join_with(first(3)).await.unwrap();
+                member.commit().await.unwrap();
+            }
+        });
+        let_others_queue().await;
+        holder.commit().await.unwrap();
+        for task in [kept, dropped, again] {
+            task.await.unwrap();
+        }
+        assert_eq!(committed(&db).await, [1, 2, 3]);
     }
 
     #[tokio::test(flavor = "current_thread")]
