@@ -118,7 +118,10 @@ impl GroupCommit {
             });
             tokio::spawn(commit_in_turn(self.slot.clone()));
         }
-        // Marked first: once sent, the statement runs even if this future is dropped.
+        // Marked first: the message is queued for the writer's thread in the first poll below,
+        // with no wait before it (the thread's queue is never full: one holder at a time), so
+        // once this is set the savepoint is made even if this future is dropped, and the next
+        // holder's rollback finds it as the innermost.
         slot.savepoint_open = true;
         match first.fetch_all(slot.conn()).await {
             Ok(rows) => Ok((Member { slot }, rows)),
