@@ -2,9 +2,9 @@
 //! checkout's unit of work, so none of PostgreSQL's shortcuts is needed. The key's SQL is
 //! `sql/idempotency.rs`; the rule is `checkout/idempotency.rs`.
 
-use chrono::{DateTime, Utc};
-
 use std::sync::LazyLock;
+
+use chrono::{DateTime, Utc};
 
 use super::{
     backend::Sqlite,
