@@ -3,7 +3,8 @@ use server::config::Config;
 
 /// mimalloc over the system's allocator: a request allocates and frees many small blocks on
 /// two threads at once, where glibc's bins and their consolidation took a tenth of a read's
-/// time once the node held a large catalog (docs/benchmarks.md, "The customer's reads").
+/// time once the node held a large catalog (docs/benchmarks.md, "The frame's reads and the
+/// customer's reads").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
