@@ -306,9 +306,10 @@ pub fn express_section(
     let _ = writeln!(
         out,
         "Every request of a run books the same product on the same day, so all of them update\n\
-         one capacity row: the worst case for the database, on purpose. SQLite (WAL,\n\
-         `synchronous=FULL`) runs once with its file on disk and once in tmpfs, where a flush\n\
-         costs nothing; Postgres is the machine's local server, its data on disk (a fresh\n\
+         one capacity row: the worst case for the database, on purpose. SQLite (WAL; every\n\
+         answer waits for the WAL's flush to disk, which for the group commits runs beside the\n\
+         writer) runs once with its file on disk and once in tmpfs, where a flush costs\n\
+         nothing; Postgres is the machine's local server, its data on disk (a fresh\n\
          database per run, default settings, so every commit is flushed), once as configured and\n\
          once with `commit_delay`.\n"
     );
@@ -317,7 +318,8 @@ pub fn express_section(
     let _ = writeln!(
         out,
         "Checkouts per flush to disk, over one more round of the real endpoint: SQLite's group\n\
-         commits, Postgres's WAL fsyncs (`pg_stat_wal.wal_sync`).\n\n\
+         commits (one flush of the WAL covers one or more of them), Postgres's WAL fsyncs\n\
+         (`pg_stat_wal.wal_sync`).\n\n\
          | scenario | checkouts | flushes | checkouts per flush |\n|---|---|---|---|"
     );
     for f in flushes {
@@ -337,8 +339,9 @@ pub fn express_section(
              statement's round trip is CPU the others wait for.",
             "SQLite has one writer. Each checkout's writes are a savepoint in a transaction \
              shared with the checkouts that queued for the writer while the one before \
-             committed, and every one of them is answered only once that commit is on disk \
-             (`store/sqlite/group_commit.rs`). Postgres takes writers at once and shares the \
+             committed, and every one of them is answered only once that commit is on disk; \
+             the flush runs on a thread of its own while the writer goes on with the next group \
+             (`store/sqlite/group_commit.rs`, `wal_flush.rs`). Postgres takes writers at once and shares the \
              flush of commits that reach its WAL together on its own; `commit_delay` makes each \
              flush wait for more.",
             "The real endpoint does everything the limit does plus the read that must be \

@@ -35,11 +35,6 @@ pub(crate) trait Backend {
         conn: &mut <Self::Db as sqlx::Database>::Connection,
     ) -> sqlx::Result<()>;
 
-    /// Returns once every commit a read on `conn` could see is on disk, so nothing is shown to
-    /// a partner that a crash of the database could still lose.
-    async fn wait_for_disk(conn: &mut <Self::Db as sqlx::Database>::Connection)
-        -> sqlx::Result<()>;
-
     /// Sends `batch`, takes `takes` and commits: the no-oversell rule.
     ///
     /// The contract, the same on both backends:

@@ -44,16 +44,6 @@ impl Backend for Postgres {
         Ok(())
     }
 
-    /// Waits until every commit that a read made before the call could see is on disk,
-    /// before what it read is shown to a partner: a checkout's commit is visible for the
-    /// moment between it and its flush (`take_places_and_commit`), and a crash of the database in
-    /// that moment loses it.
-    async fn wait_for_disk(conn: &mut Conn) -> sqlx::Result<()> {
-        let sql = format!("BEGIN;\n{DURABLE};\nCOMMIT");
-        sqlx::Executor::execute(&mut *conn, sql.as_str()).await?;
-        Ok(())
-    }
-
     /// Sends `batch`, then takes `takes` and commits in one message, so a day's capacity row
     /// is locked only while the database runs the update and the commit that follows it in
     /// that message. With its own `COMMIT`, the lock was also held over a round trip to
@@ -114,6 +104,18 @@ impl Backend for Postgres {
 
 /// Makes the transaction's commit one that does not wait for its WAL to reach the disk.
 const UNFLUSHED_COMMIT: &str = "SELECT set_config('synchronous_commit', 'off', true);\n";
+
+impl super::PostgresStore {
+    /// Waits until every commit that a read made before the call could see is on disk,
+    /// before what it read is shown to a partner: a checkout's commit is visible for the
+    /// moment between it and its flush (`take_places_and_commit`), and a crash of the database in
+    /// that moment loses it.
+    pub(super) async fn wait_for_disk(&self, conn: &mut Conn) -> sqlx::Result<()> {
+        let sql = format!("BEGIN;\n{DURABLE};\nCOMMIT");
+        sqlx::Executor::execute(&mut *conn, sql.as_str()).await?;
+        Ok(())
+    }
+}
 
 /// Makes its transaction's commit wait until everything committed before it is on disk.
 /// A commit waits for the disk only when its transaction wrote to the WAL, and this

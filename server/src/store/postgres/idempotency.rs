@@ -36,6 +36,10 @@ impl PostgresStore {
         }
         let mut conn = self.writer.acquire().await?;
         if let Err(refused) = claim_on(&mut conn, r, now).await?.claimed() {
+            if matches!(refused, IdempotencyClaim::Replay { .. }) {
+                // The first answer may still be on its way to the disk.
+                self.wait_for_disk(&mut conn).await?;
+            }
             return Ok(refused);
         }
         Ok(IdempotencyClaim::Claimed(

@@ -88,7 +88,7 @@ impl EventStore for SqlStore {
         .await?;
         // A partner acts on what it reads here: nothing it reads may be lost afterwards.
         if !events.is_empty() {
-            ThisBackend::wait_for_disk(&mut conn).await?;
+            self.wait_for_disk(&mut conn).await?;
         }
         Ok(events)
     }

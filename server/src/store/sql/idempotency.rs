@@ -9,8 +9,8 @@ use uuid::Uuid;
 use super::checkout_tx::SqlCheckoutTx;
 use super::{Args, Batch, Db, SqlStore, ThisBackend};
 use crate::store::{
-    backend::Backend, CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore,
-    IdempotencyTx, IdempotentRequest, KeyClaim, StoreResult,
+    CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore, IdempotencyTx,
+    IdempotentRequest, KeyClaim, StoreResult,
 };
 
 /// The insert of a claim row whose values are `values` (the key's campaign and key, the
@@ -90,7 +90,9 @@ pub(crate) static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLoc
 });
 
 /// Claims the key on `conn` (each statement commits on its own, unless `conn` is in a unit of
-/// work); see `IdempotencyStore::claim_idempotency_key`.
+/// work); see `IdempotencyStore::claim_idempotency_key`. A replay's record may still be on its
+/// way to the disk: before answering with it the caller waits (`wait_for_disk`), or answers
+/// after a commit of its own that takes it along.
 pub(crate) async fn claim_on(
     conn: &mut <Db as sqlx::Database>::Connection,
     r: &IdempotentRequest,
@@ -139,14 +141,10 @@ pub(crate) async fn claim_on(
         }
         return Ok(
             match (row.state.as_str(), row.response_status, row.response_body) {
-                ("DONE", Some(status), Some(body)) => {
-                    // The first answer may still be on its way to the disk.
-                    ThisBackend::wait_for_disk(conn).await?;
-                    IdempotencyClaim::Replay {
-                        status: u16::try_from(status).unwrap_or(200),
-                        body,
-                    }
-                }
+                ("DONE", Some(status), Some(body)) => IdempotencyClaim::Replay {
+                    status: u16::try_from(status).unwrap_or(200),
+                    body,
+                },
                 _ => IdempotencyClaim::InFlight,
             },
         );
@@ -162,7 +160,12 @@ impl IdempotencyStore for SqlStore {
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim> {
         let mut conn = self.writer.acquire().await?;
-        Ok(claim_on(&mut conn, r, now).await?)
+        let claim = claim_on(&mut conn, r, now).await?;
+        if matches!(claim, IdempotencyClaim::Replay { .. }) {
+            // The first answer may still be on its way to the disk.
+            self.wait_for_disk(&mut conn).await?;
+        }
+        Ok(claim)
     }
 
     async fn claim_and_begin(

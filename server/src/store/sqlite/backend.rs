@@ -32,11 +32,6 @@ impl Backend for Sqlite {
         Ok(())
     }
 
-    /// Nothing to wait for: a commit returns when it is on disk (`synchronous=FULL`).
-    async fn wait_for_disk(_conn: &mut Conn) -> sqlx::Result<()> {
-        Ok(())
-    }
-
     /// Each take is one conditional update (`reserved + n <= capacity`) that changes no row
     /// when the places are not there, and says which take it was (`RETURNING`) when it does.
     /// The takes go last in the batch, so a checkout's writes and its places are one message

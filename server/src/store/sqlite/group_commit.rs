@@ -3,7 +3,8 @@
 //!
 //! With `synchronous=FULL` every commit waits for the disk, and SQLite's one writer waits with
 //! it: on disk that wait, not the work, set how many checkouts a second a node could take
-//! (docs/benchmarks.md, "Group commit"). Here the wait is shared:
+//! (docs/benchmarks.md, "Group commit"). Here the wait is shared, and the writer does not wait
+//! for it:
 //!
 //! - The writer's connection belongs to the open group while there is one: the group begins
 //!   (`BEGIN IMMEDIATE`) when its first member arrives and ends with one `COMMIT`.
@@ -22,23 +23,31 @@
 //!   members already waiting (the lock is fair: first come, first served) and commits when its
 //!   turn comes. A group therefore holds every member that arrived while the group before it
 //!   was committing; a member alone waits for nothing but its own commit.
-//! - A member that succeeded returns only once the group's commit is on disk: nobody is told of
-//!   a write a crash could still lose. When the commit fails, every member of the group fails
-//!   with it and nothing of the group is kept; none of them had been answered.
+//! - The group's `COMMIT` runs with `synchronous=NORMAL`: it writes the group's frames to the
+//!   WAL and returns, and the writer goes to the next group while the flusher's thread puts
+//!   the WAL on disk ([`WalFlush`], which says why that is as durable as `FULL`).
+//! - A member that succeeded returns only once its group's commit is on disk: nobody is told
+//!   of a write a crash could still lose. When the commit fails, every member of the group
+//!   fails with it and nothing of the group is kept; none of them had been answered.
 //! - Every other write (the operator's, sessions, the workers' claims) takes the writer's
-//!   connection from its pool as before, and so waits for an open group to commit.
+//!   connection from its pool as before, with `synchronous=FULL`, and so waits for an open
+//!   group to commit.
 //!
 //! A member reads what the members before it in its group wrote, as it would have read their
 //! commits one after the other. A member refused because of such a write (the places a
 //! neighbour took) is refused at once; it wrote nothing, so there is nothing to wait for.
+//! Other connections see a group's writes from its `COMMIT`, before they are on disk: a read
+//! whose result must not be lost waits for the flush (`SqliteStore::wait_for_disk`).
 
 use std::{
     ops::{Deref, DerefMut},
     sync::Arc,
 };
 
-use sqlx::Executor;
+use sqlx::{pool::PoolConnection, Executor};
 use tokio::sync::{watch, Mutex, OwnedMutexGuard};
+
+use super::wal_flush::WalFlush;
 
 type Db = sqlx::Sqlite;
 type Conn = <Db as sqlx::Database>::Connection;
@@ -52,6 +61,7 @@ type Ended = Option<Result<(), Arc<str>>>;
 pub(crate) struct GroupCommit {
     writer: sqlx::Pool<Db>,
     slot: Arc<Mutex<Slot>>,
+    flush: WalFlush,
 }
 
 /// What the writer's group holds between its members' turns.
@@ -66,11 +76,29 @@ struct Slot {
     savepoint_open: bool,
 }
 
+/// The open group: the writer's connection, inside the group's transaction, with
+/// `synchronous=NORMAL` until the group's `COMMIT` sets it back. A group dropped before its
+/// commit closes the connection, which rolls the transaction back and leaves nothing of the
+/// group's setting for the pool's next user.
 struct Group {
-    tx: sqlx::Transaction<'static, Db>,
+    conn: Option<PoolConnection<Db>>,
     ended: watch::Sender<Ended>,
     members: u32,
 }
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(conn) = &mut self.conn {
+            conn.close_on_drop();
+        }
+    }
+}
+
+/// Begins a group on the writer's connection: commits without waiting for the disk.
+const BEGIN_GROUP: &str = "PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE";
+/// Commits a group and gives the connection back its setting (outside a transaction, where
+/// SQLite allows the change), one message for both.
+const COMMIT_GROUP: &str = "COMMIT; PRAGMA synchronous = FULL";
 
 /// One checkout's unit of work inside the open group: it holds the group until it commits
 /// (its savepoint kept, then the group's commit awaited) or is dropped (its savepoint is
@@ -80,11 +108,17 @@ pub(crate) struct Member {
 }
 
 impl GroupCommit {
-    pub(crate) fn new(writer: sqlx::Pool<Db>) -> Self {
+    pub(crate) fn new(writer: sqlx::Pool<Db>, flush: WalFlush) -> Self {
         Self {
             writer,
             slot: Arc::default(),
+            flush,
         }
+    }
+
+    /// Returns once every group commit a read made before the call could see is on disk.
+    pub(crate) async fn wait_for_disk(&self) -> sqlx::Result<()> {
+        self.flush.all_begun().await.map_err(|why| group_lost(&why))
     }
 
     /// Joins the open group, or opens one, and begins this member's savepoint.
@@ -109,14 +143,15 @@ impl GroupCommit {
         let mut slot = self.slot.clone().lock_owned().await;
         slot.roll_back_left_open().await?;
         if slot.group.is_none() {
-            let conn = self.writer.acquire().await?;
-            let tx = sqlx::Transaction::begin(conn, Some("BEGIN IMMEDIATE".into())).await?;
-            slot.group = Some(Group {
-                tx,
+            let mut group = Group {
+                conn: Some(self.writer.acquire().await?),
                 ended: watch::Sender::new(None),
                 members: 0,
-            });
-            tokio::spawn(commit_in_turn(self.slot.clone()));
+            };
+            // On failure the group is dropped, closing the connection whatever the message did.
+            group.conn().execute(BEGIN_GROUP).await?;
+            slot.group = Some(group);
+            tokio::spawn(commit_in_turn(self.slot.clone(), self.flush.clone()));
         }
         // Marked first: the message is queued for the writer's thread in the first poll below,
         // with no wait before it (the thread's queue is never full: one holder at a time), so
@@ -136,9 +171,20 @@ impl GroupCommit {
 /// The statement that begins a member's savepoint; the first of a member's first message.
 pub(crate) const SAVEPOINT: &str = "SAVEPOINT member";
 
+impl Group {
+    fn conn(&mut self) -> &mut Conn {
+        self.conn
+            .as_mut()
+            .expect("an open group has its connection")
+    }
+}
+
 impl Slot {
     fn conn(&mut self) -> &mut Conn {
-        &mut self.group.as_mut().expect("a member's group is open").tx
+        self.group
+            .as_mut()
+            .expect("a member's group is open")
+            .conn()
     }
 
     /// Undoes the savepoint a dropped member left open. When that fails the group's
@@ -166,7 +212,7 @@ impl Slot {
     }
 
     /// Ends the open group with `outcome`, telling its members; a group ended with an error
-    /// is rolled back (its transaction dropped). Nothing when no group is open.
+    /// is rolled back (its connection closed). Nothing when no group is open.
     fn end_group(&mut self, outcome: Result<(), &sqlx::Error>) {
         if let Some(group) = self.group.take() {
             self.savepoint_open = false;
@@ -178,22 +224,36 @@ impl Slot {
     }
 }
 
-/// The open group's committer: its turn comes after every member that queued before it.
-async fn commit_in_turn(slot: Arc<Mutex<Slot>>) {
+/// The open group's committer: its turn comes after every member that queued before it. It
+/// leaves the writer to the next group as soon as the `COMMIT` returns, and tells the members
+/// once the flush after it has ended.
+async fn commit_in_turn(slot: Arc<Mutex<Slot>>, flush: WalFlush) {
     let mut slot = slot.lock_owned().await;
     if slot.roll_back_left_open().await.is_err() {
         return; // the group failed and its members were told
     }
-    let Some(group) = slot.group.take() else {
+    let Some(mut group) = slot.group.take() else {
         return; // it failed before its turn
     };
-    let Group { tx, ended, members } = group;
-    let outcome = tx.commit().await;
+    let commit = flush.next_commit();
+    let mut conn = group.conn.take().expect("an open group has its connection");
+    let committed = conn.execute(COMMIT_GROUP).await;
+    if committed.is_err() {
+        // Still in the transaction, or its setting unknown: not for the pool's next user.
+        conn.close_on_drop();
+    }
+    drop(conn);
+    drop(slot); // the next group's turn
+    let members = group.members;
     metrics::histogram!("store_group_commit_members").record(f64::from(members));
+    let outcome = match committed {
+        Ok(_) => flush.flushed(commit).await,
+        Err(e) => Err(e.to_string().into()),
+    };
     if let Err(e) = &outcome {
         tracing::error!(error = %e, members, "a group commit failed; its members fail with it");
     }
-    ended.send_replace(Some(outcome.map_err(|e| e.to_string().into())));
+    group.ended.send_replace(Some(outcome));
 }
 
 impl Member {
@@ -234,12 +294,11 @@ impl Deref for Member {
     type Target = Conn;
 
     fn deref(&self) -> &Conn {
-        &self
-            .slot
+        self.slot
             .group
             .as_ref()
+            .and_then(|group| group.conn.as_deref())
             .expect("a member's group is open")
-            .tx
     }
 }
 
@@ -262,6 +321,7 @@ mod tests {
 
     struct Fixture {
         group: GroupCommit,
+        writer: sqlx::Pool<sqlx::Sqlite>,
         reader: sqlx::Pool<sqlx::Sqlite>,
         _dir: tempfile::TempDir,
     }
@@ -270,6 +330,11 @@ mod tests {
     /// in a group commit and a reader beside it, as the store opens them.
     async fn database() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
+        let flush = WalFlush::start(dir.path().join("group.db")).unwrap();
+        database_flushed_by(dir, flush).await
+    }
+
+    async fn database_flushed_by(dir: tempfile::TempDir, flush: WalFlush) -> Fixture {
         let url = format!("sqlite://{}", dir.path().join("group.db").display());
         let options = SqliteConnectOptions::from_str(&url)
             .unwrap()
@@ -293,7 +358,8 @@ mod tests {
             .await
             .unwrap();
         Fixture {
-            group: GroupCommit::new(writer),
+            group: GroupCommit::new(writer.clone(), flush),
+            writer,
             reader,
             _dir: dir,
         }
@@ -352,15 +418,49 @@ mod tests {
             .collect();
         let_others_queue().await;
         first.commit().await.unwrap();
-        assert_eq!(committed(&db).await, [0], "the first committed alone");
-
         let kept: Vec<i64> = (0..=15).filter(|n| n % 3 != 0 || *n == 0).collect();
+        // The next group may have committed while the first's flush ran, but only as a whole.
+        let seen = committed(&db).await;
+        assert!(
+            seen == [0] || seen == kept,
+            "the first committed alone: {seen:?}"
+        );
+
         for task in members {
             if let Some(seen) = task.await.unwrap() {
                 assert_eq!(seen, kept, "the fifteen were one group");
             }
         }
         assert_eq!(committed(&db).await, kept);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_member_is_answered_after_its_flush_while_the_writer_goes_on_with_full_sync() {
+        let gate = Arc::new(super::super::wal_flush::tests::Gate::default());
+        let db = database_flushed_by(tempfile::tempdir().unwrap(), gate.flusher()).await;
+        let mut member = db.group.join().await.unwrap();
+        insert(&mut member, 1).await.unwrap();
+        let answered = tokio::spawn(member.commit());
+        let_others_queue().await;
+        // The group committed and left the writer; its flush has not ended.
+        let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&db.writer)
+            .await
+            .unwrap();
+        assert_eq!(synchronous, 2, "the writer's other writes commit with FULL");
+        assert_eq!(committed(&db).await, [1], "visible from the COMMIT");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(!answered.is_finished(), "answered before its flush");
+        // A read that must not be lost waits for the flush too.
+        let read = tokio::spawn({
+            let group = db.group.clone();
+            async move { group.wait_for_disk().await }
+        });
+        let_others_queue().await;
+        assert!(!read.is_finished(), "a read waited for no flush");
+        gate.let_one_through();
+        answered.await.unwrap().unwrap();
+        read.await.unwrap().unwrap();
     }
 
     #[tokio::test(flavor = "current_thread")]
