@@ -159,11 +159,11 @@ impl IdempotencyStore for SqlStore {
         r: &IdempotentRequest,
         now: DateTime<Utc>,
     ) -> StoreResult<IdempotencyClaim> {
-        let mut conn = self.writer.acquire().await?;
-        let claim = claim_on(&mut conn, r, now).await?;
+        let claim = claim_on(&mut *self.writer.acquire().await?, r, now).await?;
         if matches!(claim, IdempotencyClaim::Replay { .. }) {
-            // The first answer may still be on its way to the disk.
-            self.wait_for_disk(&mut conn).await?;
+            // The first answer may still be on its way to the disk; waited for with the
+            // writer given back.
+            self.wait_for_disk(&mut *self.pool.acquire().await?).await?;
         }
         Ok(claim)
     }

@@ -248,7 +248,10 @@ async fn commit_in_turn(slot: Arc<Mutex<Slot>>, flush: WalFlush) {
     metrics::histogram!("store_group_commit_members").record(f64::from(members));
     let outcome = match committed {
         Ok(_) => flush.flushed(commit).await,
-        Err(e) => Err(e.to_string().into()),
+        Err(e) => {
+            flush.committed(commit); // a read waiting for this number is let go
+            Err(e.to_string().into())
+        }
     };
     if let Err(e) = &outcome {
         tracing::error!(error = %e, members, "a group commit failed; its members fail with it");

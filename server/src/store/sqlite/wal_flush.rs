@@ -22,9 +22,10 @@
 //! - The file is opened afresh for each flush: when the last connection closes SQLite
 //!   checkpoints the WAL and deletes it, and a file that is not there holds nothing to lose.
 //!
-//! Commits are numbered in the order they are sent ([`WalFlush::next_commit`]); a read that
-//! must not show what a power cut could lose waits for every commit numbered so far
-//! ([`WalFlush::all_begun`]). A flush that fails leaves the disk's state unknown, so every
+//! Commits are numbered in the order they are sent ([`WalFlush::next_commit`]) and a flush
+//! is asked for by a commit's committer once its `COMMIT` has returned
+//! ([`WalFlush::committed`]); a read that must not show what a power cut could lose waits
+//! for every commit numbered so far ([`WalFlush::all_begun`]). A flush that fails leaves the disk's state unknown, so every
 //! wait after it fails too, as PostgreSQL stops on a failed `fsync`: the node needs a restart,
 //! whose recovery reads what the disk really holds.
 
@@ -88,10 +89,22 @@ impl WalFlush {
         self.begun.fetch_add(1, Ordering::SeqCst) + 1
     }
 
-    /// Returns once commit `commit` (sent, its `COMMIT` returned or failed) is on disk.
-    pub(crate) async fn flushed(&self, commit: u64) -> Result<(), Arc<str>> {
+    /// Asks for a flush that covers commit `commit`, whose `COMMIT` has returned (or failed:
+    /// whoever waits for it is let go all the same). Only then: a flush asked for while the
+    /// `COMMIT` still ran could end before its frames were written, and tell it on disk.
+    pub(crate) fn committed(&self, commit: u64) {
         // The thread outlives every sender, so asking never fails while `self` is alive.
         let _ = self.ask.send(commit);
+    }
+
+    /// [`Self::committed`], then waits for that flush.
+    pub(crate) async fn flushed(&self, commit: u64) -> Result<(), Arc<str>> {
+        self.committed(commit);
+        self.wait(commit).await
+    }
+
+    /// Returns once commit `commit` is on disk; its committer asks for the flush.
+    async fn wait(&self, commit: u64) -> Result<(), Arc<str>> {
         let mut flushed = self.flushed.clone();
         let outcome = flushed
             .wait_for(|f| match f {
@@ -112,7 +125,7 @@ impl WalFlush {
     pub(crate) async fn all_begun(&self) -> Result<(), Arc<str>> {
         match self.begun.load(Ordering::SeqCst) {
             0 => Ok(()),
-            last => self.flushed(last).await,
+            last => self.wait(last).await,
         }
     }
 }
@@ -204,16 +217,21 @@ pub(super) mod tests {
         gate.let_one_through();
         waiting.await.unwrap().unwrap();
 
-        // A second commit is not covered by the first flush: it waits for one of its own.
+        // A read of a second commit, still being sent, waits for that commit's flush: it
+        // asks for none itself, which could end before the commit's frames were written.
         let second = flush.next_commit();
-        let waiting = tokio::spawn({
+        let read = tokio::spawn({
             let flush = flush.clone();
             async move { flush.all_begun().await }
         });
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(!waiting.is_finished(), "a read waited for no flush");
         gate.let_one_through();
-        waiting.await.unwrap().unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(
+            !read.is_finished(),
+            "a read was let go before its commit returned"
+        );
+        flush.committed(second); // its `COMMIT` returned
+        read.await.unwrap().unwrap();
         flush.flushed(second).await.unwrap();
     }
 
