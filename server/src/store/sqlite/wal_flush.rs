@@ -25,9 +25,11 @@
 //! Commits are numbered in the order they are sent ([`WalFlush::next_commit`]) and a flush
 //! is asked for by a commit's committer once its `COMMIT` has returned
 //! ([`WalFlush::committed`]); a read that must not show what a power cut could lose waits
-//! for every commit numbered so far ([`WalFlush::all_begun`]). A flush that fails leaves the disk's state unknown, so every
-//! wait after it fails too, as PostgreSQL stops on a failed `fsync`: the node needs a restart,
-//! whose recovery reads what the disk really holds.
+//! for every commit numbered so far ([`WalFlush::all_begun`]).
+//!
+//! A flush that fails leaves the disk's state unknown, so every wait after it fails too, as
+//! PostgreSQL stops on a failed `fsync`: the node needs a restart, whose recovery reads what
+//! the disk really holds.
 
 use std::{
     fs::OpenOptions,
