@@ -1,7 +1,8 @@
 //! The embedded SQLite store: WAL, `synchronous=FULL`, foreign keys on, and every write
 //! transaction begun `IMMEDIATE` so a read-then-write never fails to upgrade its lock.
-//! Checkouts commit in groups, whose flush to disk runs beside the writer
-//! (`group_commit.rs`, `wal_flush.rs`).
+//! Checkouts commit in groups instead, with `synchronous=NORMAL` and a flush of their own
+//! that runs beside the writer and is waited for all the same (`group_commit.rs`,
+//! `wal_flush.rs`).
 //!
 //! SQLite lets one connection write at a time. Writes therefore go through a pool of one
 //! connection (`writer`), where they queue in order, while reads use a pool of read-only
