@@ -9,11 +9,12 @@
 //! `postgres.rs`) and the test sqlx makes of the connection when it is returned. On SQLite,
 //! where the checkout is a member of the writer's group commit, 2: its savepoint with the
 //! claim, and the batch with the places taken last in it (`sqlite/backend.rs`); the group's
-//! `COMMIT` is shared. Before the batch it was 13 (docs/benchmarks.md). SQLite gets one multi-statement query; Postgres, which prepares one
-//! statement per query, one statement of data-modifying `WITH` parts, whose parts run in no
-//! set order and are checked against constraints at its end, so no two parts of a batch may
-//! touch the same row. Either way each statement is written with its own `$1, $2, …` and
-//! binds one value per number, in order; the batch renumbers them into one argument list.
+//! `COMMIT` is shared. Before the batch it was 13 (docs/benchmarks.md). SQLite gets one
+//! multi-statement query; Postgres, which prepares one statement per query, one statement of
+//! data-modifying `WITH` parts, whose parts run in no set order and are checked against
+//! constraints at its end, so no two parts of a batch may touch the same row. Either way each
+//! statement is written with its own `$1, $2, …` and binds one value per number, in order;
+//! the batch renumbers them into one argument list.
 //!
 //! A statement's error surfaces at the flush, from whichever later call sent the batch; the
 //! transaction is rolled back all the same.

@@ -15,8 +15,9 @@ use super::{
 use crate::store::{IdempotencyClaim, IdempotentRequest, KeyClaim};
 
 impl KeyClaim for Sqlite {
-    /// SQLite has no commit that skips its flush for one transaction, so nothing is turned
-    /// off here; `WHERE true` is the clause its parser needs before an upsert's `ON CONFLICT`.
+    /// Nothing to turn off here: the claim is written in the checkout's unit of work, whose
+    /// group commit already shares its flush (`group_commit.rs`); `WHERE true` is the clause
+    /// SQLite's parser needs before an upsert's `ON CONFLICT`.
     const CLAIM_SOURCE: &'static str = "WHERE true";
 
     const CLAIM_IN_WORK: bool = true;
