@@ -41,6 +41,9 @@ pub struct SqliteStore {
     group: group_commit::GroupCommit,
 }
 
+/// How many pages the WAL grows by before a commit checkpoints it (SQLite's default: 1,000).
+const WAL_PAGES_PER_CHECKPOINT: &str = "10000";
+
 /// Readers when none are configured. SQLite reads run inside this process, so more readers
 /// add no database processes competing for the cores, as Postgres backends do.
 pub const DEFAULT_READERS: u32 = 16;
@@ -53,7 +56,16 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
+            .busy_timeout(Duration::from_secs(10))
+            // A group commit's members nest savepoints, whose undo (the sub-journal) outgrew
+            // its in-memory buffer and went to a temp file per group: a create, writes and an
+            // unlink on the one writer's path (docs/benchmarks.md, "Group commit").
+            .pragma("temp_store", "memory")
+            // A checkpoint runs on the writer after a commit, and flushes the WAL and the
+            // database file while every checkout waits: ten times SQLite's default WAL
+            // (about 40 MB) between them makes them rarer and copies each hot page once
+            // instead of ten times; the price is a longer pause, within the p99 target.
+            .pragma("wal_autocheckpoint", WAL_PAGES_PER_CHECKPOINT);
         // No ping before each use: the connection is in this process and cannot have gone
         // away; the ping was a round trip to its worker thread on every query.
         let writer = SqlitePoolOptions::new()
@@ -97,3 +109,29 @@ impl SqliteStore {
 #[path = "../sql/mod.rs"]
 #[allow(clippy::duplicate_mod)]
 mod sql;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer's settings that the group commit's throughput rests on
+    /// (docs/benchmarks.md, "Group commit").
+    #[tokio::test]
+    async fn the_writer_keeps_savepoint_undo_in_memory_and_checkpoints_rarely() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("store.db").display());
+        let store = SqliteStore::connect(&url, 1).await.unwrap();
+        let mut writer = store.writer.acquire().await.unwrap();
+        let temp_store: i64 = sqlx::query_scalar("PRAGMA temp_store")
+            .fetch_one(&mut *writer)
+            .await
+            .unwrap();
+        assert_eq!(temp_store, 2, "MEMORY");
+        let checkpoint: String = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+            .fetch_one(&mut *writer)
+            .await
+            .map(|pages: i64| pages.to_string())
+            .unwrap();
+        assert_eq!(checkpoint, WAL_PAGES_PER_CHECKPOINT);
+    }
+}
