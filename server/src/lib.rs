@@ -31,6 +31,7 @@ pub mod mail;
 pub mod onboarding;
 pub mod outbound;
 pub mod providers;
+pub mod row_id;
 pub mod router;
 pub mod sandbox;
 pub mod secrets;

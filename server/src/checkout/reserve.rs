@@ -371,7 +371,7 @@ async fn reserve(
             .iter()
             .zip(&quote.lines)
             .map(|(l, q)| NewCheckoutLine {
-                checkout_line_id: Uuid::new_v4(),
+                checkout_line_id: crate::row_id::new_row_id(),
                 product_id: l.product.product_id,
                 availability_group_id: l.product.availability_group_id,
                 timeslot_id: l.timeslot.as_ref().map(|s| s.timeslot_id),
