@@ -1,5 +1,6 @@
-//! Ids of the rows a checkout writes: its checkout, lines, order, payment, events, ticket mail
-//! and loyalty entry, thousands a second under load.
+//! Ids of the rows a checkout writes that the checkout's answers do not show: its lines,
+//! events, ticket mail and loyalty entry, thousands a second under load. The checkout, order and
+//! payment ids it shows stay random UUIDv4, as the contract says (decisions.md, §5).
 //!
 //! They are UUIDv7: the first 48 bits are the time in milliseconds, so each new row's key
 //! lands at the right edge of its table's primary-key index, in pages a group commit has just
@@ -7,11 +8,9 @@
 //! own in every index, each written to the WAL and copied at a checkpoint, and as the tables
 //! grew the express checkout slowed round after round (docs/benchmarks.md, "Group commit").
 //!
-//! The other 74 bits are random, all of them: a guest's checkout is readable by its id
-//! (docs/api-checkout.md), so no counter makes one id tell its neighbour's, as `Uuid::now_v7`'s
-//! would. Someone who knows when a checkout was made still has 2^74 ids to guess from. What
-//! the id does tell, when its row was made, the checkout's and the order's answers say anyway
-//! (`created_at`).
+//! The other 74 bits are random, all of them, and no counter makes one id tell its neighbour's,
+//! as `Uuid::now_v7`'s would: an event's id is shown to the partner that receives it, and
+//! someone who knows when a row was made still has 2^74 ids to guess from.
 
 use uuid::Uuid;
 

@@ -160,7 +160,7 @@ async fn express_baseline(
         .map(|p| (p.checkout.clone(), p.return_url.clone()))
         .ok_or_else(|| Error::new(ProblemType::NotFound, "PUT /bench/baseline/express first."))?;
     let now = Utc::now();
-    checkout.checkout_id = crate::row_id::new_row_id();
+    checkout.checkout_id = Uuid::new_v4();
     checkout.expires_at = now + HOLD;
     for line in &mut checkout.lines {
         line.checkout_line_id = crate::row_id::new_row_id();

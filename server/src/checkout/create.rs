@@ -22,7 +22,7 @@ pub async fn create(
 ) -> Result<Checkout> {
     basket::check_request(request)?;
     let plan = plan(state, campaign_id, locale, request, now).await?;
-    let checkout_id = crate::row_id::new_row_id();
+    let checkout_id = Uuid::new_v4();
     let reservation = Reservation {
         confirmed: None,
         checkout_id,

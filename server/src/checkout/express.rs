@@ -71,7 +71,7 @@ pub async fn express(
     };
     let reservation = Reservation {
         confirmed: Some(&fields),
-        checkout_id: crate::row_id::new_row_id(),
+        checkout_id: Uuid::new_v4(),
         campaign_id,
         request: &basket_request,
         buyer,
