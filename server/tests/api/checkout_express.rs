@@ -59,6 +59,16 @@ async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
         .clone();
     assert_eq!(read["status"], "CONFIRMED");
     assert_eq!(read["totals"]["total"]["value"], "26.00");
+    // The ids a checkout shows are random UUIDv4 (decisions.md, §5); only rows it does not show
+    // get time-ordered ids (`row_id.rs`).
+    for id in [
+        &read["checkout_id"],
+        &read["order_id"],
+        &read["payment"]["payment_id"],
+    ] {
+        let id: uuid::Uuid = id.as_str().expect("an id").parse().unwrap();
+        assert_eq!(id.get_version_num(), 4, "{id}");
+    }
     // Written confirmed at once, with the customer's fields.
     let checkout_id = data["checkout_id"].as_str().unwrap().parse().unwrap();
     let stored = app
