@@ -223,28 +223,6 @@ impl From<sqlx::Error> for Error {
     }
 }
 
-impl From<crate::store::StoreError> for Error {
-    fn from(err: crate::store::StoreError) -> Self {
-        use crate::store::StoreError;
-        match err {
-            StoreError::Conflict(what) => Error::new(ProblemType::Conflict, what),
-            StoreError::MissingReference(what) => Error::invalid_field(
-                &what,
-                "unknown_reference",
-                format!("`{what}` refers to a record that does not exist"),
-            ),
-            StoreError::InvalidReference { field, message } => {
-                Error::invalid_field(&field, "invalid_reference", message)
-            }
-            StoreError::Short(places) => Error::new(
-                ProblemType::CheckoutProductNotFulfillable,
-                format!("Fewer than {} places are left {places}.", places.quantity()),
-            ),
-            StoreError::Database(err) => err.into(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::ProblemType;

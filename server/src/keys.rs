@@ -5,11 +5,11 @@ use anyhow::Context;
 use rand::RngCore;
 
 use crate::{
+    auth::authn::Authn,
     auth::tokens::{generate_ed25519, Audience, Ed25519Key, TokenRejection, TokenService},
     config::Config,
     http::cursor::CursorSigner,
-    providers::sandbox::{KycPageKey, PaymentPageKey},
-    state::AppState,
+    keyed::KeyedValues,
     store::{KeyPurpose, SigningKey, Store},
 };
 
@@ -18,40 +18,11 @@ pub async fn cursor_signer(store: &dyn Store) -> anyhow::Result<CursorSigner> {
     Ok(CursorSigner::new(cursor_secret(store).await?))
 }
 
-/// The key of the sandbox payment page's URLs, derived from the shared cursor secret (an HMAC
-/// of it under its own label, so neither key tells anything of the other), so every node
-/// makes and checks the same URLs.
-pub async fn payment_page_key(store: &dyn Store) -> anyhow::Result<PaymentPageKey> {
-    let secret = derived_key(store, b"boxoffice sandbox payment page key v1").await?;
-    Ok(PaymentPageKey::new(secret))
-}
-
-/// The key of the sandbox KYC page's URLs, derived like [`payment_page_key`] under a label of
-/// its own.
-pub async fn kyc_page_key(store: &dyn Store) -> anyhow::Result<KycPageKey> {
-    let secret = derived_key(store, b"boxoffice sandbox kyc page key v1").await?;
-    Ok(KycPageKey::new(secret))
-}
-
-/// An HMAC of the shared cursor secret under `label`.
-async fn derived_key(store: &dyn Store, label: &[u8]) -> anyhow::Result<Vec<u8>> {
-    use hmac::{Hmac, Mac};
-    let secret = cursor_secret(store).await?;
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&secret).expect("HMAC takes any key length");
-    mac.update(label);
-    Ok(mac.finalize().into_bytes().to_vec())
-}
-
-/// The key of the ticket pages' URLs, derived from the shared cursor secret under its own
-/// label, as the payment page's is.
-pub async fn ticket_page_key(store: &dyn Store) -> anyhow::Result<crate::tickets::TicketPageKey> {
-    use hmac::{Hmac, Mac};
-    let secret = cursor_secret(store).await?;
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&secret).expect("HMAC takes any key length");
-    mac.update(b"boxoffice ticket page key v1");
-    Ok(crate::tickets::TicketPageKey::new(
-        mac.finalize().into_bytes().to_vec(),
-    ))
+/// The secret of every keyed value (`crate::keyed`: the keys in the URLs we hand out, the
+/// pseudonyms we keep): the shared cursor secret, from which each purpose derives a key of its
+/// own, so every node makes and checks the same values.
+pub async fn keyed_values(store: &dyn Store) -> anyhow::Result<KeyedValues> {
+    Ok(KeyedValues::new(cursor_secret(store).await?))
 }
 
 /// The database's active cursor secret, made on first start.
@@ -93,7 +64,7 @@ pub async fn token_service(store: &dyn Store, config: &Config) -> anyhow::Result
 /// Rotates the JWT signing key (operator API): a new key signs from now on, the one it
 /// replaces still verifies, and both are in the JWKS. Other nodes take the new key when they
 /// first meet a token signed with it (`verify`). Refused when the key comes from a file.
-pub async fn rotate_jwt_key(state: &AppState) -> anyhow::Result<(String, Option<String>)> {
+pub async fn rotate_jwt_key(state: &Authn) -> anyhow::Result<(String, Option<String>)> {
     anyhow::ensure!(
         state.config.jwt_key_file.is_none(),
         "the signing key comes from BOXOFFICE_JWT_KEY_FILE; rotate it by deploying a new file"
@@ -111,7 +82,7 @@ pub async fn rotate_jwt_key(state: &AppState) -> anyhow::Result<(String, Option<
 /// rotated the keys since this one loaded them) makes the node reload its keys from the
 /// database first, at most once a second.
 pub async fn verify<C: serde::de::DeserializeOwned>(
-    state: &AppState,
+    state: &Authn,
     token: &str,
     audience: Audience,
 ) -> Result<C, TokenRejection> {
@@ -126,7 +97,7 @@ pub async fn verify<C: serde::de::DeserializeOwned>(
 }
 
 /// Replaces the node's JWT keys with the database's.
-async fn reload(state: &AppState) -> anyhow::Result<()> {
+async fn reload(state: &Authn) -> anyhow::Result<()> {
     let (active, retired) = database_keys(state.store.as_ref()).await?;
     state.tokens.replace_keys(&active, &retired);
     Ok(())
@@ -178,14 +149,10 @@ fn key_from_pem_file(path: &std::path::Path) -> anyhow::Result<Ed25519Key> {
         .context("BOXOFFICE_JWT_KEY_FILE must hold an Ed25519 private key in PKCS#8 PEM")?;
     let public_raw = signing.verifying_key().to_bytes().to_vec();
     // A kid derived from the public key stays the same on every node and restart.
-    let kid = hex_prefix(&sha2::Sha256::digest(&public_raw));
+    let kid = hex::encode(&sha2::Sha256::digest(&public_raw)[..16]);
     Ok(Ed25519Key {
         kid,
         private_der: signing.to_pkcs8_der()?.as_bytes().to_vec(),
         public_raw,
     })
-}
-
-fn hex_prefix(bytes: &[u8]) -> String {
-    bytes.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }

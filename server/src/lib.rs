@@ -10,29 +10,26 @@ pub mod admin;
 pub mod api;
 pub mod auth;
 pub mod bench_baseline;
+pub mod cache;
 pub mod catalog;
 pub mod checkout;
 pub mod config;
 pub mod credentials;
 pub mod demo;
-pub mod demo_mail;
-pub mod demo_shop;
 pub mod display_code;
 pub mod error;
 pub mod events;
 pub mod frame;
-pub mod frame_first_page;
-pub mod frame_headers;
-pub mod frame_session;
 pub mod fuzzing;
 pub mod http;
+pub mod ids;
+pub mod keyed;
 pub mod keys;
 pub mod mail;
 pub mod onboarding;
 pub mod outbound;
 pub mod providers;
 pub mod router;
-pub mod row_id;
 pub mod sandbox;
 pub mod secrets;
 pub mod state;
@@ -50,7 +47,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 
-use crate::{config::Config, state::AppState};
+use crate::{config::Config, keyed::Purpose, state::AppState};
 
 /// Connects the store (running migrations), loads shared keys and prepares everything the
 /// handlers need.
@@ -74,15 +71,21 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
     let mailer = mail::Mailer::new(store.clone(), &config)?;
+    let keyed = keys::keyed_values(store.as_ref()).await?;
     let (sandbox_pay, sandbox_kyc) = if config.sandbox_payments {
         (
-            Some(keys::payment_page_key(store.as_ref()).await?),
-            Some(keys::kyc_page_key(store.as_ref()).await?),
+            Some(providers::sandbox::PaymentPageKey::new(
+                keyed.key(Purpose::PaymentPage),
+            )),
+            Some(providers::sandbox::KycPageKey::new(
+                keyed.key(Purpose::KycPage),
+            )),
         )
     } else {
         (None, None)
     };
-    let ticket_pages = keys::ticket_page_key(store.as_ref()).await?;
+    let ticket_pages = tickets::TicketPageKey::new(keyed.key(Purpose::TicketPage));
+    let hold_addresses = keyed.key(Purpose::HoldAddress);
     let google_wallet = tickets::google_wallet::GoogleWallet::from_config(&config)?;
     let apple_wallet = tickets::apple_wallet::AppleWallet::from_config(&config)?;
     let payments: Arc<dyn providers::PaymentProvider> =
@@ -100,23 +103,40 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let customer_copies = Arc::new(checkout::customer_copies::CustomerCopies::new(
         std::time::Duration::from_secs(config.catalog_cache_ttl_secs),
     ));
-    Ok(AppState::new(state::Shared {
-        config: Arc::new(config),
-        store,
-        catalog,
-        auth,
-        customer_copies,
-        cursors,
+    let config = Arc::new(config);
+    let authn = auth::Authn {
+        config: config.clone(),
+        store: store.clone(),
         tokens,
+        auth,
         identity,
-        mailer,
+    };
+    let commerce = checkout::Commerce {
+        config: config.clone(),
+        store: store.clone(),
+        catalog,
+        fulfillment: Arc::default(),
         payments,
-        sandbox_pay,
-        sandbox_kyc,
+        customer_copies,
+        hold_addresses,
+    };
+    let tickets = tickets::Tickets {
+        config: config.clone(),
+        store: store.clone(),
         ticket_pages,
         google_wallet,
         apple_wallet,
-        fulfillment: Arc::default(),
+    };
+    Ok(AppState::new(state::Shared {
+        config,
+        store,
+        cursors,
+        authn,
+        commerce,
+        tickets,
+        mailer,
+        sandbox_pay,
+        sandbox_kyc,
         metrics: metrics_handle(),
         leptos,
     }))
@@ -137,18 +157,19 @@ pub async fn serve(
         state.config.outbound(),
     ));
     let sweeper = tokio::spawn(checkout::lifecycle::run_sweeper(
-        state.clone(),
+        state.commerce.clone(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));
     let mails = tokio::spawn(tickets::delivery::run(
-        state.clone(),
+        state.tickets.clone(),
+        state.mailer.clone(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));
     // Built ahead, so the first search does not wait for the index.
     tokio::spawn({
-        let (catalog, store) = (state.catalog.clone(), state.store.clone());
+        let (catalog, store) = (state.commerce.catalog.clone(), state.store.clone());
         async move {
             if let Err(err) = catalog.search_index(&store).await {
                 tracing::warn!(error = ?err, "building the search index failed");
@@ -194,7 +215,7 @@ fn leptos_options(config: &Config) -> leptos::config::LeptosOptions {
     options
 }
 
-/// The upper bounds, in seconds, of `http_request_duration_seconds`'s buckets: from a cached
+/// The upper bounds, in seconds, of [`http::ops::REQUEST_DURATION`]'s buckets: from a cached
 /// read (well under a millisecond) to a checkout waiting on a slow disk or provider.
 pub const DURATION_BUCKETS: [f64; 14] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
@@ -212,14 +233,12 @@ fn metrics_handle() -> PrometheusHandle {
         .get_or_init(|| {
             PrometheusBuilder::new()
                 .set_buckets_for_metric(
-                    metrics_exporter_prometheus::Matcher::Full(
-                        "http_request_duration_seconds".into(),
-                    ),
+                    metrics_exporter_prometheus::Matcher::Full(http::ops::REQUEST_DURATION.into()),
                     &DURATION_BUCKETS,
                 )
                 .expect("the buckets are not empty")
                 .set_buckets_for_metric(
-                    metrics_exporter_prometheus::Matcher::Full("store_group_commit_members".into()),
+                    metrics_exporter_prometheus::Matcher::Full(store::GROUP_COMMIT_MEMBERS.into()),
                     &GROUP_BUCKETS,
                 )
                 .expect("the buckets are not empty")

@@ -11,14 +11,24 @@ use crate::{
     auth::{
         codes::{code_hash, new_code},
         tokens::MerchantClaims,
-        Audience, MerchantUser,
+        Audience, MerchantUser, TokenService,
     },
+    config::Config,
     error::{Error, ProblemType, Result},
-    mail::OutgoingMail,
-    state::AppState,
-    store::MerchantAccount,
+    mail::{Mailer, OutgoingMail},
+    providers::PaymentProvider,
+    store::{MerchantAccount, Store},
     validate::Checks,
 };
+
+/// What onboarding works with, borrowed from the router's state for one call.
+pub struct Onboarding<'a> {
+    pub config: &'a Config,
+    pub store: &'a dyn Store,
+    pub tokens: &'a TokenService,
+    pub payments: &'a dyn PaymentProvider,
+    pub mailer: &'a Mailer,
+}
 
 /// Lifetime of an onboarding code.
 const CODE_TTL_DAYS: i64 = 7;
@@ -61,7 +71,7 @@ pub use app::wire::{MerchantToken, OnboardingStatus};
 
 /// Provisions the account at the payment provider and mails the magic link.
 pub async fn provision(
-    state: &AppState,
+    state: &Onboarding<'_>,
     request: NewMerchantAccount,
 ) -> Result<ProvisionedMerchantAccount> {
     let mut checks = Checks::default();
@@ -126,7 +136,7 @@ pub async fn provision(
 }
 
 /// Redeems the magic link's code (once) for a merchant bearer.
-pub async fn exchange_code(state: &AppState, code: &str) -> Result<MerchantToken> {
+pub async fn exchange_code(state: &Onboarding<'_>, code: &str) -> Result<MerchantToken> {
     let invalid = || {
         Error::new(
             ProblemType::OnboardingCodeInvalid,
@@ -158,7 +168,7 @@ pub async fn exchange_code(state: &AppState, code: &str) -> Result<MerchantToken
 
 /// The KYC URL of the bearer's own account; any other debtor code is refused.
 pub async fn status(
-    state: &AppState,
+    state: &Onboarding<'_>,
     merchant: &MerchantUser,
     debtor_code: &str,
 ) -> Result<OnboardingStatus> {

@@ -11,7 +11,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::{
-    admin, api, auth, bench_baseline, demo_shop, frame,
+    admin, api, auth, bench_baseline, demo, frame,
     http::{
         correlation, fallback, framing, locale, openapi, ops,
         rate_limit::{self, TrustedProxies},
@@ -29,8 +29,8 @@ pub fn router(state: AppState) -> (Router, serde_json::Value) {
         .merge(auth::jwks::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
-        .merge(demo_shop::router(&state))
-        .merge(crate::demo_mail::router())
+        .merge(demo::shop::router(&state))
+        .merge(demo::mail::router())
         .merge(crate::tickets::page::router())
         .merge(bench_baseline::router(&state))
         .split_for_parts();

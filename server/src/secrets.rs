@@ -29,8 +29,7 @@ fn random_bytes<const N: usize>() -> [u8; N] {
 /// enough that ids need not be treated as enumerable).
 pub fn new_client_id() -> String {
     let bytes: [u8; 12] = random_bytes();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{CLIENT_ID_PREFIX}{hex}")
+    format!("{CLIENT_ID_PREFIX}{}", hex::encode(bytes))
 }
 
 /// A fresh client secret: 32 random bytes, base64url without padding (43 characters). The
@@ -52,7 +51,7 @@ pub fn secret_version(stored_hash: &[u8]) -> String {
         .chain_update(b"boxoffice backend bearer")
         .chain_update(stored_hash)
         .finalize();
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    hex::encode(&digest[..8])
 }
 
 /// Whether `presented` is the secret whose hash is `stored_hash`, in constant time.

@@ -7,16 +7,15 @@ use leptos::config::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::{
-    auth::{identity::IdentityVerifier, TokenService},
-    catalog::Catalog,
+    auth::{Authn, HasAuthn},
+    catalog::{Catalog, CatalogReads},
+    checkout::Commerce,
     config::Config,
     http::cursor::CursorSigner,
     mail::Mailer,
-    providers::{
-        sandbox::{KycPageKey, PaymentPageKey},
-        FulfillmentProviders, PaymentProvider,
-    },
+    providers::sandbox::{KycPageKey, PaymentPageKey},
     store::Store,
+    tickets::Tickets,
 };
 
 /// What every handler shares, behind one `Arc`: axum hands each extractor its own copy of the
@@ -48,36 +47,23 @@ impl std::ops::DerefMut for AppState {
     }
 }
 
-/// The fields of [`AppState`].
+/// The fields of [`AppState`]: what the router's handlers reach, grouped by what works with
+/// it. A module takes its group (`Commerce`, `Authn`, `Tickets`), never the whole state.
 pub struct Shared {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
-    /// Per-node catalog caches: call `catalog.changed()` after a catalog write and
-    /// `catalog.capacity_changed()` after places are taken or given back.
-    pub catalog: Arc<Catalog>,
-    /// Per-node cache of what public bearers may do: call `auth.revoked()` after a change
-    /// that takes a right away (`auth::cache`).
-    pub auth: Arc<crate::auth::cache::AuthCache>,
-    /// Per-node copies of a customer's orders and ledger entries as the API writes them
-    /// (`checkout::customer_copies`).
-    pub customer_copies: Arc<crate::checkout::customer_copies::CustomerCopies>,
     pub cursors: CursorSigner,
-    pub tokens: TokenService,
-    pub identity: Arc<IdentityVerifier>,
+    /// Credentials: tokens, the bearer cache, the identity verifier.
+    pub authn: Authn,
+    /// The checkout and its orders: catalog copies, providers, customer copies.
+    pub commerce: Commerce,
+    /// What a customer receives of a paid order: the ticket page's key, wallet signers.
+    pub tickets: Tickets,
     pub mailer: Mailer,
-    pub payments: Arc<dyn PaymentProvider>,
     /// The key of the sandbox payment page's URLs; `None` when the sandbox provider is off.
     pub sandbox_pay: Option<PaymentPageKey>,
     /// The key of the sandbox KYC page's URLs; `None` when the sandbox provider is off.
     pub sandbox_kyc: Option<KycPageKey>,
-    /// The key of the ticket pages' URLs (`/tickets/{order_id}?key=…`).
-    pub ticket_pages: crate::tickets::TicketPageKey,
-    /// The operator's Google Wallet issuer, when configured.
-    pub google_wallet: Option<crate::tickets::google_wallet::GoogleWallet>,
-    /// The operator's Apple Wallet pass signing, when configured.
-    pub apple_wallet: Option<crate::tickets::apple_wallet::AppleWallet>,
-    /// Fulfilment providers by the name products carry.
-    pub fulfillment: Arc<FulfillmentProviders>,
     pub metrics: PrometheusHandle,
     pub leptos: LeptosOptions,
 }
@@ -85,12 +71,43 @@ pub struct Shared {
 impl AppState {
     /// The node's catalog copies with the store behind them, as the catalog's reads take them.
     pub fn reads(&self) -> (&Catalog, &dyn Store) {
-        (&self.catalog, self.store.as_ref())
+        self.commerce.reads()
+    }
+}
+
+impl AppState {
+    /// What merchant onboarding works with, for one call.
+    pub fn onboarding(&self) -> crate::onboarding::Onboarding<'_> {
+        crate::onboarding::Onboarding {
+            config: &self.config,
+            store: self.store.as_ref(),
+            tokens: &self.authn.tokens,
+            payments: self.commerce.payments.as_ref(),
+            mailer: &self.mailer,
+        }
+    }
+}
+
+impl HasAuthn for AppState {
+    fn authn(&self) -> &Authn {
+        &self.authn
+    }
+}
+
+impl CatalogReads for AppState {
+    fn reads(&self) -> (&Catalog, &dyn Store) {
+        self.commerce.reads()
     }
 }
 
 impl FromRef<AppState> for LeptosOptions {
     fn from_ref(state: &AppState) -> Self {
         state.leptos.clone()
+    }
+}
+
+impl FromRef<AppState> for Tickets {
+    fn from_ref(state: &AppState) -> Self {
+        state.tickets.clone()
     }
 }

@@ -59,7 +59,7 @@ async fn create_group(
         .store
         .create_availability_group(Uuid::new_v4(), &input)
         .await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     Ok(Data::created(group))
 }
 
@@ -94,7 +94,7 @@ async fn update_group(
         .store
         .update_availability_group(group_id, &input)
         .await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     found(group, "The availability group")
 }
 

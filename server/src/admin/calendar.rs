@@ -81,7 +81,7 @@ async fn write_calendar(
         .write_calendar(product_id, &input)
         .await?
         .ok_or_else(|| Error::not_found("The product"))?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     Ok(Data::ok(CalendarWritten { days_written }))
 }
 

@@ -66,7 +66,7 @@ async fn update_campaign(
 ) -> Result<Data<Campaign>> {
     validate(&input)?;
     let campaign = state.store.update_campaign(campaign_id, &input).await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     found(campaign, "The campaign")
 }
 

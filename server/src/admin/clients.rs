@@ -149,7 +149,7 @@ async fn create_client(
         .create_partner_client(Uuid::new_v4(), &client_id, &input, &stored)
         .await?;
     // A guest's return URL may have the origins of every client allowed the campaign.
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     Ok(no_store(Data::created(CreatedPartnerClient {
         client,
         client_secret,
@@ -202,8 +202,8 @@ async fn update_client(
         .store
         .update_partner_client(partner_client_id, &input)
         .await?;
-    state.catalog.changed();
-    state.auth.revoked();
+    state.commerce.catalog.changed();
+    state.authn.auth.revoked();
     found(client, "The partner client")
 }
 
@@ -218,8 +218,8 @@ async fn delete_client(
     ApiPath(partner_client_id): ApiPath<Uuid>,
 ) -> Result<StatusCode> {
     if state.store.delete_partner_client(partner_client_id).await? {
-        state.catalog.changed();
-        state.auth.revoked();
+        state.commerce.catalog.changed();
+        state.authn.auth.revoked();
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(Error::not_found("The partner client"))

@@ -37,6 +37,6 @@ async fn rotate(Admin(state): Admin) -> Result<Data<Rotated>> {
             "The signing key comes from BOXOFFICE_JWT_KEY_FILE; rotate it by deploying a new file.",
         ));
     }
-    let (kid, retired_kid) = rotate_jwt_key(&state).await?;
+    let (kid, retired_kid) = rotate_jwt_key(&state.authn).await?;
     Ok(Data::ok(Rotated { kid, retired_kid }))
 }

@@ -129,7 +129,7 @@ async fn resend_tickets(
     Admin(state): Admin,
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<(StatusCode, Data<Resent>)> {
-    let ticket_mail_id = resend::by_operator(&state, order_id)
+    let ticket_mail_id = resend::by_operator(&state.tickets, order_id)
         .await?
         .ok_or_else(|| Error::not_found("The order"))?;
     Ok((StatusCode::ACCEPTED, Data::ok(Resent { ticket_mail_id })))

@@ -89,7 +89,7 @@ async fn create_merchant(
 ) -> Result<Data<Merchant>> {
     validate(&input)?;
     let merchant = state.store.create_merchant(Uuid::new_v4(), &input).await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     Ok(Data::created(merchant))
 }
 
@@ -117,7 +117,7 @@ async fn update_merchant(
 ) -> Result<Data<Merchant>> {
     validate(&input)?;
     let merchant = state.store.update_merchant(merchant_id, &input).await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     found(merchant, "The merchant")
 }
 

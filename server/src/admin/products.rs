@@ -130,7 +130,7 @@ async fn create_product(
 ) -> Result<Data<Product>> {
     validate(&input)?;
     let product = state.store.create_product(Uuid::new_v4(), &input).await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     Ok(Data::created(product))
 }
 
@@ -158,7 +158,7 @@ async fn update_product(
 ) -> Result<Data<Product>> {
     validate(&input)?;
     let product = state.store.update_product(product_id, &input).await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     found(product, "The product")
 }
 

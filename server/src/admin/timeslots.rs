@@ -202,7 +202,7 @@ async fn write_timeslots(
         .store
         .write_timeslots(group_id, &slots, input.capacity)
         .await?;
-    state.catalog.changed();
+    state.commerce.catalog.changed();
     Ok(Data::ok(TimeslotsWritten {
         timeslots_written,
         skipped,

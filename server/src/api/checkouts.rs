@@ -81,7 +81,7 @@ async fn create_checkout(
 ) -> Result<Data<Checkout>> {
     let ApiJson(request) = body.map_err(basket::line_problem)?;
     let checkout = create(
-        &state,
+        &state.commerce,
         campaign.campaign_id,
         buyer(&user, address),
         locale,
@@ -108,7 +108,14 @@ async fn confirm_checkout(
     ApiJson(request): ApiJson<ConfirmRequest>,
 ) -> Result<Data<PlacedOrder>> {
     let customer_id = user.map(|u| u.customer_id);
-    let placed = confirm(&state, checkout_id, customer_id, &request, Utc::now()).await?;
+    let placed = confirm(
+        &state.commerce,
+        checkout_id,
+        customer_id,
+        &request,
+        Utc::now(),
+    )
+    .await?;
     Ok(Data::ok(placed))
 }
 
@@ -127,7 +134,7 @@ async fn extend_checkout(
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Data<Checkout>> {
     let customer_id = user.map(|u| u.customer_id);
-    let checkout = extend(&state, checkout_id, customer_id, Utc::now()).await?;
+    let checkout = extend(&state.commerce, checkout_id, customer_id, Utc::now()).await?;
     Ok(Data::ok(checkout))
 }
 
@@ -143,8 +150,8 @@ async fn get_checkout(
     State(state): State<AppState>,
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Data<Checkout>> {
-    let record = read::visible(&state, checkout_id, user.map(|u| u.customer_id)).await?;
-    Ok(Data::ok(checkout_view(&state, &record).await?))
+    let record = read::visible(&state.commerce, checkout_id, user.map(|u| u.customer_id)).await?;
+    Ok(Data::ok(checkout_view(&state.commerce, &record).await?))
 }
 
 /// Gives up a reservation before its hold runs out: its places, vouchers and wallet amount
@@ -161,8 +168,8 @@ async fn release_checkout(
     State(state): State<AppState>,
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Response> {
-    let record = read::visible(&state, checkout_id, user.map(|u| u.customer_id)).await?;
-    release_reservation(&state, &record).await?;
+    let record = read::visible(&state.commerce, checkout_id, user.map(|u| u.customer_id)).await?;
+    release_reservation(&state.commerce, &record).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -213,7 +220,16 @@ async fn express_checkout(
     // the key and a retry gets the replay instead of waiting out the lock.
     let correlation_id = correlation::current();
     let work = tokio::spawn(correlation::scope(correlation_id, async move {
-        express(&state, campaign_id, buyer, locale, key, request, Utc::now()).await
+        express(
+            &state.commerce,
+            campaign_id,
+            buyer,
+            locale,
+            key,
+            request,
+            Utc::now(),
+        )
+        .await
     }));
     let outcome = work
         .await

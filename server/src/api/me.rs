@@ -22,14 +22,14 @@ pub fn router() -> OpenApiRouter<AppState> {
     responses((status = 200, body = inline(app::wire::Envelope<Me>)),
               Problem401))]
 async fn me(State(state): State<AppState>, user: PublicUser) -> Result<Data<Me>> {
-    let prefill = prefill(&state, Some(user.session_id)).await?;
+    let prefill = prefill(state.store.as_ref(), Some(user.session_id)).await?;
     let claims = user.claims;
     Ok(Data::ok(Me {
         customer_id: user.customer_id,
         session_id: user.session_id,
         client_id: claims.client_id,
         campaign_id: claims.campaign_id,
-        mode: claims.mode,
+        mode: claims.mode.as_str().to_owned(),
         integrator_params: claims.integrator_params,
         expires_at: DateTime::from_timestamp(claims.registered.exp, 0),
         prefill,

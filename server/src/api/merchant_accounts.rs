@@ -69,7 +69,9 @@ async fn create_merchant_account(
     Admin(state): Admin,
     ApiJson(request): ApiJson<NewMerchantAccount>,
 ) -> Result<Data<ProvisionedMerchantAccount>> {
-    Ok(Data::created(onboarding::provision(&state, request).await?))
+    Ok(Data::created(
+        onboarding::provision(&state.onboarding(), request).await?,
+    ))
 }
 
 /// Exchanges the single-use code of the magic link for a merchant bearer (1 hour).
@@ -83,7 +85,7 @@ async fn exchange_onboarding_code(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<OnboardingCode>,
 ) -> Result<Response> {
-    let token = onboarding::exchange_code(&state, &body.code).await?;
+    let token = onboarding::exchange_code(&state.onboarding(), &body.code).await?;
     let mut response = axum::Json(token).into_response();
     response
         .headers_mut()
@@ -113,6 +115,6 @@ async fn onboarding_status(
     ApiQuery(query): ApiQuery<DebtorCode>,
 ) -> Result<Data<OnboardingStatus>> {
     Ok(Data::ok(
-        onboarding::status(&state, &merchant, &query.debtor_code).await?,
+        onboarding::status(&state.onboarding(), &merchant, &query.debtor_code).await?,
     ))
 }

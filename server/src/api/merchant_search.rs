@@ -226,7 +226,7 @@ async fn run(
     endpoint: &str,
     search: Search,
 ) -> Result<Response> {
-    let index = state.catalog.search_index(&state.store).await?;
+    let index = state.commerce.catalog.search_index(&state.store).await?;
     let hits = index.search(&Query {
         campaign_id,
         words: &search.words,

@@ -161,8 +161,11 @@ async fn client_credentials_token(
         }
     }
     let (client_id, secret) = client_credentials(&headers, body.client_id, body.client_secret)?;
-    let client = client_auth::authenticate(&state, &client_id, &secret).await?;
-    Ok(bare_token(client_auth::backend_token(&state, &client)?))
+    let client = client_auth::authenticate(&state.authn, &client_id, &secret).await?;
+    Ok(bare_token(client_auth::backend_token(
+        &state.authn,
+        &client,
+    )?))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -210,7 +213,7 @@ async fn code_exchange_token(
     let (client_id, client_secret) =
         client_credentials(&headers, body.client_id, body.client_secret)?;
     let mut token = sessions::exchange(
-        &state,
+        &state.authn,
         sessions::CodeExchange {
             session_code: code,
             client_id,

@@ -50,7 +50,7 @@ async fn apple_wallet(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Response> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    let Some(wallet) = &state.apple_wallet else {
+    let Some(wallet) = &state.tickets.apple_wallet else {
         return Err(Error::new(
             ProblemType::WalletNotConfigured,
             "This server offers no Apple Wallet passes.",
@@ -62,7 +62,7 @@ async fn apple_wallet(
 
 /// The documents' view of a paid order, or 404 while it has no tickets.
 async fn paid_doc(state: &AppState, order_id: Uuid) -> Result<tickets::order_doc::OrderDoc> {
-    tickets::order_doc::load(state, order_id)
+    tickets::order_doc::load(&state.tickets, order_id)
         .await?
         .ok_or_else(|| {
             Error::new(
@@ -92,7 +92,7 @@ async fn google_wallet(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<WalletLink>> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    let Some(wallet) = &state.google_wallet else {
+    let Some(wallet) = &state.tickets.google_wallet else {
         return Err(Error::new(
             ProblemType::WalletNotConfigured,
             "This server offers no Google Wallet passes.",
@@ -126,9 +126,9 @@ async fn receipt(
             ),
         ));
     }
-    let mut views = order_views(&state, std::slice::from_ref(&order)).await?;
+    let mut views = order_views(state.store.as_ref(), std::slice::from_ref(&order)).await?;
     Ok(Data::ok(checkout::receipt::receipt(
-        &state.tokens,
+        &state.authn.tokens,
         &views.remove(0),
         &user.claims.client_id,
         campaign.campaign_id,
@@ -150,8 +150,8 @@ async fn calendar(
 ) -> Result<Response> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
     let doc = paid_doc(&state, order.customer_order_id).await?;
-    let url = tickets::page_url(&state, order_id).await?;
-    let body = tickets::calendar::ics(&doc, &tickets::uid_host(&state), url.as_deref());
+    let url = tickets::page_url(&state.tickets, order_id).await?;
+    let body = tickets::calendar::ics(&doc, &tickets::uid_host(&state.tickets), url.as_deref());
     Ok((
         [
             (
@@ -184,7 +184,7 @@ async fn resend(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Response> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    match tickets::resend::by_customer(&state, &order).await? {
+    match tickets::resend::by_customer(&state.tickets, &order).await? {
         Resend::Queued => Ok(StatusCode::ACCEPTED.into_response()),
         Resend::Limited { retry_after_secs } => {
             let mut response = Error::new(

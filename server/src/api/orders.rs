@@ -52,7 +52,11 @@ async fn list_orders(
         },
     )
     .await?;
-    let orders = state.customer_copies.orders(&state, &page.items).await?;
+    let orders = state
+        .commerce
+        .customer_copies
+        .orders(&state.commerce, &page.items)
+        .await?;
     Ok(RenderedPage::of_items(orders, page.limit, page.next_token))
 }
 
@@ -67,7 +71,7 @@ async fn get_order(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<Order>> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    let mut views = order_views(&state, std::slice::from_ref(&order)).await?;
+    let mut views = order_views(state.store.as_ref(), std::slice::from_ref(&order)).await?;
     Ok(Data::ok(views.remove(0)))
 }
 
@@ -119,6 +123,10 @@ async fn list_loyalty_entries(
     )
     .await?;
     let ids: Vec<Uuid> = page.items.iter().map(|e| e.loyalty_entry_id).collect();
-    let entries = state.customer_copies.ledger(&state, &ids).await?;
+    let entries = state
+        .commerce
+        .customer_copies
+        .ledger(&state.commerce, &ids)
+        .await?;
     Ok(RenderedPage::of_items(entries, page.limit, page.next_token))
 }

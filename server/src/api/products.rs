@@ -70,8 +70,8 @@ async fn body(
         campaign_id,
         locale,
     };
-    let generation = state.catalog.generation();
-    if let Some(body) = state.catalog.product_lists.get(&key, generation) {
+    let generation = state.commerce.catalog.generation();
+    if let Some(body) = state.commerce.catalog.product_lists.get(&key, generation) {
         // Campaigns are never deleted, so one that existed when the entry was built still does.
         return Ok(body);
     }
@@ -87,6 +87,7 @@ async fn body(
     let data = serde_json::to_vec(&products).map_err(anyhow::Error::from)?;
     let body = Arc::new(ProductListBody::new(locale, data));
     state
+        .commerce
         .catalog
         .product_lists
         .put(key, body.clone(), generation);

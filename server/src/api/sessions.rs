@@ -47,7 +47,7 @@ async fn start_session(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<StartSession>,
 ) -> Result<Response> {
-    let started = sessions::start(&state, &client.client_id, request).await?;
+    let started = sessions::start(&state.authn, &client.client_id, request).await?;
     Ok(no_store(Data::created(started)))
 }
 
@@ -71,7 +71,7 @@ async fn exchange_session_code(
     ApiJson(body): ApiJson<SessionTokenRequest>,
 ) -> Result<Response> {
     let token = sessions::exchange(
-        &state,
+        &state.authn,
         CodeExchange {
             session_code: body.session_code,
             client_id: body.client_id,
@@ -95,6 +95,6 @@ async fn exchange_identity_token(
     CampaignScope(campaign): CampaignScope,
     ApiJson(body): ApiJson<IdentityExchange>,
 ) -> Result<Response> {
-    let token = identity::exchange(&state, &campaign, body).await?;
+    let token = identity::exchange(&state.authn, &campaign, body).await?;
     Ok(no_store(Data::ok(token)))
 }

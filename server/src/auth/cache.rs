@@ -23,7 +23,7 @@ use std::{
 
 use uuid::Uuid;
 
-use crate::{catalog::ttl_cache::TtlCache, error::Result, store::Store};
+use crate::{cache::TtlCache, error::Result, store::Store};
 
 /// How long a cached grant is kept at one generation: it only bounds the memory's age, as
 /// revocations reach the cache through the generation.

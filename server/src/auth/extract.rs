@@ -4,14 +4,12 @@ use axum::{extract::FromRequestParts, http::request::Parts};
 use uuid::Uuid;
 
 use super::{
+    authn::{Authn, HasAuthn},
     bearer_token,
     tokens::{BackendClaims, MerchantClaims, PublicClaims},
     Audience, TokenRejection,
 };
-use crate::{
-    error::{Error, ProblemType},
-    state::AppState,
-};
+use crate::error::{Error, ProblemType};
 
 fn rejection(reason: TokenRejection) -> Error {
     match reason {
@@ -44,10 +42,11 @@ pub struct BackendClient {
     pub client_id: String,
 }
 
-impl FromRequestParts<AppState> for BackendClient {
+impl<S: HasAuthn> FromRequestParts<S> for BackendClient {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = state.authn();
         let token = required(parts)?;
         let claims: BackendClaims = crate::keys::verify(state, token, Audience::Backend)
             .await
@@ -80,7 +79,7 @@ pub struct PublicUser {
 }
 
 impl PublicUser {
-    async fn from_token(token: &str, state: &AppState) -> Result<Self, Error> {
+    async fn from_token(token: &str, state: &Authn) -> Result<Self, Error> {
         let claims: PublicClaims = crate::keys::verify(state, token, Audience::Public)
             .await
             .map_err(rejection)?;
@@ -102,10 +101,11 @@ impl PublicUser {
     }
 }
 
-impl FromRequestParts<AppState> for PublicUser {
+impl<S: HasAuthn> FromRequestParts<S> for PublicUser {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = state.authn();
         let token = required(parts)?;
         PublicUser::from_token(token, state).await
     }
@@ -116,10 +116,11 @@ impl FromRequestParts<AppState> for PublicUser {
 #[derive(Debug, Clone)]
 pub struct MaybePublicUser(pub Option<PublicUser>);
 
-impl FromRequestParts<AppState> for MaybePublicUser {
+impl<S: HasAuthn> FromRequestParts<S> for MaybePublicUser {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = state.authn();
         if !parts
             .headers
             .contains_key(axum::http::header::AUTHORIZATION)
@@ -139,10 +140,11 @@ pub struct MerchantUser {
     pub merchant_account_id: Uuid,
 }
 
-impl FromRequestParts<AppState> for MerchantUser {
+impl<S: HasAuthn> FromRequestParts<S> for MerchantUser {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = state.authn();
         let token = required(parts)?;
         let claims: MerchantClaims = crate::keys::verify(state, token, Audience::Merchant)
             .await

@@ -16,6 +16,6 @@ async fn jwks(State(state): State<AppState>) -> impl IntoResponse {
             (header::CONTENT_TYPE, "application/jwk-set+json"),
             (header::CACHE_CONTROL, "public, max-age=300"),
         ],
-        state.tokens.jwks().to_string(),
+        state.authn.tokens.jwks().to_string(),
     )
 }

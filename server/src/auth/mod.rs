@@ -1,5 +1,6 @@
 //! Credentials: our own bearer tokens and the extractors that demand them.
 
+pub mod authn;
 mod bearer;
 pub mod cache;
 pub mod codes;
@@ -8,6 +9,7 @@ pub mod identity;
 pub mod jwks;
 pub mod tokens;
 
+pub use authn::{Authn, HasAuthn};
 pub use bearer::bearer_token;
 pub use extract::{BackendClient, MaybePublicUser, MerchantUser, PublicUser};
 pub use tokens::{Audience, TokenRejection, TokenService};

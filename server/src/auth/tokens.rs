@@ -86,7 +86,7 @@ pub struct PublicClaims {
     pub client_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub campaign_id: Option<Uuid>,
-    pub mode: String,
+    pub mode: crate::store::SessionMode,
     #[serde(default)]
     pub integrator_params: serde_json::Map<String, serde_json::Value>,
 }

@@ -163,10 +163,10 @@ async fn express_baseline(
     checkout.checkout_id = Uuid::new_v4();
     checkout.expires_at = now + HOLD;
     for line in &mut checkout.lines {
-        line.checkout_line_id = crate::row_id::new_row_id();
+        line.checkout_line_id = crate::ids::time_ordered_id();
     }
     let campaign_id = checkout.campaign_id;
-    let payment = open_payment(&state, checkout.total, &checkout.currency).await?;
+    let payment = open_payment(&state.commerce, checkout.total, &checkout.currency).await?;
     let claim = IdempotentRequest {
         campaign_id,
         key,

@@ -24,7 +24,7 @@ use std::{
 
 use uuid::Uuid;
 
-use super::ttl_cache::TtlCache;
+use crate::cache::TtlCache;
 use crate::store::{Campaign, ClientOrigins, Merchant, Product, Store, StoreResult};
 
 pub struct Definitions {
@@ -89,13 +89,15 @@ impl Definitions {
     }
 
     /// The copy of `key`, or what `load` reads (kept when there is something).
-    async fn cached<K: Eq + Hash, V: Clone, F>(
+    async fn cached<K, V, F>(
         &self,
         cache: &TtlCache<K, V>,
         key: K,
         load: impl FnOnce() -> F,
     ) -> StoreResult<Option<V>>
     where
+        K: Eq + Hash + Send + Sync + 'static,
+        V: Clone + Send + Sync + 'static,
         F: Future<Output = StoreResult<Option<V>>>,
     {
         // Read before the store, so a write landing during the read leaves the copy stale.

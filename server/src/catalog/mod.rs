@@ -20,7 +20,6 @@ pub mod products;
 mod reads;
 pub mod search;
 pub mod timeslots;
-pub(crate) mod ttl_cache;
 
 use std::{
     sync::{
@@ -31,6 +30,12 @@ use std::{
 };
 
 use crate::{config::Config, error::Result, store::Store};
+
+/// A state the catalog's extractors (`http::campaign`) read the node's catalog copies and the
+/// store behind them from, borrowed rather than cloned on every request.
+pub trait CatalogReads: Send + Sync {
+    fn reads(&self) -> (&Catalog, &dyn Store);
+}
 
 /// The catalog's per-node state: the generation counter and what is cached against it.
 pub struct Catalog {

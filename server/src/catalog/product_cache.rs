@@ -9,7 +9,7 @@ use axum::http::HeaderValue;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::ttl_cache::TtlCache;
+use crate::cache::TtlCache;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProductListKey {
@@ -41,8 +41,7 @@ pub fn etag(locale: Locale, data: &[u8]) -> String {
     hash.update([0]);
     hash.update(data);
     let digest = hash.finalize();
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+    format!("\"{}\"", hex::encode(&digest[..16]))
 }
 
 pub type ProductListCache = TtlCache<ProductListKey, Arc<ProductListBody>>;

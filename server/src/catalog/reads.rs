@@ -17,7 +17,8 @@ use app::wire::Locale;
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{ttl_cache::TtlCache, Catalog};
+use super::Catalog;
+use crate::cache::TtlCache;
 use crate::store::{CalendarDay, DayCapacity, Store, StoreResult, Timeslot};
 
 type Days = (NaiveDate, NaiveDate);
@@ -69,8 +70,8 @@ impl Catalog {
         read: F,
     ) -> Result<V, E>
     where
-        K: Eq + std::hash::Hash,
-        V: Clone,
+        K: Eq + std::hash::Hash + Send + Sync + 'static,
+        V: Clone + Send + Sync + 'static,
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<V, E>>,
     {

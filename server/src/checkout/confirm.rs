@@ -5,16 +5,17 @@ use app::wire::{CheckoutStatus, ConfirmRequest, PlacedOrder};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::Commerce;
 use super::{
     customer,
     place::{not_reserved, open_payment, place_order, Confirming, PAYMENT_WINDOW},
     plan::shipping_address_required,
     read,
 };
-use crate::{error::Result, state::AppState};
+use crate::error::Result;
 
 pub async fn confirm(
-    state: &AppState,
+    state: &Commerce,
     checkout_id: Uuid,
     customer_id: Option<Uuid>,
     request: &ConfirmRequest,

@@ -4,16 +4,17 @@ use app::wire::{Checkout, CheckoutRequest, Locale};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::Commerce;
 use super::{
     basket,
     plan::plan,
     read,
     reserve::{self, Buyer, Reservation},
 };
-use crate::{error::Result, state::AppState};
+use crate::error::Result;
 
 pub async fn create(
-    state: &AppState,
+    state: &Commerce,
     campaign_id: Uuid,
     buyer: Buyer,
     locale: Locale,

@@ -13,10 +13,10 @@ use app::wire::{origin_matches, ConfirmRequest, FieldError};
 use url::Url;
 use uuid::Uuid;
 
+use super::Commerce;
 use crate::{
     credentials::sessions::prefill,
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::CustomerFields,
     validate::{is_country, is_email, Checks},
 };
@@ -26,7 +26,7 @@ const MAX_NEWSLETTERS: usize = 20;
 /// 400 for missing or malformed fields, then 422 for details a provider would reject; the
 /// fields name the partner the checkout is attributed to.
 pub async fn validate(
-    state: &AppState,
+    state: &Commerce,
     campaign_id: Uuid,
     partner_client_id: Option<Uuid>,
     request: &ConfirmRequest,
@@ -145,11 +145,11 @@ pub async fn validate(
 /// locked (`user.locked` of `POST /v1/session`) whose value in `request` is another: the
 /// e-mail address compared without regard to case, names as written, both trimmed.
 pub async fn check_locked(
-    state: &AppState,
+    state: &Commerce,
     session_id: Option<Uuid>,
     request: &ConfirmRequest,
 ) -> Result<()> {
-    let prefill = prefill(state, session_id).await?;
+    let prefill = prefill(state.store.as_ref(), session_id).await?;
     if prefill.locked.is_empty() {
         return Ok(());
     }

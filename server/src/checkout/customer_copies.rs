@@ -2,7 +2,7 @@
 //! (`GET /v2/me/fulfillment/orders`) and their loyalty ledger
 //! (`GET /v2/me/loyalty/ledger/entries`), as the API writes them: a page reads only which rows
 //! it holds and the version of each, and writes every row whose copy is of that version from
-//! the copy (`http::item_copies`).
+//! the copy (`cache::item_copies`).
 //!
 //! Why: a page of twenty orders read them, their lines and their tickets afresh, three queries
 //! and some sixty rows, each row a hand-off from SQLite's worker thread; it reached 6 % of its
@@ -21,10 +21,10 @@ use app::wire::LoyaltyEntry;
 use uuid::Uuid;
 
 use super::order_view::order_views;
+use super::Commerce;
 use crate::{
+    cache::item_copies::{ItemCopies, ItemsJson, Written},
     error::Result,
-    http::item_copies::{ItemCopies, ItemsJson, Written},
-    state::AppState,
     store::{LoyaltyEntryRecord, OrderVersion},
 };
 
@@ -43,12 +43,12 @@ impl CustomerCopies {
     }
 
     /// The orders of `versions`, in their order, as a JSON array of `wire::Order`.
-    pub async fn orders(&self, state: &AppState, versions: &[OrderVersion]) -> Result<ItemsJson> {
+    pub async fn orders(&self, state: &Commerce, versions: &[OrderVersion]) -> Result<ItemsJson> {
         let wanted: Vec<_> = versions.iter().map(|v| (v.customer_order_id, *v)).collect();
         let generation = state.catalog.definitions.generation();
         let read = |ids: Vec<Uuid>| async move {
             let records = state.store.orders_by_id(&ids).await?;
-            let views = order_views(state, &records).await?;
+            let views = order_views(state.store.as_ref(), &records).await?;
             records
                 .iter()
                 .zip(&views)
@@ -65,7 +65,7 @@ impl CustomerCopies {
     }
 
     /// The ledger entries `ids`, in their order, as a JSON array of `wire::LoyaltyEntry`.
-    pub async fn ledger(&self, state: &AppState, ids: &[Uuid]) -> Result<ItemsJson> {
+    pub async fn ledger(&self, state: &Commerce, ids: &[Uuid]) -> Result<ItemsJson> {
         let wanted: Vec<_> = ids.iter().map(|id| (*id, ())).collect();
         let read = |ids: Vec<Uuid>| async move {
             let entries = state.store.loyalty_entries_by_id(&ids).await?;

@@ -16,6 +16,7 @@ use app::wire::{Envelope, ExpressCheckoutRequest, Locale, PlacedOrder};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::Commerce;
 use super::{
     basket, customer,
     idempotency::{Claimed, IdempotencyKey},
@@ -23,7 +24,7 @@ use super::{
     plan::{self, shipping_address_required, Plan, ReadDay},
     reserve::{self, Buyer, Prepared, Reservation},
 };
-use crate::{error::Result, http::envelope, state::AppState};
+use crate::{error::Result, http::envelope};
 
 /// The response body to send, and whether it is a replay of an earlier success.
 #[derive(Debug)]
@@ -43,7 +44,7 @@ pub fn response_body(placed: PlacedOrder) -> Result<Vec<u8>> {
 }
 
 pub async fn express(
-    state: &AppState,
+    state: &Commerce,
     campaign_id: Uuid,
     buyer: Buyer,
     locale: Locale,
@@ -144,7 +145,7 @@ pub async fn express(
 /// checked where the error table puts it: after the products, date and time, before prices.
 /// The plan's first day is read with whether `key` has a record, which lands in `seen`.
 async fn plan_express(
-    state: &AppState,
+    state: &Commerce,
     reservation: &Reservation<'_>,
     has_address: bool,
     key: &IdempotencyKey,

@@ -10,6 +10,7 @@ use app::wire::{Checkout, CheckoutStatus};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::Commerce;
 use super::{
     place::{not_reserved, PAYMENT_WINDOW},
     read,
@@ -17,7 +18,6 @@ use super::{
 };
 use crate::{
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::CheckoutRecord,
 };
 
@@ -35,7 +35,7 @@ fn already_extended(checkout_id: Uuid) -> Error {
 }
 
 pub async fn extend(
-    state: &AppState,
+    state: &Commerce,
     checkout_id: Uuid,
     customer_id: Option<Uuid>,
     now: DateTime<Utc>,

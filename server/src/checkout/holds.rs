@@ -16,9 +16,9 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
+use super::Commerce;
 use crate::{
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::{CheckoutTx, Held, HoldLimits, Holder},
 };
 
@@ -40,7 +40,7 @@ impl Holders {
     /// The holders of a reservation by `customer` in `session` from `address`, under the
     /// bounds of `partner_client_id` (the server's when it has none of its own).
     pub async fn of(
-        state: &AppState,
+        state: &Commerce,
         partner_client_id: Option<Uuid>,
         customer: Option<Uuid>,
         session: Option<Uuid>,
@@ -112,10 +112,10 @@ impl Holders {
 
 /// The client address as a checkout keeps it: a pseudonym, the same on every node, so the
 /// database holds no list of customers' addresses.
-fn address_key(state: &AppState, address: std::net::IpAddr) -> String {
+fn address_key(state: &Commerce, address: std::net::IpAddr) -> String {
     state
-        .cursors
-        .pseudonym("hold address", &address.to_string())
+        .hold_addresses
+        .value(&[address.to_string().as_bytes()])
 }
 
 /// The bound one more reservation of `places` places would pass, given what is `held`.

@@ -34,9 +34,9 @@ use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use super::Commerce;
 use crate::{
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::{CheckoutTx, IdempotencyClaim, IdempotentRequest},
 };
 
@@ -81,7 +81,7 @@ impl IdempotencyKey {
 
     /// Claims the key and begins the checkout transaction on the connection that claimed it
     /// (one wait for a connection, not two). Read everything the transaction needs first.
-    pub async fn claim_and_begin(&self, state: &AppState, now: DateTime<Utc>) -> Result<Claimed> {
+    pub async fn claim_and_begin(&self, state: &Commerce, now: DateTime<Utc>) -> Result<Claimed> {
         let claim = state.store.claim_and_begin(&self.request, now).await?;
         match claim {
             IdempotencyClaim::Claimed(tx) => Ok(Claimed::Begun(tx)),
@@ -103,7 +103,7 @@ impl IdempotencyKey {
     /// key had a record when the plan read its first day, if it got that far.
     pub async fn refused_before_claim(
         &self,
-        state: &AppState,
+        state: &Commerce,
         refusal: Error,
         seen: Option<bool>,
         now: DateTime<Utc>,
@@ -147,7 +147,7 @@ impl IdempotencyKey {
 
     /// Gives the claimed key back after a failure, unless a retry took it over. Should that
     /// fail too, the claim's lock runs out after [`LOCK`].
-    pub async fn release(&self, state: &AppState) {
+    pub async fn release(&self, state: &Commerce) {
         let r = &self.request;
         if let Err(err) = state
             .store

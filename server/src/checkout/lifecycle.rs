@@ -13,12 +13,12 @@ use rust_decimal::prelude::ToPrimitive;
 use serde_json::json;
 use uuid::Uuid;
 
+use super::Commerce;
 use crate::{
     display_code::crockford,
     error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
     providers::{Booking, BookingLine},
-    state::AppState,
     store::{CheckoutLineRecord, CheckoutRecord, CheckoutTx, NewTicket, OrderRecord},
 };
 
@@ -64,7 +64,7 @@ fn booking_of(checkout: &CheckoutRecord, lines: &[CheckoutLineRecord]) -> Bookin
 /// wallet amount. Called only after this transaction moved the checkout out of a holding
 /// state, which makes it run once.
 async fn release(
-    state: &AppState,
+    state: &Commerce,
     tx: &mut dyn CheckoutTx,
     checkout: &CheckoutRecord,
     lines: &[CheckoutLineRecord],
@@ -100,7 +100,7 @@ async fn release(
 /// Ends a RESERVED checkout whose hold ran out by `now`; `false` when it was not (confirmed
 /// in time, or already expired by someone else).
 pub async fn expire_reservation(
-    state: &AppState,
+    state: &Commerce,
     checkout_id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<bool> {
@@ -117,7 +117,7 @@ pub async fn expire_reservation(
 /// repriced basket replaced it, or the customer left): its places, vouchers and wallet
 /// amount go back at once. Releasing one that already ended changes nothing; one that is
 /// confirmed is `checkout-not-reserved`.
-pub async fn release_reservation(state: &AppState, checkout: &CheckoutRecord) -> Result<()> {
+pub async fn release_reservation(state: &Commerce, checkout: &CheckoutRecord) -> Result<()> {
     let checkout_id = checkout.checkout_id;
     if checkout.status == CheckoutStatus::Reserved
         && end_reservation(state, checkout, None, "released").await?
@@ -142,7 +142,7 @@ pub async fn release_reservation(state: &AppState, checkout: &CheckoutRecord) ->
 /// Moves a RESERVED checkout to EXPIRED and gives back what it holds, once. With
 /// `expired_by`, only a hold that ran out by then moves (a confirm may have won the race).
 async fn end_reservation(
-    state: &AppState,
+    state: &Commerce,
     checkout: &CheckoutRecord,
     expired_by: Option<DateTime<Utc>>,
     reason: &str,
@@ -177,7 +177,7 @@ async fn end_reservation(
 /// Applies a payment's outcome; `false` when the payment was no longer open (already
 /// settled, by this request's twin or the sweeper).
 pub async fn settle_payment(
-    state: &AppState,
+    state: &Commerce,
     payment_id: Uuid,
     outcome: PaymentOutcome,
 ) -> Result<bool> {
@@ -311,7 +311,7 @@ fn settled(
 
 /// Tells the provider a paid order is final and marks it FULFILLED; a failure leaves it PAID
 /// for the sweeper to try again.
-pub async fn fulfil(state: &AppState, order_id: Uuid) -> Result<()> {
+pub async fn fulfil(state: &Commerce, order_id: Uuid) -> Result<()> {
     let Some(order) = state.store.order(order_id).await? else {
         return Ok(());
     };
@@ -339,7 +339,7 @@ pub async fn fulfil(state: &AppState, order_id: Uuid) -> Result<()> {
 /// A ticket's last valid day per product: the product's validity date when it has one, else
 /// the visit date.
 async fn ticket_validity(
-    state: &AppState,
+    state: &Commerce,
     lines: &[CheckoutLineRecord],
 ) -> Result<Vec<(Uuid, Option<chrono::NaiveDate>)>> {
     let mut out = Vec::new();
@@ -387,7 +387,7 @@ fn issue_tickets(
 }
 
 /// Expires what ran out by `now`, and retries unfinished fulfilments: one pass of the sweeper.
-pub async fn sweep(state: &AppState, now: DateTime<Utc>) -> Result<u32> {
+pub async fn sweep(state: &Commerce, now: DateTime<Utc>) -> Result<u32> {
     let mut done = 0;
     for checkout_id in state.store.lapsed_reservations(now, 100).await? {
         done += u32::from(expire_reservation(state, checkout_id, now).await?);
@@ -404,7 +404,7 @@ pub async fn sweep(state: &AppState, now: DateTime<Utc>) -> Result<u32> {
 
 /// Runs `sweep` every `interval` until `stop` turns true. Safe on several nodes at once.
 pub async fn run_sweeper(
-    state: AppState,
+    state: Commerce,
     interval: std::time::Duration,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {

@@ -10,9 +10,11 @@
 //! - `idempotency`: the Idempotency-Key rule of the express checkout;
 //! - `holds`: what one buyer (customer, session, client address) may hold at once;
 //! - `lifecycle`: payment outcomes, expiry, release, tickets, loyalty, and the sweeper;
+//! - `commerce`: what all of it works with (the router's state hands it over);
 //! - `pricing`: every amount, pure; `visit`, `basket`, `customer`: input rules.
 
 pub mod basket;
+pub mod commerce;
 pub mod confirm;
 pub mod create;
 pub mod customer;
@@ -31,3 +33,5 @@ pub mod receipt;
 pub mod reserve;
 pub mod view;
 pub mod visit;
+
+pub use commerce::Commerce;

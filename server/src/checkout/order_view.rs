@@ -4,13 +4,16 @@ use app::wire::{Money, Order, OrderItem, Ticket};
 use uuid::Uuid;
 
 use super::view::windows;
-use crate::{error::Result, state::AppState, store::OrderRecord};
+use crate::{
+    error::Result,
+    store::{OrderRecord, Store},
+};
 
 /// The wire form of `orders`, with their lines and tickets read in two queries.
-pub async fn order_views(state: &AppState, orders: &[OrderRecord]) -> Result<Vec<Order>> {
+pub async fn order_views(store: &dyn Store, orders: &[OrderRecord]) -> Result<Vec<Order>> {
     let ids: Vec<Uuid> = orders.iter().map(|o| o.customer_order_id).collect();
-    let lines = state.store.lines_of_orders(&ids).await?;
-    let tickets = state.store.tickets_of_orders(&ids).await?;
+    let lines = store.lines_of_orders(&ids).await?;
+    let tickets = store.tickets_of_orders(&ids).await?;
     let mut out = Vec::with_capacity(orders.len());
     for order in orders {
         let money = |v| Money::new(v, order.currency.clone());
@@ -24,7 +27,7 @@ pub async fn order_views(state: &AppState, orders: &[OrderRecord]) -> Result<Vec
             .filter(|t| t.customer_order_id == order.customer_order_id)
             .collect();
         let slot_ids: Vec<Uuid> = own_tickets.iter().filter_map(|t| t.timeslot_id).collect();
-        let slots = windows(state, order.merchant_id, &slot_ids).await?;
+        let slots = windows(store, order.merchant_id, &slot_ids).await?;
         out.push(Order {
             order_id: order.customer_order_id,
             order_display_id: order.display_id.clone(),

@@ -10,12 +10,12 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use uuid::Uuid;
 
+use super::Commerce;
 use crate::{
     display_code::crockford,
     error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
     providers::PaymentRequest,
-    state::AppState,
     store::{CheckoutTx, CustomerFields, NewOrder},
 };
 
@@ -71,7 +71,7 @@ pub struct OpenedPayment {
 
 /// Opens the payment of an order of `amount` at the payment provider.
 pub async fn open_payment(
-    state: &AppState,
+    state: &Commerce,
     amount: Decimal,
     currency: &str,
 ) -> Result<OpenedPayment> {

@@ -14,9 +14,9 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::visit::{Visit, VisitInput};
+use super::Commerce;
 use crate::{
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::{CalendarDay, Merchant, Product, Store, Timeslot},
     time::{local_date, local_to_utc},
 };
@@ -163,7 +163,7 @@ pub struct ReadDay {
 /// Resolves and prices `request` in `campaign_id` at `now`: [`resolve`], then
 /// [`Resolved::price`].
 pub async fn plan(
-    state: &AppState,
+    state: &Commerce,
     campaign_id: Uuid,
     locale: Locale,
     request: &CheckoutRequest,
@@ -178,7 +178,7 @@ pub async fn plan(
 /// The products of `request` (a basket `basket::check_request` passed) in `campaign_id`, their
 /// merchant and the visit in the merchant's zone.
 pub async fn resolve(
-    state: &AppState,
+    state: &Commerce,
     campaign_id: Uuid,
     request: &CheckoutRequest,
     now: DateTime<Utc>,
@@ -276,7 +276,7 @@ impl Resolved {
     /// again).
     pub async fn price(
         self,
-        state: &AppState,
+        state: &Commerce,
         read: Option<ReadDay>,
         locale: Locale,
         now: DateTime<Utc>,

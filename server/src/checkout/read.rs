@@ -5,13 +5,13 @@ use app::wire::{Checkout, CheckoutStatus, PaymentStatus};
 use chrono::Utc;
 use uuid::Uuid;
 
+use super::Commerce;
 use super::{
     lifecycle::{expire_reservation, settle_payment, PaymentOutcome},
     view::checkout_view,
 };
 use crate::{
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::CheckoutRecord,
 };
 
@@ -26,7 +26,7 @@ fn not_found(checkout_id: Uuid) -> Error {
 /// only by that customer, a guest's by anyone holding its id (a random UUIDv4). Others get the
 /// same 404 as a checkout that does not exist.
 pub async fn visible(
-    state: &AppState,
+    state: &Commerce,
     checkout_id: Uuid,
     customer_id: Option<Uuid>,
 ) -> Result<CheckoutRecord> {
@@ -68,7 +68,7 @@ pub async fn visible(
 }
 
 /// The API view of a checkout this request just wrote.
-pub async fn view_of(state: &AppState, checkout_id: Uuid) -> Result<Checkout> {
+pub async fn view_of(state: &Commerce, checkout_id: Uuid) -> Result<Checkout> {
     let checkout = state
         .store
         .checkout(checkout_id)

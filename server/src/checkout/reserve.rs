@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 use serde_json::json;
 use uuid::Uuid;
 
+use super::Commerce;
 use super::{
     holds::Holders,
     plan::Plan,
@@ -21,7 +22,6 @@ use crate::{
     error::{Error, ProblemType, Result},
     events::{EventType, NewEvent},
     providers::{Booking, BookingLine, FulfillmentError, FulfillmentProvider},
-    state::AppState,
     store::{self, CheckoutTx, CustomerFields, NewCheckout, NewCheckoutLine, StoreError, Voucher},
 };
 
@@ -53,7 +53,7 @@ struct Discounts {
 }
 
 async fn discounts(
-    state: &AppState,
+    state: &Commerce,
     campaign_id: Uuid,
     plan: &Plan,
     codes: &[String],
@@ -137,7 +137,7 @@ pub fn fulfillment_problem(err: FulfillmentError) -> Error {
 /// Refuses a basket that `plan` already shows cannot be held, before any lock is taken or
 /// anything written, when the provider's places are the ones the calendar shows. Under a rush
 /// for the last places this keeps the refused from queueing for the write lock.
-pub fn refuse_if_short(state: &AppState, plan: &Plan) -> Result<()> {
+pub fn refuse_if_short(state: &Commerce, plan: &Plan) -> Result<()> {
     let ours = state
         .fulfillment
         .get(&plan.provider)
@@ -178,7 +178,7 @@ impl Prepared {
     }
 }
 
-pub async fn prepare(state: &AppState, plan: &Plan, r: &Reservation<'_>) -> Result<Prepared> {
+pub async fn prepare(state: &Commerce, plan: &Plan, r: &Reservation<'_>) -> Result<Prepared> {
     refuse_if_short(state, plan)?;
     let provider = state.fulfillment.get(&plan.provider).ok_or_else(|| {
         fulfillment_problem(FulfillmentError::Failed(anyhow::anyhow!(
@@ -371,7 +371,7 @@ async fn reserve(
             .iter()
             .zip(&quote.lines)
             .map(|(l, q)| NewCheckoutLine {
-                checkout_line_id: crate::row_id::new_row_id(),
+                checkout_line_id: crate::ids::time_ordered_id(),
                 product_id: l.product.product_id,
                 availability_group_id: l.product.availability_group_id,
                 timeslot_id: l.timeslot.as_ref().map(|s| s.timeslot_id),

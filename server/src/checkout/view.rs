@@ -8,10 +8,10 @@ use chrono_tz::Tz;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use super::Commerce;
 use crate::{
     error::Result,
-    state::AppState,
-    store::{CheckoutRecord, Timeslot},
+    store::{CheckoutRecord, Store, Timeslot},
     time::in_zone,
 };
 
@@ -25,19 +25,18 @@ pub fn window(slot: &Timeslot, zone: Tz) -> TimeslotWindow {
 
 /// The entry windows of `ids`, in the zone of the merchant.
 pub async fn windows(
-    state: &AppState,
+    store: &dyn Store,
     merchant_id: Uuid,
     ids: &[Uuid],
 ) -> Result<Vec<TimeslotWindow>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let zone = match state.store.merchant(merchant_id).await? {
+    let zone = match store.merchant(merchant_id).await? {
         Some(m) => m.zone()?,
         None => chrono_tz::UTC,
     };
-    Ok(state
-        .store
+    Ok(store
         .timeslots_by_id(ids)
         .await?
         .iter()
@@ -45,7 +44,7 @@ pub async fn windows(
         .collect())
 }
 
-pub async fn checkout_view(state: &AppState, c: &CheckoutRecord) -> Result<Checkout> {
+pub async fn checkout_view(state: &Commerce, c: &CheckoutRecord) -> Result<Checkout> {
     let lines = state.store.checkout_lines(c.checkout_id).await?;
     let vouchers = state.store.checkout_vouchers(c.checkout_id).await?;
     let order = state.store.order_of_checkout(c.checkout_id).await?;
@@ -54,7 +53,7 @@ pub async fn checkout_view(state: &AppState, c: &CheckoutRecord) -> Result<Check
         None => None,
     };
     let slot_ids: Vec<Uuid> = lines.iter().filter_map(|l| l.timeslot_id).collect();
-    let slots = windows(state, c.merchant_id, &slot_ids).await?;
+    let slots = windows(state.store.as_ref(), c.merchant_id, &slot_ids).await?;
     let money = |v: Decimal| Money::new(v, c.currency.clone());
     let voucher_total: Decimal = vouchers.iter().map(|v| v.discount).sum();
     Ok(Checkout {

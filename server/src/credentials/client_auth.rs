@@ -1,10 +1,10 @@
 //! Partner client authentication (client credentials) and backend bearers.
 
 use crate::{
+    auth::Authn,
     auth::{tokens::BackendClaims, Audience},
     error::{Error, ProblemType, Result},
     secrets,
-    state::AppState,
     store::PartnerClient,
 };
 
@@ -27,7 +27,7 @@ impl std::ops::Deref for AuthenticatedClient {
 
 /// The client whose id and secret these are; 401 `client-authentication-failed` otherwise.
 pub async fn authenticate(
-    state: &AppState,
+    state: &Authn,
     client_id: &str,
     client_secret: &str,
 ) -> Result<AuthenticatedClient> {
@@ -51,7 +51,7 @@ pub async fn authenticate(
 }
 
 /// A backend bearer for an authenticated client, valid while that client keeps that secret.
-pub fn backend_token(state: &AppState, client: &AuthenticatedClient) -> Result<IssuedToken> {
+pub fn backend_token(state: &Authn, client: &AuthenticatedClient) -> Result<IssuedToken> {
     let ttl = state.config.backend_token_ttl_secs;
     let claims = BackendClaims {
         registered: state

@@ -9,13 +9,13 @@ use uuid::Uuid;
 
 use super::{sessions::public_token, IssuedToken};
 use crate::{
+    auth::Authn,
     auth::{
         codes::{code_hash, new_code},
         identity::{claimed_issuer, IdentityError, TrustedIssuer},
     },
     error::{Error, ProblemType, Result},
-    state::AppState,
-    store::{Campaign, CustomerDetails, CustomerKey, NewSession},
+    store::{Campaign, CustomerDetails, CustomerKey, NewSession, SessionMode},
 };
 
 pub use app::wire::IdentityExchange;
@@ -28,7 +28,7 @@ fn rejected(reason: &str) -> Error {
 }
 
 pub async fn exchange(
-    state: &AppState,
+    state: &Authn,
     campaign: &Campaign,
     request: IdentityExchange,
 ) -> Result<IssuedToken> {
@@ -92,7 +92,7 @@ pub async fn exchange(
             partner_client_id: None,
             customer_id,
             campaign_id: Some(campaign.campaign_id),
-            mode: "identity".to_owned(),
+            mode: SessionMode::Identity,
             code_challenge: None,
             code_expires_at: Utc::now(),
             redeemed_with: Some(jti),

@@ -8,14 +8,17 @@ use uuid::Uuid;
 
 use super::{client_auth, pkce, IssuedToken};
 use crate::{
+    auth::Authn,
     auth::{
         codes::{code_hash, new_code},
         tokens::PublicClaims,
         Audience,
     },
     error::{Error, ProblemType, Result},
-    state::AppState,
-    store::{CustomerDetails, CustomerKey, NewSession, PartnerClient, Redemption, Session},
+    store::{
+        CustomerDetails, CustomerKey, NewSession, PartnerClient, Redemption, Session, SessionMode,
+        Store,
+    },
     validate::Checks,
 };
 
@@ -29,12 +32,11 @@ pub enum Integration {
     Webframe,
 }
 
-impl Integration {
-    /// The session's `mode` as stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Integration::Headless => "headless",
-            Integration::Webframe => "webframe",
+impl From<Integration> for SessionMode {
+    fn from(integration: Integration) -> Self {
+        match integration {
+            Integration::Headless => SessionMode::Headless,
+            Integration::Webframe => SessionMode::Webframe,
         }
     }
 }
@@ -195,7 +197,7 @@ fn validate(request: &StartSession) -> Result<()> {
 
 /// Starts a session for the partner's user and returns its one-time code.
 pub async fn start(
-    state: &AppState,
+    state: &Authn,
     client_id: &str,
     request: StartSession,
 ) -> Result<StartedSession> {
@@ -240,7 +242,7 @@ pub async fn start(
             partner_client_id: Some(client.partner_client_id),
             customer_id,
             campaign_id: request.campaign_id,
-            mode: request.integration.as_str().to_owned(),
+            mode: request.integration.into(),
             code_challenge: request.code_challenge.clone(),
             code_expires_at,
             redeemed_with: None,
@@ -259,12 +261,11 @@ pub async fn start(
 
 /// What the session `session_id` prefills at the checkout (nothing without a session, and
 /// nothing for an identity session).
-pub async fn prefill(state: &AppState, session_id: Option<Uuid>) -> Result<Prefill> {
+pub async fn prefill(store: &dyn Store, session_id: Option<Uuid>) -> Result<Prefill> {
     let Some(session_id) = session_id else {
         return Ok(Prefill::default());
     };
-    Ok(state
-        .store
+    Ok(store
         .session(session_id)
         .await?
         .and_then(|s| s.prefill)
@@ -274,7 +275,7 @@ pub async fn prefill(state: &AppState, session_id: Option<Uuid>) -> Result<Prefi
 
 /// 404 when the campaign does not exist, 403 when the client may not use it.
 pub async fn check_campaign(
-    state: &AppState,
+    state: &Authn,
     client: &PartnerClient,
     campaign_id: Uuid,
 ) -> Result<()> {
@@ -311,7 +312,7 @@ fn invalid_code() -> Error {
 }
 
 /// A partner backend exchanges its session code (once) for a public bearer.
-pub async fn exchange(state: &AppState, request: CodeExchange) -> Result<IssuedToken> {
+pub async fn exchange(state: &Authn, request: CodeExchange) -> Result<IssuedToken> {
     let client =
         client_auth::authenticate(state, &request.client_id, &request.client_secret).await?;
     let hash = code_hash(&request.session_code);
@@ -320,8 +321,7 @@ pub async fn exchange(state: &AppState, request: CodeExchange) -> Result<IssuedT
         .session_by_code(&hash)
         .await?
         .filter(|s| {
-            s.partner_client_id == Some(client.partner_client_id)
-                && s.mode != Integration::Webframe.as_str()
+            s.partner_client_id == Some(client.partner_client_id) && s.mode != SessionMode::Webframe
         })
         .ok_or_else(invalid_code)?;
     let pkce_failed = |detail: &str| {
@@ -352,7 +352,7 @@ pub async fn exchange(state: &AppState, request: CodeExchange) -> Result<IssuedT
 
 /// The hosted frame exchanges a webframe session code (once) for a public bearer.
 pub async fn exchange_for_frame(
-    state: &AppState,
+    state: &Authn,
     session_code: &str,
 ) -> Result<(IssuedToken, Session)> {
     let hash = code_hash(session_code);
@@ -365,7 +365,7 @@ pub async fn exchange_for_frame(
     Ok((token, session))
 }
 
-async fn redeem(state: &AppState, hash: &[u8], client: Option<Uuid>) -> Result<IssuedToken> {
+async fn redeem(state: &Authn, hash: &[u8], client: Option<Uuid>) -> Result<IssuedToken> {
     let jti = Uuid::new_v4();
     match state
         .store
@@ -388,7 +388,7 @@ async fn redeem(state: &AppState, hash: &[u8], client: Option<Uuid>) -> Result<I
 }
 
 /// Signs the public bearer of a redeemed session; `jti` is the one the session recorded.
-pub async fn public_token(state: &AppState, session: &Session, jti: Uuid) -> Result<IssuedToken> {
+pub async fn public_token(state: &Authn, session: &Session, jti: Uuid) -> Result<IssuedToken> {
     let ttl = state.config.public_token_ttl_secs;
     let client_id = match session.partner_client_id {
         Some(id) => client_id_of(state, id).await?,
@@ -405,7 +405,7 @@ pub async fn public_token(state: &AppState, session: &Session, jti: Uuid) -> Res
         sid: session.partner_session_id,
         client_id,
         campaign_id: session.campaign_id,
-        mode: session.mode.clone(),
+        mode: session.mode,
         integrator_params: session.integrator_params.0.clone(),
     };
     Ok(IssuedToken {
@@ -416,7 +416,7 @@ pub async fn public_token(state: &AppState, session: &Session, jti: Uuid) -> Res
     })
 }
 
-async fn client_id_of(state: &AppState, partner_client_id: Uuid) -> Result<String> {
+async fn client_id_of(state: &Authn, partner_client_id: Uuid) -> Result<String> {
     state
         .store
         .partner_client(partner_client_id)

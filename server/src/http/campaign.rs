@@ -8,9 +8,9 @@ use axum::{
 use uuid::Uuid;
 
 use crate::{
-    auth::PublicUser,
+    auth::{HasAuthn, PublicUser},
+    catalog::CatalogReads,
     error::{Error, ProblemType},
-    state::AppState,
     store::Campaign,
 };
 
@@ -41,10 +41,11 @@ pub fn optional_campaign_id(headers: &HeaderMap) -> Result<Option<Uuid>, Error> 
 }
 
 /// The campaign `id` names: 404 `campaign-not-found` when there is none.
-pub async fn existing(state: &AppState, id: Uuid) -> Result<Campaign, Error> {
-    let definitions = &state.catalog.definitions;
-    definitions
-        .campaign(state.store.as_ref(), id)
+pub async fn existing(state: &impl CatalogReads, id: Uuid) -> Result<Campaign, Error> {
+    let (catalog, store) = state.reads();
+    catalog
+        .definitions
+        .campaign(store, id)
         .await?
         .ok_or_else(|| {
             Error::new(
@@ -54,10 +55,10 @@ pub async fn existing(state: &AppState, id: Uuid) -> Result<Campaign, Error> {
         })
 }
 
-impl FromRequestParts<AppState> for CampaignScope {
+impl<S: CatalogReads> FromRequestParts<S> for CampaignScope {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let id = campaign_id(&parts.headers)?;
         Ok(CampaignScope(existing(state, id).await?))
     }
@@ -78,10 +79,10 @@ pub struct SessionCampaign {
     pub campaign: Campaign,
 }
 
-impl FromRequestParts<AppState> for SessionCampaign {
+impl<S: CatalogReads + HasAuthn> FromRequestParts<S> for SessionCampaign {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let user = PublicUser::from_request_parts(parts, state).await?;
         let header = optional_campaign_id(&parts.headers)?;
         SessionCampaign::resolve(state, user, header).await
@@ -91,7 +92,7 @@ impl FromRequestParts<AppState> for SessionCampaign {
 impl SessionCampaign {
     /// The campaign of `user`'s call given the `x-campaign-id` header it sent (see the type).
     pub async fn resolve(
-        state: &AppState,
+        state: &(impl CatalogReads + HasAuthn),
         user: PublicUser,
         header: Option<Uuid>,
     ) -> Result<Self, Error> {
@@ -116,10 +117,10 @@ impl SessionCampaign {
         let campaign = existing(state, id).await?;
         // Identity sessions have no partner client; the campaign they were minted in is theirs.
         if let Some(client) = user.partner_client_id {
-            let store = state.store.as_ref();
-            if !state
+            let authn = state.authn();
+            if !authn
                 .auth
-                .client_may_use_campaign(store, client, id)
+                .client_may_use_campaign(authn.store.as_ref(), client, id)
                 .await?
             {
                 return Err(Error::new(

@@ -82,18 +82,6 @@ impl CursorSigner {
         out
     }
 
-    /// A stable name for `value` under the secret every node shares, apart from every cursor
-    /// by its `label`: the same on every node, telling nothing of `value` to whoever reads the
-    /// database without the secret (a checkout keeps its client address this way).
-    pub fn pseudonym(&self, label: &str, value: &str) -> String {
-        use base64::Engine;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.tag(&[
-            b"pseudonym",
-            label.as_bytes(),
-            value.as_bytes(),
-        ]))
-    }
-
     fn origin_tag(&self, scope: &Scope<'_>, position: &[u8]) -> [u8; TAG_LEN] {
         self.tag(&[b"origin", scope.endpoint.as_bytes(), position])
     }

@@ -73,9 +73,9 @@ pub struct RenderedPage {
 }
 
 impl RenderedPage {
-    /// A page of items written by the node's copies (`item_copies`).
+    /// A page of items written by the node's copies (`cache::item_copies`).
     pub fn of_items(
-        items: super::item_copies::ItemsJson,
+        items: crate::cache::item_copies::ItemsJson,
         limit: u32,
         next_token: Option<String>,
     ) -> Self {

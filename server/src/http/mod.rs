@@ -10,7 +10,6 @@ pub mod envelope;
 pub mod extract;
 pub mod fallback;
 pub mod framing;
-pub mod item_copies;
 pub mod locale;
 pub mod openapi;
 pub mod openapi_links;

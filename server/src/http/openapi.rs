@@ -32,7 +32,6 @@ use crate::state::AppState;
         description = "Partner ticketing commerce API. Errors are RFC 9457 problem documents with `urn:boxoffice:error:*` types; every response carries `X-Correlation-Id`. See docs/api.md for the conventions.",
     ),
     components(schemas(Problem)),
-    paths(crate::sandbox::pay::payment_page_doc),
     modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, readiness, metrics and this document"),

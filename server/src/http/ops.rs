@@ -18,6 +18,9 @@ use crate::{
     state::AppState,
 };
 
+/// The histogram of request durations, by method, route and status (its buckets: `lib.rs`).
+pub const REQUEST_DURATION: &str = "http_request_duration_seconds";
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(healthz))
@@ -98,8 +101,7 @@ pub async fn record_metrics(request: Request, next: Next) -> Response {
         ("status", response.status().as_u16().to_string()),
     ];
     metrics::counter!("http_requests_total", &labels).increment(1);
-    metrics::histogram!("http_request_duration_seconds", &labels)
-        .record(started.elapsed().as_secs_f64());
+    metrics::histogram!(REQUEST_DURATION, &labels).record(started.elapsed().as_secs_f64());
     response
 }
 

@@ -2,90 +2,35 @@
 //! the whole flow works on one machine without an external provider.
 //!
 //! Its payment page is `/pay/{payment_id}?key=…`: the key is an HMAC of the payment id under a
-//! key every node shares (`crate::keys::payment_page_key`), so only who was handed the
+//! key every node shares (`crate::keyed`, `Purpose::PaymentPage`), so only who was handed the
 //! payment URL can see or settle the payment; the bare id, which a partner reads in events
 //! and return URLs, is not enough (docs/security.md, "The sandbox payment page"). With
 //! `BOXOFFICE_SANDBOX_PAYMENTS=0` the provider has no key: it opens no payment and its page
 //! answers 404.
 
-use std::sync::Arc;
-
-use hmac::{Hmac, Mac};
-use subtle::ConstantTimeEq;
 use url::Url;
 use uuid::Uuid;
 
 use super::{PaymentProvider, PaymentRequest, ProvisionedAccount};
-use crate::display_code::crockford;
-
-/// Bytes of the HMAC kept in a page's key (128 bits, as 32 hex digits).
-const KEY_BYTES: usize = 16;
-
-/// The HMAC key behind one kind of sandbox page URL; each kind has its own, derived under its
-/// own label (`crate::keys`), so a key of one kind opens no page of another.
-#[derive(Clone)]
-struct UrlKey {
-    secret: Arc<[u8]>,
-}
-
-/// Shows no part of the secret.
-impl std::fmt::Debug for UrlKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("UrlKey(..)")
-    }
-}
-
-impl UrlKey {
-    fn new(secret: Vec<u8>) -> Self {
-        Self {
-            secret: Arc::from(secret),
-        }
-    }
-
-    fn tag(&self, label: &[u8], subject: &[u8]) -> [u8; KEY_BYTES] {
-        let mut mac =
-            Hmac::<sha2::Sha256>::new_from_slice(&self.secret).expect("HMAC takes any key length");
-        mac.update(label);
-        mac.update(subject);
-        let mut out = [0u8; KEY_BYTES];
-        out.copy_from_slice(&mac.finalize().into_bytes()[..KEY_BYTES]);
-        out
-    }
-
-    /// The key of `subject`'s page, as it goes into the URL.
-    fn for_subject(&self, label: &[u8], subject: &[u8]) -> String {
-        self.tag(label, subject)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
-    /// Whether `key` is `subject`'s, compared in constant time.
-    fn verify(&self, label: &[u8], subject: &[u8], key: &str) -> bool {
-        let expected = self.for_subject(label, subject);
-        key.len() == expected.len() && bool::from(expected.as_bytes().ct_eq(key.as_bytes()))
-    }
-}
+use crate::{display_code::crockford, keyed::PurposeKey};
 
 /// Makes and checks the keys of the sandbox payment page's URLs.
 #[derive(Debug, Clone)]
-pub struct PaymentPageKey(UrlKey);
+pub struct PaymentPageKey(PurposeKey);
 
 impl PaymentPageKey {
-    const LABEL: &'static [u8] = b"pay:";
-
-    pub fn new(secret: impl Into<Vec<u8>>) -> Self {
-        Self(UrlKey::new(secret.into()))
+    pub fn new(key: PurposeKey) -> Self {
+        Self(key)
     }
 
     /// The key of `payment_id`'s page, as it goes into the URL.
     pub fn for_payment(&self, payment_id: Uuid) -> String {
-        self.0.for_subject(Self::LABEL, payment_id.as_bytes())
+        self.0.value(&[payment_id.as_bytes()])
     }
 
     /// Whether `key` is `payment_id`'s, compared in constant time.
     pub fn verify(&self, payment_id: Uuid, key: &str) -> bool {
-        self.0.verify(Self::LABEL, payment_id.as_bytes(), key)
+        self.0.verify(&[payment_id.as_bytes()], key)
     }
 
     /// The path (with its query) of `payment_id`'s page.
@@ -97,25 +42,21 @@ impl PaymentPageKey {
 /// Makes and checks the keys of the sandbox KYC page's URLs (one per merchant account), so
 /// only who was handed the account's `kyc_url` can verify it.
 #[derive(Debug, Clone)]
-pub struct KycPageKey(UrlKey);
+pub struct KycPageKey(PurposeKey);
 
 impl KycPageKey {
-    const LABEL: &'static [u8] = b"kyc:";
-
-    pub fn new(secret: impl Into<Vec<u8>>) -> Self {
-        Self(UrlKey::new(secret.into()))
+    pub fn new(key: PurposeKey) -> Self {
+        Self(key)
     }
 
     /// The key of `provider_account_id`'s page, as it goes into the URL.
     pub fn for_account(&self, provider_account_id: &str) -> String {
-        self.0
-            .for_subject(Self::LABEL, provider_account_id.as_bytes())
+        self.0.value(&[provider_account_id.as_bytes()])
     }
 
     /// Whether `key` is `provider_account_id`'s, compared in constant time.
     pub fn verify(&self, provider_account_id: &str, key: &str) -> bool {
-        self.0
-            .verify(Self::LABEL, provider_account_id.as_bytes(), key)
+        self.0.verify(&[provider_account_id.as_bytes()], key)
     }
 }
 
@@ -192,41 +133,50 @@ impl PaymentProvider for SandboxPayments {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keyed::{KeyedValues, Purpose};
+
+    fn pay_key(secret: &[u8]) -> PaymentPageKey {
+        PaymentPageKey::new(KeyedValues::new(secret).key(Purpose::PaymentPage))
+    }
+
+    fn kyc_key(secret: &[u8]) -> KycPageKey {
+        KycPageKey::new(KeyedValues::new(secret).key(Purpose::KycPage))
+    }
 
     #[test]
     fn a_payment_pages_key_is_its_own_and_the_servers() {
-        let key = PaymentPageKey::new(b"secret".to_vec());
+        let key = pay_key(b"secret");
         let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
         let for_a = key.for_payment(a);
-        assert_eq!(for_a.len(), 2 * KEY_BYTES);
+        assert_eq!(for_a.len(), 32);
         assert!(key.verify(a, &for_a));
         assert!(!key.verify(b, &for_a), "another payment's key");
         assert!(!key.verify(a, ""), "no key");
         assert!(!key.verify(a, &for_a[..31]), "a shortened key");
         assert!(!key.verify(a, &for_a.to_uppercase()), "another spelling");
-        let other = PaymentPageKey::new(b"other".to_vec());
+        let other = pay_key(b"other");
         assert!(!other.verify(a, &for_a), "another server's key");
         assert_eq!(key.page_path(a), format!("/pay/{a}?key={for_a}"));
     }
 
     #[test]
     fn a_kyc_pages_key_is_its_accounts_and_no_payments() {
-        let key = KycPageKey::new(b"secret".to_vec());
+        let key = kyc_key(b"secret");
         let for_a = key.for_account("sbx_acct_a");
-        assert_eq!(for_a.len(), 2 * KEY_BYTES);
+        assert_eq!(for_a.len(), 32);
         assert!(key.verify("sbx_acct_a", &for_a));
         assert!(!key.verify("sbx_acct_b", &for_a), "another account's key");
         assert!(!key.verify("sbx_acct_a", ""), "no key");
-        assert!(!KycPageKey::new(b"other".to_vec()).verify("sbx_acct_a", &for_a));
+        assert!(!kyc_key(b"other").verify("sbx_acct_a", &for_a));
         // Even under the same secret, a payment's key is no account's.
         let payment = Uuid::new_v4();
-        let pay = PaymentPageKey::new(b"secret".to_vec()).for_payment(payment);
+        let pay = pay_key(b"secret").for_payment(payment);
         assert!(!key.verify(&payment.to_string(), &pay));
     }
 
     #[tokio::test]
     async fn the_kyc_url_carries_the_accounts_key_while_the_sandbox_is_on() {
-        let key = KycPageKey::new(b"secret".to_vec());
+        let key = kyc_key(b"secret");
         let on = SandboxPayments::new("https://box.example", None, Some(key.clone()));
         let url = on.kyc_url("sbx_acct_a").await.unwrap();
         assert_eq!(

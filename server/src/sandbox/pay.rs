@@ -7,17 +7,19 @@
 //! Both answer only with the payment's key (`providers::sandbox::PaymentPageKey`, checked in
 //! constant time): a missing or wrong key, an unknown payment and a switched-off sandbox are
 //! the same `404 not-found` (the GET's is checked before the page renders,
-//! `frame_session::payment_page_key`), so the id alone, which partners see in events and
+//! `page_key_gate`, below), so the id alone, which partners see in events and
 //! return URLs, shows and settles nothing.
 
 use app::frame::server::PaymentPage;
 use axum::{
-    extract::State,
+    extract::{Request, State},
     http::{header, StatusCode},
+    middleware::Next,
     response::{IntoResponse, Response},
 };
 use serde::Deserialize;
 use url::Url;
+use utoipa::OpenApi;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
@@ -33,8 +35,14 @@ use crate::{
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(complete_payment))
+    OpenApiRouter::with_openapi(PaymentPageDoc::openapi()).routes(routes!(complete_payment))
 }
+
+/// The page the frame serves at `GET /pay/{payment_id}`, in the document beside the route
+/// that settles it.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(payment_page_doc))]
+struct PaymentPageDoc;
 
 /// The one answer to a payment that is unknown, or asked for without its key, or while the
 /// sandbox is off.
@@ -101,7 +109,7 @@ enum PayAction {
 
 /// The sandbox payment page (a page of the app, `app::frame::screens::pay`): the order, its
 /// total, and the Pay, Decline and Cancel buttons that post to this address. Documented here;
-/// served by the frame, whose `payment_page_key` answers a missing or wrong key with 404.
+/// served by the frame, whose `page_key_gate` answers a missing or wrong key with 404.
 #[utoipa::path(get, path = "/pay/{payment_id}", tag = "sandbox", operation_id = "payment_page",
     params(("payment_id" = Uuid, Path), PageKey),
     responses((status = 200, content_type = "text/html", body = String), Problem404))]
@@ -134,7 +142,7 @@ async fn complete_payment(
     };
     // A second submit (or a payment that ran out meanwhile) changes nothing; the customer is
     // still sent back, and the partner reads the outcome from the checkout.
-    settle_payment(&state, payment_id, outcome).await?;
+    settle_payment(&state.commerce, payment_id, outcome).await?;
     Ok((
         StatusCode::SEE_OTHER,
         [(header::LOCATION, return_to(&payment.return_url, payment_id))],
@@ -184,4 +192,31 @@ mod tests {
             format!("https://shop.example/done?boxoffice_checkout=c&payment_id={id}#tickets")
         );
     }
+}
+
+/// The sandbox payment page (`GET /pay/{payment_id}?key=…`) is rendered only for its key: a
+/// missing or wrong key, an unknown id and a switched-off sandbox answer `404 not-found`
+/// before anything is rendered (`sandbox::pay`).
+pub async fn page_key_gate(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    // The page's methods only: any other reaches the router, which answers 405 with `Allow`.
+    let page = matches!(
+        *request.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    );
+    if let Some(rest) = request.uri().path().strip_prefix("/pay/").filter(|_| page) {
+        let key = form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
+            .find(|(name, _)| *name == "key")
+            .map(|(_, value)| value.into_owned());
+        let opens = rest
+            .parse::<uuid::Uuid>()
+            .is_ok_and(|payment_id| key_matches(&state, payment_id, key.as_deref()));
+        if !opens {
+            return unknown().into_response();
+        }
+    }
+    next.run(request).await
 }

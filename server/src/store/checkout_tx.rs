@@ -1,7 +1,10 @@
-//! The unit of work that changes checkouts and what they hold: one database transaction,
-//! [`CheckoutTx`], whose methods come in one trait per concern (places, checkouts, vouchers,
-//! the wallet, orders and payments, tickets, loyalty, the outbox, idempotency), each
-//! implemented in the file of that name under `sql/checkout_tx/`.
+//! The unit of work that changes checkouts and what they hold, [`CheckoutTx`]: all of it
+//! commits or none of it does. On Postgres it is a transaction of its own; on SQLite a
+//! savepoint in the writer's group commit, one transaction that several checkouts share, each
+//! rolled back alone when it fails (`store/sqlite/group_commit.rs`). Its methods come in one
+//! trait per concern (places, checkouts, vouchers, the wallet, orders and payments, tickets,
+//! loyalty, the outbox, idempotency), each implemented in the file of that name under
+//! `sql/checkout_tx/`.
 //!
 //! Concurrent transactions cannot oversell or overspend: a shared resource (a voucher's
 //! redemptions, a wallet, a day's or a slot's places) is changed by one statement under the

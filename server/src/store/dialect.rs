@@ -8,8 +8,6 @@
 pub(crate) trait Dialect {
     /// The backend's name, for logs.
     const NAME: &'static str;
-    /// An SQL expression for a new random (version 4) UUID.
-    const NEW_UUID: &'static str;
     /// An SQL condition on the outbox row `e` that holds only when every event that can still
     /// commit will sort after `e` in the feed's order (`e.tx_id`, `e.event_seq`), so a poller
     /// that has read up to `e` can never miss one (`sql/events.rs`, `events_for_client`).

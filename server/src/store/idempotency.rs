@@ -29,6 +29,38 @@ impl<T> IdempotencyClaim<T> {
     }
 }
 
+/// The state of a key's record: claimed by a request still running, done with its stored
+/// answer, or (refused by the table, migration 0006) completed by a request whose claim a retry
+/// took over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyState {
+    InFlight,
+    Done,
+    TakenOver,
+}
+
+impl KeyState {
+    /// The name stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InFlight => "IN_FLIGHT",
+            Self::Done => "DONE",
+            Self::TakenOver => "TAKEN_OVER",
+        }
+    }
+}
+
+impl TryFrom<String> for KeyState {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, String> {
+        [Self::InFlight, Self::Done, Self::TakenOver]
+            .into_iter()
+            .find(|state| state.as_str() == value)
+            .ok_or_else(|| format!("unknown idempotency record state {value:?}"))
+    }
+}
+
 /// A request asking to be done at most once.
 #[derive(Debug, Clone)]
 pub struct IdempotentRequest {
@@ -85,7 +117,8 @@ pub trait IdempotencyStore {
     async fn idempotency_key_seen(&self, campaign_id: Uuid, key: Uuid) -> StoreResult<bool>;
     /// `CalendarStore::calendar` for one day, read in the same query as
     /// `idempotency_key_seen`: a request refused from its plan (a sold-out day) learns whether
-    /// its key has a record without a read of its own (`checkout::idempotency::KeyedDays`).
+    /// its key has a record without a read of its own (the `seen` that `express.rs` hands to
+    /// `checkout::idempotency::IdempotencyKey::refused_before_claim`).
     async fn day_and_key_seen(
         &self,
         product_id: Uuid,

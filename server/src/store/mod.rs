@@ -61,7 +61,7 @@ pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
 pub use holds::{Held, HoldLimits, Holder};
 pub(crate) use idempotency::KeyClaim;
-pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest};
+pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest, KeyState};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use mail::MailStore;
@@ -80,7 +80,7 @@ pub use products::{
     LocalizedProduct, Product, ProductFilter, ProductInput, ProductStore, ProductTranslation,
     INVENTORY_PROVIDER, TICKET, VALIDITY_PERIOD,
 };
-pub use sessions::{NewSession, Redemption, Session, SessionStore};
+pub use sessions::{NewSession, Redemption, Session, SessionMode, SessionStore};
 pub use ticket_mail::{MailOutcome, ResendLimit, ResendOutcome, TicketMailRecord, TicketMailStore};
 pub use timeslots::{NewTimeslot, Timeslot, TimeslotStore};
 pub use vouchers::{
@@ -88,11 +88,16 @@ pub use vouchers::{
 };
 pub use wallets::{Wallet, WalletInput, WalletStore};
 
+/// The histogram of how many checkouts shared a group commit on SQLite (its buckets: `lib.rs`).
+pub const GROUP_COMMIT_MEMBERS: &str = "store_group_commit_members";
+
 /// A failure of the store that callers may want to tell apart.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The write conflicts with what is stored (a duplicate, or capacity below what is already
-    /// reserved); the text says what.
+    /// The write conflicts with what is stored: a duplicate, a record still in use, a capacity
+    /// below what is already taken, a change a concurrent one made impossible (a CHECK's
+    /// backstop), or an Idempotency-Key a retry took over. The text says which; it answers 409
+    /// `conflict`.
     #[error("conflict: {0}")]
     Conflict(String),
     /// A foreign key named a record that does not exist; the text names the field.
@@ -225,5 +230,28 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> anyhow::Result<
         ))
     } else {
         anyhow::bail!("DATABASE_URL must start with postgres:// or sqlite:")
+    }
+}
+
+/// How a store failure answers: a problem of its own where it is the caller's, else a 500.
+impl From<StoreError> for crate::error::Error {
+    fn from(err: StoreError) -> Self {
+        use crate::error::{Error, ProblemType};
+        match err {
+            StoreError::Conflict(what) => Error::new(ProblemType::Conflict, what),
+            StoreError::MissingReference(what) => Error::invalid_field(
+                &what,
+                "unknown_reference",
+                format!("`{what}` refers to a record that does not exist"),
+            ),
+            StoreError::InvalidReference { field, message } => {
+                Error::invalid_field(&field, "invalid_reference", message)
+            }
+            StoreError::Short(places) => Error::new(
+                ProblemType::CheckoutProductNotFulfillable,
+                format!("Fewer than {} places are left {places}.", places.quantity()),
+            ),
+            StoreError::Database(err) => err.into(),
+        }
     }
 }

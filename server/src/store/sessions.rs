@@ -3,6 +3,40 @@ use uuid::Uuid;
 
 use super::StoreResult;
 
+/// How a session was started, which decides who may redeem its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionMode {
+    /// The partner's own frontend calls the API; the partner redeems the code.
+    Headless,
+    /// The partner opens the hosted frame with the code; only the frame redeems it.
+    Webframe,
+    /// Minted from a retail identity token; there is no code to redeem.
+    Identity,
+}
+
+impl SessionMode {
+    /// The name stored, and carried in the public bearer's `mode` claim.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Headless => "headless",
+            Self::Webframe => "webframe",
+            Self::Identity => "identity",
+        }
+    }
+}
+
+impl TryFrom<String> for SessionMode {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, String> {
+        [Self::Headless, Self::Webframe, Self::Identity]
+            .into_iter()
+            .find(|mode| mode.as_str() == value)
+            .ok_or_else(|| format!("unknown session mode {value:?}"))
+    }
+}
+
 /// A partner session: the one-time code (kept only as a hash) and what its bearer may do.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Session {
@@ -11,8 +45,8 @@ pub struct Session {
     pub partner_client_id: Option<Uuid>,
     pub customer_id: Uuid,
     pub campaign_id: Option<Uuid>,
-    /// `headless`, `webframe` or `identity`.
-    pub mode: String,
+    #[sqlx(try_from = "String")]
+    pub mode: SessionMode,
     /// The PKCE S256 challenge, when the partner sent one.
     pub code_challenge: Option<String>,
     pub code_expires_at: DateTime<Utc>,
@@ -33,7 +67,7 @@ pub struct NewSession {
     pub partner_client_id: Option<Uuid>,
     pub customer_id: Uuid,
     pub campaign_id: Option<Uuid>,
-    pub mode: String,
+    pub mode: SessionMode,
     pub code_challenge: Option<String>,
     pub code_expires_at: DateTime<Utc>,
     /// Set for sessions minted already redeemed (the identity exchange has no code to redeem).

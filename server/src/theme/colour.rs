@@ -9,17 +9,14 @@ impl Rgb {
     /// Parses `#rrggbb` (either case); anything else, `#rgb` and names included, is `None`.
     pub fn parse(hex: &str) -> Option<Self> {
         let digits = hex.strip_prefix('#')?;
-        if digits.len() != 6 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        let channel = |i: usize| u8::from_str_radix(&digits[i..i + 2], 16).ok();
-        Some(Self([channel(0)?, channel(2)?, channel(4)?]))
+        let mut channels = [0u8; 3];
+        hex::decode_to_slice(digits, &mut channels).ok()?;
+        Some(Self(channels))
     }
 
     /// `#rrggbb`, lower-case: the only form a colour is stored and written in.
     pub fn hex(self) -> String {
-        let [r, g, b] = self.0;
-        format!("#{r:02x}{g:02x}{b:02x}")
+        format!("#{}", hex::encode(self.0))
     }
 
     /// Relative luminance, WCAG 2.x: each channel linearised from sRGB, weighted

@@ -143,7 +143,12 @@ impl AppleWallet {
         }
         let manifest: Map<String, Value> = files
             .iter()
-            .map(|(name, bytes)| (name.clone(), Value::String(hex(&openssl::sha::sha1(bytes)))))
+            .map(|(name, bytes)| {
+                (
+                    name.clone(),
+                    Value::String(hex::encode(openssl::sha::sha1(bytes))),
+                )
+            })
             .collect();
         let manifest = serde_json::to_vec(&manifest)?;
         let mut chain = Stack::new()?;
@@ -236,8 +241,4 @@ fn zip_files(files: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
         zip.write_all(bytes)?;
     }
     Ok(zip.finish()?.into_inner())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -12,10 +12,10 @@ use std::time::Duration;
 use chrono::Utc;
 use lettre::message::Mailbox;
 
-use super::{compose_mail, order_doc};
+use super::{compose_mail, order_doc, Tickets};
 use crate::{
     events::webhooks::retry_at,
-    state::AppState,
+    mail::Mailer,
     store::{MailOutcome, TicketMailRecord},
 };
 
@@ -27,16 +27,17 @@ const BATCH: u32 = 8;
 /// Runs until `shutdown` resolves, sending due mails every `interval` (only with SMTP
 /// configured: without it the mails wait in the outbox).
 pub async fn run(
-    state: AppState,
+    state: Tickets,
+    mailer: Mailer,
     interval: Duration,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    if state.mailer.sender().is_none() {
+    if mailer.sender().is_none() {
         return;
     }
     loop {
         loop {
-            match deliver_due(&state).await {
+            match deliver_due(&state, &mailer).await {
                 Ok(n) if n == BATCH as usize => continue,
                 Ok(_) => break,
                 Err(err) => {
@@ -53,8 +54,8 @@ pub async fn run(
 }
 
 /// Claims and sends the mails due now; returns how many were claimed.
-pub async fn deliver_due(state: &AppState) -> anyhow::Result<usize> {
-    let Some(from) = state.mailer.sender().cloned() else {
+pub async fn deliver_due(state: &Tickets, mailer: &Mailer) -> anyhow::Result<usize> {
+    let Some(from) = mailer.sender().cloned() else {
         return Ok(0);
     };
     let now = Utc::now();
@@ -63,7 +64,7 @@ pub async fn deliver_due(state: &AppState) -> anyhow::Result<usize> {
         .claim_due_ticket_mails(now, now + chrono::Duration::from_std(LEASE)?, BATCH)
         .await?;
     for mail in &due {
-        let outcome = attempt(state, mail, &from).await;
+        let outcome = attempt(state, mailer, mail, &from).await;
         if let MailOutcome::Failed { error, retry_at } = &outcome {
             tracing::info!(ticket_mail = %mail.ticket_mail_id, %error, retry = retry_at.is_some(), "ticket mail not sent");
         }
@@ -76,7 +77,12 @@ pub async fn deliver_due(state: &AppState) -> anyhow::Result<usize> {
     Ok(due.len())
 }
 
-async fn attempt(state: &AppState, mail: &TicketMailRecord, from: &Mailbox) -> MailOutcome {
+async fn attempt(
+    state: &Tickets,
+    mailer: &Mailer,
+    mail: &TicketMailRecord,
+    from: &Mailbox,
+) -> MailOutcome {
     let failed = |error: String, permanent: bool| MailOutcome::Failed {
         error,
         retry_at: if permanent {
@@ -105,7 +111,7 @@ async fn attempt(state: &AppState, mail: &TicketMailRecord, from: &Mailbox) -> M
         Ok(m) => m,
         Err(err) => return failed(format!("composing failed: {err}"), true),
     };
-    match state.mailer.deliver(message).await {
+    match mailer.deliver(message).await {
         Ok(()) => MailOutcome::Sent,
         Err(err) => failed(err.text, err.permanent),
     }

@@ -16,13 +16,29 @@ pub mod resend;
 pub mod texts;
 pub mod vtimezone;
 
+use std::sync::Arc;
+
 pub use page_key::TicketPageKey;
 use uuid::Uuid;
 
-use crate::{error::Result, state::AppState};
+use crate::{config::Config, error::Result, store::Store};
+
+/// What issuing a customer's tickets works with, as the router's state hands it over: the
+/// ticket page's key and the wallet signers, with the store and settings behind them.
+#[derive(Clone)]
+pub struct Tickets {
+    pub config: Arc<Config>,
+    pub store: Arc<dyn Store>,
+    /// The key of the ticket pages' URLs (`/tickets/{order_id}?key=…`).
+    pub ticket_pages: TicketPageKey,
+    /// The operator's Google Wallet issuer, when configured.
+    pub google_wallet: Option<google_wallet::GoogleWallet>,
+    /// The operator's Apple Wallet pass signing, when configured.
+    pub apple_wallet: Option<apple_wallet::AppleWallet>,
+}
 
 /// The order's ticket page URL with its current key, when the order has a ticket page.
-pub async fn page_url(state: &AppState, order_id: Uuid) -> Result<Option<String>> {
+pub async fn page_url(state: &Tickets, order_id: Uuid) -> Result<Option<String>> {
     let Some(nonce) = state.store.ticket_page_nonce(order_id).await? else {
         return Ok(None);
     };
@@ -34,7 +50,7 @@ pub async fn page_url(state: &AppState, order_id: Uuid) -> Result<Option<String>
 }
 
 /// The host name that makes calendar UIDs globally unique.
-pub fn uid_host(state: &AppState) -> String {
+pub fn uid_host(state: &Tickets) -> String {
     state
         .config
         .public_url
@@ -45,7 +61,7 @@ pub fn uid_host(state: &AppState) -> String {
 
 /// The order's ticket mail as it is sent now, when the order is paid and has a ticket page.
 pub async fn compose_mail(
-    state: &AppState,
+    state: &Tickets,
     doc: &order_doc::OrderDoc,
 ) -> Result<Option<mail::TicketMail>> {
     let Some(url) = page_url(state, doc.order.order_id).await? else {

@@ -5,7 +5,8 @@
 use app::wire::{Locale, Order};
 use uuid::Uuid;
 
-use crate::{checkout::order_view::order_views, error::Result, state::AppState, store::Merchant};
+use super::Tickets;
+use crate::{checkout::order_view::order_views, error::Result, store::Merchant};
 
 /// A paid order with what its documents show.
 #[derive(Debug, Clone)]
@@ -41,7 +42,7 @@ impl OrderDoc {
 }
 
 /// The documents' view of `order_id`, when it is a paid (or fulfilled) order.
-pub async fn load(state: &AppState, order_id: Uuid) -> Result<Option<OrderDoc>> {
+pub async fn load(state: &Tickets, order_id: Uuid) -> Result<Option<OrderDoc>> {
     let Some(record) = state.store.order(order_id).await? else {
         return Ok(None);
     };
@@ -65,7 +66,7 @@ pub async fn load(state: &AppState, order_id: Uuid) -> Result<Option<OrderDoc>> 
             .and_then(|c| c.email)
             .filter(|e| !e.is_empty());
     }
-    let mut views = order_views(state, std::slice::from_ref(&record)).await?;
+    let mut views = order_views(state.store.as_ref(), std::slice::from_ref(&record)).await?;
     let order = views.remove(0);
     let mut conditions: Vec<(String, String)> = Vec::new();
     let mut seen: Vec<Uuid> = Vec::new();

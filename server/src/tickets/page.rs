@@ -16,14 +16,18 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::{facts, order_doc, qr, texts::texts};
+use super::{facts, order_doc, qr, texts::texts, Tickets};
 use crate::{
     error::{Error, ProblemType, Result},
     http::extract::{ApiPath, ApiQuery},
-    state::AppState,
 };
 
-pub fn router() -> OpenApiRouter<AppState> {
+/// The ticket page's routes, on any router whose state hands over [`Tickets`].
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tickets: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new()
         .routes(routes!(ticket_page))
         .routes(routes!(apple_passes))
@@ -43,7 +47,7 @@ struct PageQuery {
     responses((status = 200, content_type = "text/html", body = String),
               (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn ticket_page(
-    State(state): State<AppState>,
+    State(state): State<Tickets>,
     ApiPath(order_id): ApiPath<Uuid>,
     ApiQuery(query): ApiQuery<PageQuery>,
 ) -> Response {
@@ -63,7 +67,7 @@ async fn ticket_page(
                description = "One ticket's pass; several tickets are one `application/vnd.apple.pkpasses` bundle."),
               (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn apple_passes(
-    State(state): State<AppState>,
+    State(state): State<Tickets>,
     ApiPath(order_id): ApiPath<Uuid>,
     ApiQuery(query): ApiQuery<PageQuery>,
 ) -> Response {
@@ -109,7 +113,7 @@ fn not_found() -> Error {
 
 /// The paid order `key` opens: its key checked in constant time, else `not_found`.
 async fn keyed_doc(
-    state: &AppState,
+    state: &Tickets,
     order_id: Uuid,
     key: Option<&str>,
 ) -> Result<order_doc::OrderDoc> {
@@ -127,7 +131,7 @@ async fn keyed_doc(
         .ok_or_else(not_found)
 }
 
-async fn render(state: &AppState, order_id: Uuid, key: Option<&str>) -> Result<String> {
+async fn render(state: &Tickets, order_id: Uuid, key: Option<&str>) -> Result<String> {
     let doc = keyed_doc(state, order_id, key).await?;
     // The wallets the operator configured; the page offers only those.
     let google = match &state.google_wallet {

@@ -6,10 +6,9 @@
 use chrono::{Duration, Utc};
 use uuid::Uuid;
 
-use super::TicketPageKey;
+use super::{TicketPageKey, Tickets};
 use crate::{
     error::{Error, ProblemType, Result},
-    state::AppState,
     store::{OrderRecord, ResendLimit, ResendOutcome},
 };
 
@@ -41,7 +40,7 @@ fn require_paid(order: &OrderRecord) -> Result<()> {
 }
 
 /// Queues one more ticket mail of the customer's `order`, within the limit.
-pub async fn by_customer(state: &AppState, order: &OrderRecord) -> Result<Resend> {
+pub async fn by_customer(state: &Tickets, order: &OrderRecord) -> Result<Resend> {
     require_paid(order)?;
     let now = Utc::now();
     let limit = ResendLimit {
@@ -63,7 +62,7 @@ pub async fn by_customer(state: &AppState, order: &OrderRecord) -> Result<Resend
 
 /// Queues one more ticket mail of `order_id` for an operator, with a new ticket page key.
 /// `None` when there is no such order.
-pub async fn by_operator(state: &AppState, order_id: Uuid) -> Result<Option<Uuid>> {
+pub async fn by_operator(state: &Tickets, order_id: Uuid) -> Result<Option<Uuid>> {
     let Some(order) = state.store.order(order_id).await? else {
         return Ok(None);
     };

@@ -156,7 +156,7 @@ pub async fn set_day_reserved(app: &TestApp, group_id: &str, day: &str, reserved
         day
     );
     assert_eq!(affected, 1, "one availability day updated");
-    app.state.catalog.changed();
+    app.state.commerce.catalog.changed();
 }
 
 /// Marks `reserved` places as taken on a timeslot (telling the catalog, as checkouts will).
@@ -169,5 +169,5 @@ pub async fn set_timeslot_reserved(app: &TestApp, timeslot_id: &str, reserved: i
         timeslot_id
     );
     assert_eq!(affected, 1, "one timeslot updated");
-    app.state.catalog.changed();
+    app.state.commerce.catalog.changed();
 }

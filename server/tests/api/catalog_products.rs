@@ -452,7 +452,7 @@ async fn an_unexpected_fault_is_a_product_internal_error() {
         "UPDATE merchant SET timezone = 'Mars/Olympus' WHERE merchant_id = $1",
         merchant_id
     );
-    app.state.catalog.changed();
+    app.state.commerce.catalog.changed();
     let response = p.products(&app, &merchant).await;
     let problem = response.assert_problem(500, "product-internal-error");
     let detail = problem["detail"].as_str().unwrap();

@@ -329,10 +329,10 @@ pub async fn spawn_scripted() -> (TestApp, Scripts) {
     let app = crate::helpers::spawn_app_with_state(
         |_| {},
         move |state| {
-            let mut providers = (*state.fulfillment).clone();
+            let mut providers = (*state.commerce.fulfillment).clone();
             providers.register("scripted", Arc::new(ScriptedFulfillment(f)));
-            state.fulfillment = Arc::new(providers);
-            state.payments = Arc::new(SandboxExcept::new(state, ScriptedPayments(p)));
+            state.commerce.fulfillment = Arc::new(providers);
+            state.commerce.payments = Arc::new(SandboxExcept::new(state, ScriptedPayments(p)));
         },
     )
     .await;

@@ -228,7 +228,7 @@ async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
     let sweeps = (0..6).map(|_| {
         let state = app.state.clone();
         tokio::spawn(async move {
-            server::checkout::lifecycle::sweep(&state, now)
+            server::checkout::lifecycle::sweep(&state.commerce, now)
                 .await
                 .unwrap()
         })

@@ -93,7 +93,7 @@ async fn no_write_transaction_is_open_while_the_payment_is_created() {
                 database_url: database_url.expose_secret().to_owned(),
                 seen: watched,
             };
-            state.payments = Arc::new(SandboxExcept::new(state, watching));
+            state.commerce.payments = Arc::new(SandboxExcept::new(state, watching));
         },
     )
     .await;

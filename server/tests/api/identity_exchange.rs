@@ -290,7 +290,7 @@ async fn an_api_key_the_issuer_does_not_list_is_refused_before_any_fetch() {
             .assert_problem(401, "identity-token-rejected");
     }
     assert_eq!(server.hits.load(Ordering::SeqCst), 0);
-    let (keys, fetches) = app.state.identity.cached_entries();
+    let (keys, fetches) = app.state.authn.identity.cached_entries();
     assert_eq!(
         (keys, fetches),
         (0, 0),

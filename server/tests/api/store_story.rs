@@ -108,7 +108,7 @@ async fn a_session_code_is_redeemed_by_exactly_one_of_many_racers() {
             partner_client_id: Some(partner),
             customer_id: customer,
             campaign_id: None,
-            mode: "headless".into(),
+            mode: server::store::SessionMode::Headless,
             code_challenge: None,
             code_expires_at: Utc::now() + Duration::minutes(5),
             redeemed_with: None,

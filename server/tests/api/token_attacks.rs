@@ -14,7 +14,7 @@ fn b64(value: &Value) -> String {
 fn claims(app: &TestApp, overrides: Value) -> Value {
     let now = chrono::Utc::now().timestamp();
     let mut claims = json!({
-        "iss": app.state.tokens.issuer(),
+        "iss": app.state.authn.tokens.issuer(),
         "aud": "boxoffice-public",
         "sub": uuid::Uuid::new_v4(),
         "iat": now,
@@ -86,6 +86,7 @@ async fn wrong_or_missing_audience_and_issuer_are_refused() {
     ] {
         let token = app
             .state
+            .authn
             .tokens
             .sign(&claims(&app, overrides.clone()))
             .unwrap();
@@ -99,6 +100,7 @@ async fn an_expired_token_says_so() {
     let past = chrono::Utc::now().timestamp() - 3600;
     let token = app
         .state
+        .authn
         .tokens
         .sign(&claims(&app, json!({ "iat": past - 60, "exp": past })))
         .unwrap();
@@ -113,7 +115,12 @@ async fn an_expired_token_says_so() {
 #[tokio::test]
 async fn a_well_signed_token_for_an_unknown_session_is_refused() {
     let app = spawn_app().await;
-    let token = app.state.tokens.sign(&claims(&app, json!({}))).unwrap();
+    let token = app
+        .state
+        .authn
+        .tokens
+        .sign(&claims(&app, json!({})))
+        .unwrap();
     assert_me_refuses(&app, &token).await;
 }
 
@@ -126,8 +133,9 @@ async fn each_kind_of_bearer_works_only_where_it_belongs() {
     let merchant = {
         let now = chrono::Utc::now().timestamp();
         app.state
+            .authn
             .tokens
-            .sign(&json!({ "iss": app.state.tokens.issuer(), "aud": "boxoffice-merchant", "sub": uuid::Uuid::new_v4(), "iat": now, "exp": now + 600, "jti": uuid::Uuid::new_v4() }))
+            .sign(&json!({ "iss": app.state.authn.tokens.issuer(), "aud": "boxoffice-merchant", "sub": uuid::Uuid::new_v4(), "iat": now, "exp": now + 600, "jti": uuid::Uuid::new_v4() }))
             .unwrap()
     };
 
@@ -171,7 +179,12 @@ async fn the_jwks_publishes_the_signing_key_as_an_okp_key() {
     assert_eq!(key["crv"], "Ed25519");
     assert_eq!(key["alg"], "EdDSA");
     assert!(key.get("d").is_none(), "no private part");
-    let token = app.state.tokens.sign(&claims(&app, json!({}))).unwrap();
+    let token = app
+        .state
+        .authn
+        .tokens
+        .sign(&claims(&app, json!({})))
+        .unwrap();
     let header = jsonwebtoken::decode_header(&token).unwrap();
     assert_eq!(header.kid.as_deref(), key["kid"].as_str());
 }

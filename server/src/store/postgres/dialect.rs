@@ -8,9 +8,6 @@ pub(crate) struct PostgresDialect;
 impl Dialect for PostgresDialect {
     const NAME: &'static str = "postgres";
 
-    /// A new random (version 4) UUID, in SQL.
-    const NEW_UUID: &'static str = "gen_random_uuid()";
-
     /// Transactions commit in another order than they take sequence numbers (and than they
     /// began), so the feed hands out only events written by a transaction older than every
     /// one still in flight: `tx_id` is the writer's transaction id (migration 0004), and any

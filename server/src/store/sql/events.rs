@@ -39,17 +39,17 @@ pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
             .bind(sqlx::types::Json(event.data.clone()));
     }
     // An event goes to the partner the checkout is attributed to, and to nobody else; a
-    // checkout attributed to nobody (docs/security.md) has no recipient.
+    // checkout attributed to nobody (docs/security.md) has no recipient. So an event has one
+    // delivery at most, named by the event's id.
     let now_at = events.len() * 2 + 1;
     batch.statement(&format!(
         "INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id, status, attempts,
              next_attempt_at, created_at, updated_at)
-         SELECT {new_id}, e.column1, pc.partner_client_id, 'PENDING', 0, ${now_at}, ${now_at}, ${now_at}
+         SELECT e.column1, e.column1, pc.partner_client_id, 'PENDING', 0, ${now_at}, ${now_at}, ${now_at}
          FROM (VALUES {events}) AS e
          JOIN partner_client pc
            ON pc.partner_client_id = e.column2
           AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL",
-        new_id = ThisDialect::NEW_UUID,
         events = values(events.len(), 2),
     ));
     for (event_id, event) in events {

@@ -10,7 +10,7 @@ use super::checkout_tx::SqlCheckoutTx;
 use super::{Args, Batch, Db, SqlStore, ThisBackend};
 use crate::store::{
     CalendarDay, CheckoutTx, DbDecimal, IdempotencyClaim, IdempotencyStore, IdempotencyTx,
-    IdempotentRequest, KeyClaim, StoreResult,
+    IdempotentRequest, KeyClaim, KeyState, StoreResult,
 };
 
 /// The insert of a claim row whose values are `values` (the key's campaign and key, the
@@ -21,9 +21,10 @@ pub(crate) fn claim_insert(values: [&str; 8]) -> String {
     format!(
         "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
              locked_until, created_at, expires_at, owner)
-         SELECT {campaign}, {key}, {hash}, {customer}, 'IN_FLIGHT', {lock_until}, {now}, {expires_at},
+         SELECT {campaign}, {key}, {hash}, {customer}, '{in_flight}', {lock_until}, {now}, {expires_at},
              {owner} {}",
-        ThisBackend::CLAIM_SOURCE
+        ThisBackend::CLAIM_SOURCE,
+        in_flight = KeyState::InFlight.as_str(),
     )
 }
 
@@ -43,14 +44,7 @@ fn complete_idempotency_key(
     now: DateTime<Utc>,
 ) {
     batch
-        .statement(
-            "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
-                 locked_until, created_at, expires_at, owner, response_status, response_body)
-             VALUES ($1, $2, $3, $4, 'DONE', $5, $5, $6, $7, $8, $9)
-             ON CONFLICT (campaign_id, idempotency_key) DO UPDATE
-             SET state = CASE WHEN idempotency_record.owner = excluded.owner THEN 'DONE' ELSE 'TAKEN_OVER' END,
-                 response_status = excluded.response_status, response_body = excluded.response_body",
-        )
+        .statement(&COMPLETE)
         .bind(r.campaign_id)
         .bind(r.key)
         .bind(r.request_hash.clone())
@@ -77,12 +71,40 @@ struct DayAndKey {
 struct IdempotencyRow {
     request_hash: Vec<u8>,
     customer_id: Option<Uuid>,
-    state: String,
+    #[sqlx(try_from = "String")]
+    state: KeyState,
     locked_until: DateTime<Utc>,
     response_status: Option<i32>,
     response_body: Option<Vec<u8>>,
     expires_at: DateTime<Utc>,
 }
+
+/// A claim's success, written by its owner; another owner's write is refused by the table.
+static COMPLETE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO idempotency_record (campaign_id, idempotency_key, request_hash, customer_id, state,
+             locked_until, created_at, expires_at, owner, response_status, response_body)
+         VALUES ($1, $2, $3, $4, '{done}', $5, $5, $6, $7, $8, $9)
+         ON CONFLICT (campaign_id, idempotency_key) DO UPDATE
+         SET state = CASE WHEN idempotency_record.owner = excluded.owner THEN '{done}' ELSE '{taken_over}' END,
+             response_status = excluded.response_status, response_body = excluded.response_body",
+        done = KeyState::Done.as_str(),
+        taken_over = KeyState::TakenOver.as_str(),
+    )
+});
+
+/// A stale claim taken over by a retry: the lock of a request still running ran out, or the
+/// record outlived its retention.
+static TAKEOVER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = '{in_flight}',
+             locked_until = $5, created_at = $6, expires_at = $7, owner = $8,
+             response_status = NULL, response_body = NULL
+         WHERE campaign_id = $1 AND idempotency_key = $2
+           AND ((state = '{in_flight}' AND locked_until <= $6) OR expires_at <= $6)",
+        in_flight = KeyState::InFlight.as_str()
+    )
+});
 
 /// A claim's row, inserted unless the key has one.
 pub(crate) static CLAIM_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
@@ -118,15 +140,10 @@ pub(crate) async fn claim_on(
         else {
             continue; // released between our insert and read: try again
         };
-        let stale = (row.state == "IN_FLIGHT" && row.locked_until <= now) || row.expires_at <= now;
+        let stale =
+            (row.state == KeyState::InFlight && row.locked_until <= now) || row.expires_at <= now;
         if stale {
-            let takeover = sqlx::query(
-                "UPDATE idempotency_record SET request_hash = $3, customer_id = $4, state = 'IN_FLIGHT',
-                     locked_until = $5, created_at = $6, expires_at = $7, owner = $8,
-                     response_status = NULL, response_body = NULL
-                 WHERE campaign_id = $1 AND idempotency_key = $2
-                   AND ((state = 'IN_FLIGHT' AND locked_until <= $6) OR expires_at <= $6)",
-            );
+            let takeover = sqlx::query(&TAKEOVER);
             let taken = claim_values(takeover, r, now)
                 .execute(&mut *conn)
                 .await?
@@ -139,15 +156,13 @@ pub(crate) async fn claim_on(
         if row.request_hash != r.request_hash || row.customer_id != r.customer_id {
             return Ok(IdempotencyClaim::Reused);
         }
-        return Ok(
-            match (row.state.as_str(), row.response_status, row.response_body) {
-                ("DONE", Some(status), Some(body)) => IdempotencyClaim::Replay {
-                    status: u16::try_from(status).unwrap_or(200),
-                    body,
-                },
-                _ => IdempotencyClaim::InFlight,
+        return Ok(match (row.state, row.response_status, row.response_body) {
+            (KeyState::Done, Some(status), Some(body)) => IdempotencyClaim::Replay {
+                status: u16::try_from(status).unwrap_or(200),
+                body,
             },
-        );
+            _ => IdempotencyClaim::InFlight,
+        });
     }
     Ok(IdempotencyClaim::InFlight)
 }
@@ -237,10 +252,11 @@ impl IdempotencyStore for SqlStore {
         key: Uuid,
         owner: Uuid,
     ) -> StoreResult<()> {
-        sqlx::query(
+        sqlx::query(&format!(
             "DELETE FROM idempotency_record
-             WHERE campaign_id = $1 AND idempotency_key = $2 AND state = 'IN_FLIGHT' AND owner = $3",
-        )
+             WHERE campaign_id = $1 AND idempotency_key = $2 AND state = '{}' AND owner = $3",
+            KeyState::InFlight.as_str()
+        ))
         .bind(campaign_id)
         .bind(key)
         .bind(owner)

@@ -5,7 +5,8 @@ use uuid::Uuid;
 
 use super::{SqlStore, ThisBackend};
 use crate::store::{
-    backend::Backend, NewSession, Redemption, Session, SessionStore, StoreError, StoreResult,
+    backend::Backend, NewSession, Redemption, Session, SessionMode, SessionStore, StoreError,
+    StoreResult,
 };
 
 /// Moves the counter every node watches for rights taken away from bearers (migration 0011,
@@ -29,7 +30,7 @@ impl SessionStore for SqlStore {
         .bind(s.partner_client_id)
         .bind(s.customer_id)
         .bind(s.campaign_id)
-        .bind(&s.mode)
+        .bind(s.mode.as_str())
         .bind(&s.code_challenge)
         .bind(s.code_expires_at)
         .bind(s.redeemed_with.map(|_| now))
@@ -78,13 +79,14 @@ impl SessionStore for SqlStore {
         let redeemed: Option<Session> = sqlx::query_as(
             "UPDATE partner_session SET redeemed_at = $2, bearer_jti = $3
              WHERE code_hash = $1 AND redeemed_at IS NULL AND code_expires_at > $2
-               AND (($4 IS NULL AND mode = 'webframe') OR (partner_client_id = $4 AND mode <> 'webframe'))
+               AND (($4 IS NULL AND mode = $5) OR (partner_client_id = $4 AND mode <> $5))
              RETURNING *",
         )
         .bind(code_hash)
         .bind(now)
         .bind(jti)
         .bind(client)
+        .bind(SessionMode::Webframe.as_str())
         .fetch_optional(&self.writer)
         .await?;
         if let Some(session) = redeemed {
@@ -94,8 +96,10 @@ impl SessionStore for SqlStore {
             return Ok(Redemption::Invalid);
         };
         let redeemer_matches = match client {
-            None => existing.mode == "webframe",
-            Some(id) => existing.partner_client_id == Some(id) && existing.mode != "webframe",
+            None => existing.mode == SessionMode::Webframe,
+            Some(id) => {
+                existing.partner_client_id == Some(id) && existing.mode != SessionMode::Webframe
+            }
         };
         if !redeemer_matches {
             return Ok(Redemption::Invalid);

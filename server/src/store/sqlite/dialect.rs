@@ -8,13 +8,6 @@ pub(crate) struct SqliteDialect;
 impl Dialect for SqliteDialect {
     const NAME: &'static str = "sqlite";
 
-    /// Random hex with the version and variant digits in their places, as the 16 bytes sqlx
-    /// stores a UUID as.
-    const NEW_UUID: &'static str =
-        "unhex(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2)
-        || substr('89ab', abs(random() % 4) + 1, 1) || substr(hex(randomblob(2)), 2)
-        || hex(randomblob(6)))";
-
     /// One writer: transactions commit in the order they take sequence numbers, and a read
     /// sees a prefix of them, so every event it sees is settled.
     const FEED_SETTLED: &'static str = "true";

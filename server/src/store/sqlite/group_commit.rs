@@ -216,7 +216,8 @@ impl Slot {
     fn end_group(&mut self, outcome: Result<(), &sqlx::Error>) {
         if let Some(group) = self.group.take() {
             self.savepoint_open = false;
-            metrics::histogram!("store_group_commit_members").record(f64::from(group.members));
+            metrics::histogram!(crate::store::GROUP_COMMIT_MEMBERS)
+                .record(f64::from(group.members));
             group
                 .ended
                 .send_replace(Some(outcome.map_err(|e| e.to_string().into())));
@@ -245,7 +246,7 @@ async fn commit_in_turn(slot: Arc<Mutex<Slot>>, flush: WalFlush) {
     drop(conn);
     drop(slot); // the next group's turn
     let members = group.members;
-    metrics::histogram!("store_group_commit_members").record(f64::from(members));
+    metrics::histogram!(crate::store::GROUP_COMMIT_MEMBERS).record(f64::from(members));
     let outcome = match committed {
         Ok(_) => flush.flushed(commit).await,
         Err(e) => {

@@ -38,7 +38,7 @@ impl LoyaltyTx for SqlCheckoutTx {
                  balance_after, description, customer_order_id)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
-        .bind(crate::row_id::new_row_id())
+        .bind(crate::ids::time_ordered_id())
         .bind(customer_id)
         .bind(campaign_id)
         .bind(Utc::now())

@@ -1,4 +1,5 @@
-//! The checkout unit of work (`store::CheckoutTx`) over one database transaction; its methods
+//! The checkout unit of work (`store::CheckoutTx`) over the backend's `Work` (a transaction
+//! of its own on Postgres, a savepoint of a group commit on SQLite); its methods
 //! are in one file per concern, named after the trait they implement (`IdempotencyTx` is in
 //! `sql/idempotency.rs`, with the rest of the key's SQL).
 

@@ -10,7 +10,7 @@ use crate::store::{OutboxTx, StoreResult};
 #[async_trait::async_trait]
 impl OutboxTx for SqlCheckoutTx {
     async fn insert_event(&mut self, event: &NewEvent) -> StoreResult<Uuid> {
-        let event_id = crate::row_id::new_row_id();
+        let event_id = crate::ids::time_ordered_id();
         self.events.push((event_id, event.clone()));
         Ok(event_id)
     }

@@ -41,7 +41,7 @@ impl TicketTx for SqlCheckoutTx {
                      next_attempt_at, created_at)
                  VALUES ($1, $2, 'FIRST', 'PENDING', $3, $3)",
             )
-            .bind(crate::row_id::new_row_id())
+            .bind(crate::ids::time_ordered_id())
             .bind(order_id)
             .bind(now);
         self.batch

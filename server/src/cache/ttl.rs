@@ -1,28 +1,28 @@
 //! A per-node map whose entries are served only while the generation they were built at is
-//! current and their lifetime has not passed: the one shape every catalog cache shares.
+//! current and their lifetime has not passed: the one shape every cache of the node shares.
 //!
 //! The generation catches this node's own writes at once; the lifetime bounds how long a
 //! write made on another node can go unseen.
 //!
-//! An entry past its lifetime (at the same generation) is rebuilt by the first reader who finds
-//! it so; the readers behind it are served the old value meanwhile, for at most another
-//! lifetime. Otherwise every reader arriving while the entry is rebuilt would rebuild it too:
-//! under load that stalled the product list for 0.2 s every 5 s (docs/benchmarks.md, "Open
-//! loop").
+//! The map itself is moka's: bounded in size (least-used entries go first) and forgetting an
+//! entry two lifetimes after it was built. What moka has no notion of is our own: the
+//! generation, and serving a stale entry while one reader rebuilds it. An entry past its
+//! lifetime (at the same generation) is rebuilt by the first reader who finds it so; the
+//! readers behind it are served the old value meanwhile, for at most another lifetime.
+//! Otherwise every reader arriving while the entry is rebuilt would rebuild it too: under load
+//! that stalled the product list for 0.2 s every 5 s (docs/benchmarks.md, "Open loop").
 
 use std::{
-    collections::HashMap,
     hash::Hash,
     sync::{
         atomic::{AtomicBool, Ordering},
-        RwLock,
+        Arc,
     },
     time::{Duration, Instant},
 };
 
-/// Entries kept at most; past it the stale ones go, and if none are stale, all go. Entries are
-/// small and rebuilt on demand, so a crude bound is enough to stop unbounded growth.
-const MAX_ENTRIES: usize = 20_000;
+/// Entries kept at most. Entries are small and rebuilt on demand.
+const MAX_ENTRIES: u64 = 20_000;
 
 struct Entry<V> {
     generation: u64,
@@ -34,28 +34,33 @@ struct Entry<V> {
 
 pub struct TtlCache<K, V> {
     ttl: Duration,
-    entries: RwLock<HashMap<K, Entry<V>>>,
+    entries: moka::sync::Cache<K, Arc<Entry<V>>>,
 }
 
-impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
+impl<K, V> TtlCache<K, V>
+where
+    K: Eq + Hash + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
     /// A cache whose entries live `ttl`; zero turns caching off.
     pub fn new(ttl: Duration) -> Self {
         Self {
             ttl,
-            entries: RwLock::default(),
+            entries: moka::sync::Cache::builder()
+                .max_capacity(if ttl.is_zero() { 0 } else { MAX_ENTRIES })
+                .time_to_live((ttl * 2).max(Duration::from_millis(1)))
+                .build(),
         }
-    }
-
-    fn fresh(&self, entry: &Entry<V>, generation: u64) -> bool {
-        entry.generation == generation && entry.built_at.elapsed() < self.ttl
     }
 
     /// The value for `key`, if it was built at `generation` and is within its lifetime, or past
     /// it while another reader rebuilds it (see the module's head). `None` tells the caller to
     /// build the value and `put` it.
     pub fn get(&self, key: &K, generation: u64) -> Option<V> {
-        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
-        let entry = entries.get(key).filter(|e| e.generation == generation)?;
+        let entry = self
+            .entries
+            .get(key)
+            .filter(|e| e.generation == generation)?;
         let age = entry.built_at.elapsed();
         let served =
             age < self.ttl || (age < self.ttl * 2 && entry.refreshing.swap(true, Ordering::AcqRel));
@@ -65,25 +70,20 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
     /// Keeps `value`, built from what the store held at `generation` (read the generation
     /// before reading the store, so a write landing during the read leaves it stale).
     pub fn put(&self, key: K, value: V, generation: u64) {
+        self.put_built_at(key, value, generation, Instant::now());
+    }
+
+    fn put_built_at(&self, key: K, value: V, generation: u64, built_at: Instant) {
         if self.ttl.is_zero() {
             return;
         }
-        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
-        if entries.len() >= MAX_ENTRIES {
-            entries.retain(|_, e| self.fresh(e, generation));
-            if entries.len() >= MAX_ENTRIES {
-                entries.clear();
-            }
-        }
-        entries.insert(
-            key,
-            Entry {
-                generation,
-                built_at: Instant::now(),
-                value,
-                refreshing: AtomicBool::new(false),
-            },
-        );
+        let entry = Entry {
+            generation,
+            built_at,
+            value,
+            refreshing: AtomicBool::new(false),
+        };
+        self.entries.insert(key, Arc::new(entry));
     }
 }
 
@@ -109,10 +109,11 @@ mod tests {
         assert_eq!(off.get(&1, 3), None, "a zero lifetime turns caching off");
     }
 
-    /// Makes `key`'s entry as old as `age`.
-    fn age(cache: &TtlCache<i32, &str>, key: i32, age: Duration) {
-        let mut entries = cache.entries.write().unwrap();
-        entries.get_mut(&key).unwrap().built_at = Instant::now().checked_sub(age).unwrap();
+    /// Makes `key`'s entry as old as `age`, its value and generation kept.
+    fn age(cache: &TtlCache<i32, &'static str>, key: i32, age: Duration) {
+        let entry = cache.entries.get(&key).unwrap();
+        let built_at = Instant::now().checked_sub(age).unwrap();
+        cache.put_built_at(key, entry.value, entry.generation, built_at);
     }
 
     #[test]
@@ -138,17 +139,12 @@ mod tests {
     }
 
     #[test]
-    fn a_full_cache_drops_its_stale_entries_first() {
+    fn a_full_cache_stays_within_its_bound() {
         let cache = TtlCache::new(Duration::from_secs(60));
-        for k in 0..MAX_ENTRIES {
+        for k in 0..2 * MAX_ENTRIES {
             cache.put(k, k, 1);
         }
-        cache.put(MAX_ENTRIES, MAX_ENTRIES, 2);
-        assert_eq!(cache.get(&MAX_ENTRIES, 2), Some(MAX_ENTRIES));
-        assert_eq!(
-            cache.entries.read().unwrap().len(),
-            1,
-            "generation 1 was stale"
-        );
+        cache.entries.run_pending_tasks();
+        assert!(cache.entries.entry_count() <= MAX_ENTRIES);
     }
 }

@@ -37,10 +37,10 @@ async fn demo_mail(State(state): State<AppState>) -> Result<Response> {
     }
     let mut shown = Vec::new();
     for mail in state.store.ticket_mails(None, None, None, SHOWN).await? {
-        let Some(doc) = order_doc::load(&state, mail.customer_order_id).await? else {
+        let Some(doc) = order_doc::load(&state.tickets, mail.customer_order_id).await? else {
             continue;
         };
-        let Some(composed) = compose_mail(&state, &doc).await? else {
+        let Some(composed) = compose_mail(&state.tickets, &doc).await? else {
             continue;
         };
         shown.push((mail, doc.recipient.clone().unwrap_or_default(), composed));

@@ -4,6 +4,9 @@
 //! docs can name them, and two nodes seeding at once collide on the first insert instead of
 //! seeding twice.
 
+pub mod mail;
+pub mod shop;
+
 use std::fmt;
 
 use anyhow::Context;

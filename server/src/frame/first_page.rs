@@ -12,11 +12,10 @@ use chrono::Utc;
 
 use crate::{
     api::merchants::merchant_list_page,
-    credentials::sessions::Integration,
     error::{Error, ProblemType},
     http::{campaign, cursor::PageParams},
     state::AppState,
-    store::Session,
+    store::{Session, SessionMode},
 };
 
 /// The first page of merchants for the frame page at `uri`, opened with the code of
@@ -33,7 +32,7 @@ pub async fn first_page(
     let query = uri.query().unwrap_or_default();
     let deep_link = form_urlencoded::parse(query.as_bytes())
         .any(|(key, _)| key == "merchant_id" || key == "product_id");
-    let fresh = session.mode == Integration::Webframe.as_str()
+    let fresh = session.mode == SessionMode::Webframe
         && session.redeemed_at.is_none()
         && session.code_expires_at > Utc::now();
     if !fresh || deep_link {
@@ -44,6 +43,7 @@ pub async fn first_page(
     };
     let store = state.store.as_ref();
     if !state
+        .authn
         .auth
         .client_may_use_campaign(store, client, campaign_id)
         .await?

@@ -6,6 +6,11 @@
 //! runs the server from the workspace root with that variable set; a plain run of the binary
 //! must start in the workspace root too (or set `LEPTOS_SITE_ROOT`).
 
+mod backend;
+pub mod first_page;
+pub mod headers;
+mod server_fn_errors;
+
 use std::{
     path::Path,
     sync::{Arc, LazyLock},
@@ -22,11 +27,15 @@ use leptos::prelude::{provide_context, use_context};
 use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use tower_http::services::{ServeDir, ServeFile};
 
+use self::{
+    backend::ServerFrameBackend,
+    headers::{security_headers, CspNonce},
+    server_fn_errors::server_fn_input_errors,
+};
 use crate::{
     error::{Error, ProblemType},
-    frame_headers::{security_headers, CspNonce},
-    frame_session::{payment_page_key, server_fn_input_errors, ServerFrameBackend},
     http::rate_limit::{self, RateLimit},
+    sandbox::pay::page_key_gate,
     state::AppState,
 };
 
@@ -82,10 +91,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
             state.clone(),
             security_headers,
         ))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            payment_page_key,
-        ))
+        .layer(middleware::from_fn_with_state(state.clone(), page_key_gate))
         .layer(middleware::from_fn(server_fn_input_errors))
         .layer(middleware::from_fn_with_state(
             RateLimit::per_minute(state.config.auth_rate_per_minute),

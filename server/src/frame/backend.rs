@@ -1,14 +1,8 @@
-//! The server's side of the hosted frame (`app::frame::server::FrameBackend`): its code
+//! The frame's server functions, answered (`app::frame::server::FrameBackend`): the code
 //! exchange (through the same credential logic as the headless exchange), a partner's frame
-//! origins, the sandbox payment page's data behind its key, and ticket QR codes; plus its
-//! server functions' input errors. Its headers are in `frame_headers`.
+//! origins, the sandbox payment page's data behind its key, and ticket QR codes.
 
 use app::frame::server::{BoxFuture, FrameBackend, FrameExchange, FrameSession, PaymentPage};
-use axum::{
-    extract::{Request, State},
-    middleware::Next,
-    response::{IntoResponse, Response},
-};
 
 use crate::{
     auth::codes::code_hash,
@@ -73,7 +67,7 @@ impl FrameBackend for ServerFrameBackend {
 }
 
 async fn exchange(state: &AppState, code: &str) -> Result<FrameExchange, Error> {
-    match sessions::exchange_for_frame(state, code).await {
+    match sessions::exchange_for_frame(&state.authn, code).await {
         Ok((token, session)) => {
             let client = match session.partner_client_id {
                 Some(id) => state.store.partner_client(id).await?,
@@ -128,54 +122,4 @@ pub(crate) async fn client_of_session(
         return Ok(None);
     };
     Ok(state.store.partner_client(client_id).await?)
-}
-
-/// Leptos answers a server-function call whose arguments do not decode with a 500; that is the
-/// caller's mistake, so it becomes `400 request-validation-failed`. The function's own failures
-/// stay 500 (and the fallback renders them as `internal-error` without their text).
-pub async fn server_fn_input_errors(request: Request, next: Next) -> Response {
-    let response = next.run(request).await;
-    if !response.headers().contains_key("serverfnerror") {
-        return response;
-    }
-    let (parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
-        return Error::new(ProblemType::InternalError, "").into_response();
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let is_input_error = ["Args|", "Deserialization|", "MissingArg|"]
-        .iter()
-        .any(|prefix| text.starts_with(prefix));
-    if is_input_error {
-        let detail = text.split_once('|').map_or("", |(_, d)| d).to_owned();
-        return Error::invalid_field("body", "invalid", detail).into_response();
-    }
-    Response::from_parts(parts, axum::body::Body::from(bytes))
-}
-
-/// The sandbox payment page (`GET /pay/{payment_id}?key=…`) is rendered only for its key: a
-/// missing or wrong key, an unknown id and a switched-off sandbox answer `404 not-found`
-/// before anything is rendered (`sandbox::pay`).
-pub async fn payment_page_key(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    // The page's methods only: any other reaches the router, which answers 405 with `Allow`.
-    let page = matches!(
-        *request.method(),
-        axum::http::Method::GET | axum::http::Method::HEAD
-    );
-    if let Some(rest) = request.uri().path().strip_prefix("/pay/").filter(|_| page) {
-        let key = form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
-            .find(|(name, _)| *name == "key")
-            .map(|(_, value)| value.into_owned());
-        let opens = rest.parse::<uuid::Uuid>().is_ok_and(|payment_id| {
-            crate::sandbox::pay::key_matches(&state, payment_id, key.as_deref())
-        });
-        if !opens {
-            return crate::sandbox::pay::unknown().into_response();
-        }
-    }
-    next.run(request).await
 }

@@ -182,7 +182,7 @@ async fn demo_session(
     demo_mode(&state).await?;
     let visitor = visitor_reference(&request.visitor)?;
     let started = sessions::start(
-        &state,
+        &state.authn,
         DEMO_CLIENT_ID,
         StartSession {
             integration: Integration::Webframe,

@@ -9,7 +9,8 @@
 
 use std::{future::Future, hash::Hash, sync::Arc, time::Duration};
 
-use crate::{catalog::ttl_cache::TtlCache, error::Result};
+use super::TtlCache;
+use crate::error::Result;
 
 pub struct ItemCopies<K, V> {
     copies: TtlCache<K, Copy<V>>,
@@ -34,7 +35,11 @@ pub struct ItemsJson {
     pub count: usize,
 }
 
-impl<K: Eq + Hash + Clone, V: Clone + PartialEq> ItemCopies<K, V> {
+impl<K, V> ItemCopies<K, V>
+where
+    K: Eq + Hash + Clone + Send + Sync + 'static,
+    V: Clone + PartialEq + Send + Sync + 'static,
+{
     /// Copies that live `ttl`; zero turns them off.
     pub fn new(ttl: Duration) -> Self {
         Self {

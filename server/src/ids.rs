@@ -1,8 +1,12 @@
-//! Ids of the rows a checkout writes that the checkout's answers do not show: its lines,
-//! events, ticket mail and loyalty entry, thousands a second under load. The checkout, order and
-//! payment ids it shows stay random UUIDv4, as the contract says (decisions.md, §5).
+//! Every id the server makes, of two kinds, named for what they are:
 //!
-//! They are UUIDv7: the first 48 bits are the time in milliseconds, so each new row's key
+//! - [`random_id`]: a random UUIDv4, for every id that is not written thousands a second;
+//!   the checkout, order and payment ids a checkout shows are of this kind, as the contract
+//!   says (decisions.md, §5).
+//! - [`time_ordered_id`]: a UUIDv7 for the rows a checkout writes that its answers do not
+//!   show (its lines, events, ticket mail and loyalty entry), thousands a second under load.
+//!
+//! Time-ordered ids are UUIDv7: the first 48 bits are the time in milliseconds, so each new row's key
 //! lands at the right edge of its table's primary-key index, in pages a group commit has just
 //! written. Random (v4) keys land anywhere in the index: every checkout dirtied pages of its
 //! own in every index, each written to the WAL and copied at a checkpoint, and as the tables
@@ -14,8 +18,13 @@
 
 use uuid::Uuid;
 
-/// A new row id: the time now, then 74 random bits.
-pub fn new_row_id() -> Uuid {
+/// A new random id (UUIDv4: 122 random bits from a CSPRNG, `docs/security.md`).
+pub fn random_id() -> Uuid {
+    Uuid::new_v4()
+}
+
+/// A new time-ordered id: the time now, then 74 random bits.
+pub fn time_ordered_id() -> Uuid {
     let millis = chrono::Utc::now().timestamp_millis();
     let millis = u64::try_from(millis).expect("the clock is after 1970");
     let random: [u8; 10] = rand::random();
@@ -24,12 +33,12 @@ pub fn new_row_id() -> Uuid {
 
 #[cfg(test)]
 mod tests {
-    use super::new_row_id;
+    use super::time_ordered_id;
 
     #[test]
     fn ids_begin_with_the_time_they_were_made_and_hold_no_counter() {
         let before = chrono::Utc::now().timestamp_millis();
-        let ids: Vec<_> = (0..1_000).map(|_| new_row_id()).collect();
+        let ids: Vec<_> = (0..1_000).map(|_| time_ordered_id()).collect();
         let after = chrono::Utc::now().timestamp_millis();
         for id in &ids {
             assert_eq!(id.get_version_num(), 7);

@@ -26,11 +26,10 @@ use axum::{
 };
 use rand::RngCore;
 
+use super::{backend::client_of_session, first_page::first_page};
 use crate::{
     auth::codes::code_hash,
     error::Error,
-    frame_first_page::first_page,
-    frame_session::client_of_session,
     state::AppState,
     store::{PartnerClient, Session},
     theme, validate,
@@ -49,13 +48,7 @@ impl CspNonce {
     pub fn new() -> Self {
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
-        Self(
-            bytes
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-                .into(),
-        )
+        Self(hex::encode(bytes).into())
     }
 }
 
