@@ -31,6 +31,7 @@ pub mod mail;
 pub mod onboarding;
 pub mod outbound;
 pub mod providers;
+pub mod retry;
 pub mod router;
 pub mod row_id;
 pub mod sandbox;
@@ -73,7 +74,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         .context("opening the database")?;
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
-    let mailer = mail::Mailer::new(store.clone(), &config)?;
+    let mailer = mail::Mailer::new(&config)?;
     let (sandbox_pay, sandbox_kyc) = if config.sandbox_payments {
         (
             Some(keys::payment_page_key(store.as_ref()).await?),
@@ -141,7 +142,7 @@ pub async fn serve(
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));
-    let mails = tokio::spawn(tickets::delivery::run(
+    let mails = tokio::spawn(mail::outbox::run(
         state.clone(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
