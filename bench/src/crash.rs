@@ -323,7 +323,7 @@ struct Database {
     events: Vec<(String, String)>,
     /// (state, stored response) of every Idempotency-Key record.
     keys: Vec<(String, Option<Vec<u8>>)>,
-    /// (order id, status) of every payment's ticket mail (kind FIRST).
+    /// (order id, status) of every payment's ticket mail (kind TICKETS in the mail outbox).
     ticket_mails: Vec<(Uuid, String)>,
 }
 
@@ -356,11 +356,14 @@ async fn read_database(url: &str) -> anyhow::Result<Database> {
     )
     .fetch_all(&mut conn)
     .await?);
-    let ticket_mails: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(
-        "SELECT customer_order_id, status FROM ticket_mail WHERE kind = 'FIRST'"
-    )
-    .fetch_all(&mut conn)
-    .await?);
+    // The outbox of every mail (migration 0012): the payment's ticket mails are its TICKETS.
+    let sql = format!(
+        "SELECT customer_order_id, status FROM mail WHERE kind = '{}'",
+        app::wire::MailKind::Tickets.as_str()
+    );
+    let ticket_mails: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(&sql)
+        .fetch_all(&mut conn)
+        .await?);
     Ok(Database {
         days: days.into_iter().map(|(g, d, r)| ((g, d), r)).collect(),
         lines,

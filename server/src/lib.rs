@@ -29,6 +29,7 @@ pub mod mail;
 pub mod onboarding;
 pub mod outbound;
 pub mod providers;
+pub mod retry;
 pub mod router;
 pub mod sandbox;
 pub mod secrets;
@@ -70,7 +71,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         .context("opening the database")?;
     let cursors = keys::cursor_signer(store.as_ref()).await?;
     let tokens = keys::token_service(store.as_ref(), &config).await?;
-    let mailer = mail::Mailer::new(store.clone(), &config)?;
+    let mailer = mail::Mailer::new(&config)?;
     let keyed = keys::keyed_values(store.as_ref()).await?;
     let (sandbox_pay, sandbox_kyc) = if config.sandbox_payments {
         (
@@ -127,6 +128,11 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         google_wallet,
         apple_wallet,
     };
+    let outbox = mail::outbox::Outbox {
+        store: store.clone(),
+        mailer,
+        tickets: tickets.clone(),
+    };
     Ok(AppState::new(state::Shared {
         config,
         store,
@@ -134,7 +140,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         authn,
         commerce,
         tickets,
-        mailer,
+        outbox,
         sandbox_pay,
         sandbox_kyc,
         metrics: metrics_handle(),
@@ -161,9 +167,8 @@ pub async fn serve(
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));
-    let mails = tokio::spawn(tickets::delivery::run(
-        state.tickets.clone(),
-        state.mailer.clone(),
+    let mails = tokio::spawn(mail::outbox::run(
+        state.outbox.clone(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),
     ));

@@ -2,7 +2,7 @@
 //! is mailed; the merchant exchanges the link's single-use code for a merchant bearer and uses
 //! it to get the provider's KYC URL.
 
-use app::wire::MerchantAccountStatus;
+use app::wire::{MailKind, MerchantAccountStatus};
 use chrono::{Duration, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -15,9 +15,9 @@ use crate::{
     },
     config::Config,
     error::{Error, ProblemType, Result},
-    mail::{Mailer, OutgoingMail},
+    mail::outbox::{self, Outbox},
     providers::PaymentProvider,
-    store::{MerchantAccount, Store},
+    store::{MailContent, MailOutcome, MerchantAccount, NewMail, Store},
     validate::Checks,
 };
 
@@ -27,7 +27,7 @@ pub struct Onboarding<'a> {
     pub store: &'a dyn Store,
     pub tokens: &'a TokenService,
     pub payments: &'a dyn PaymentProvider,
-    pub mailer: &'a Mailer,
+    pub outbox: &'a Outbox,
 }
 
 /// Lifetime of an onboarding code.
@@ -61,9 +61,10 @@ pub struct ProvisionedMerchantAccount {
 pub enum MagicLinkMail {
     /// Delivered by SMTP.
     Sent,
-    /// Kept in the outbox: no SMTP is configured.
+    /// Kept in the outbox: no SMTP is configured (or the worker sends it).
     Outbox,
-    /// SMTP refused it; the link is in the outbox.
+    /// The first attempt failed; the link is in the outbox, where the worker tries again
+    /// unless the refusal was for good (`GET /admin/v1/mails`).
     Failed,
 }
 
@@ -96,38 +97,54 @@ pub async fn provision(
         updated_at: now,
     };
     let code = new_code();
+    let link = format!(
+        "{}/{}/merchant/onboarding?code={code}",
+        state.config.base_url(),
+        state.config.stage
+    );
+    // Written claimed, with the account, so this request sends it at once and no worker does
+    // meanwhile; if it cannot, the worker does when the claim's lease ends.
+    let claim = outbox::claim_to_send_now(state.outbox);
+    let mail = NewMail {
+        mail_id: Uuid::new_v4(),
+        kind: MailKind::MagicLink,
+        customer_order_id: None,
+        merchant_account_id: Some(account.merchant_account_id),
+        content: Some(MailContent {
+            recipient: account.email.clone(),
+            subject: "Welcome to Boxoffice: set up your merchant account".to_owned(),
+            body_text: format!(
+                "Hello {},\n\nOpen this link to set up your Boxoffice merchant account and complete the \
+                 verification of your payment account. The link works once and for {CODE_TTL_DAYS} days.\n\n{link}\n",
+                account.legal_name
+            ),
+            secret: Some(link),
+        }),
+        claim,
+    };
     state
         .store
         .create_merchant_account(
             &account,
             &code_hash(&code),
             now + Duration::days(CODE_TTL_DAYS),
+            &mail,
         )
         .await?;
 
-    let link = format!(
-        "{}/{}/merchant/onboarding?code={code}",
-        state.config.base_url(),
-        state.config.stage
-    );
-    let mail = OutgoingMail {
-        to: account.email.clone(),
-        subject: "Welcome to Boxoffice: set up your merchant account".to_owned(),
-        body: format!(
-            "Hello {},\n\nOpen this link to set up your Boxoffice merchant account and complete the \
-             verification of your payment account. The link works once and for {CODE_TTL_DAYS} days.\n\n{link}\n",
-            account.legal_name
-        ),
-        secret: Some(link),
-    };
-    // The account exists whatever the mail does; an undelivered link stays in the outbox.
-    let magic_link_mail = match state.mailer.send(mail).await {
-        Ok(()) if state.config.smtp_url.is_some() => MagicLinkMail::Sent,
-        Ok(()) => MagicLinkMail::Outbox,
-        Err(err) => {
-            tracing::warn!(error = ?err, merchant_account_id = %account.merchant_account_id, "magic link not delivered");
-            MagicLinkMail::Failed
-        }
+    // The account exists whatever the mail does; an undelivered link stays in the outbox,
+    // where the worker tries again.
+    let magic_link_mail = match claim {
+        None => MagicLinkMail::Outbox,
+        Some(claim) => match outbox::send_now(state.outbox, mail.mail_id, claim).await {
+            Ok(Some(MailOutcome::Sent { .. })) => MagicLinkMail::Sent,
+            Ok(None) => MagicLinkMail::Outbox,
+            Ok(Some(MailOutcome::Failed { .. })) => MagicLinkMail::Failed,
+            Err(err) => {
+                tracing::warn!(error = ?err, merchant_account_id = %account.merchant_account_id, "magic link not delivered");
+                MagicLinkMail::Failed
+            }
+        },
     };
     Ok(ProvisionedMerchantAccount {
         account,

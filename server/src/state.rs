@@ -12,7 +12,7 @@ use crate::{
     checkout::Commerce,
     config::Config,
     http::cursor::CursorSigner,
-    mail::Mailer,
+    mail::outbox::Outbox,
     providers::sandbox::{KycPageKey, PaymentPageKey},
     store::Store,
     tickets::Tickets,
@@ -59,7 +59,8 @@ pub struct Shared {
     pub commerce: Commerce,
     /// What a customer receives of a paid order: the ticket page's key, wallet signers.
     pub tickets: Tickets,
-    pub mailer: Mailer,
+    /// Every mail to send, and the worker's SMTP mailer.
+    pub outbox: Outbox,
     /// The key of the sandbox payment page's URLs; `None` when the sandbox provider is off.
     pub sandbox_pay: Option<PaymentPageKey>,
     /// The key of the sandbox KYC page's URLs; `None` when the sandbox provider is off.
@@ -83,7 +84,7 @@ impl AppState {
             store: self.store.as_ref(),
             tokens: &self.authn.tokens,
             payments: self.commerce.payments.as_ref(),
-            mailer: &self.mailer,
+            outbox: &self.outbox,
         }
     }
 }

@@ -36,6 +36,6 @@ pub use origin::origin_matches;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
 pub use status::{
-    CheckoutStatus, DeliveryStatus, LoyaltyKind, MailStatus, MerchantAccountStatus, OrderStatus,
-    PaymentStatus, TicketStatus, Transition, UnknownState,
+    CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
+    OrderStatus, PaymentStatus, TicketStatus, Transition, UnknownState,
 };

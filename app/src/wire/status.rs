@@ -197,6 +197,22 @@ states! {
 }
 
 states! {
+    /// What a mail of the outbox is; each kind has its renderer (`server/src/mail/render.rs`),
+    /// so a new kind is a variant here and its arm there. The three ticket kinds render the
+    /// same mail and differ in why it was written.
+    MailKind {
+        // A merchant's onboarding magic link, written whole (its code is kept only hashed).
+        MagicLink => "MAGIC_LINK",
+        // An order's tickets, written with its payment: one per order.
+        Tickets => "TICKETS",
+        // The tickets again, as the customer asked (a few an hour).
+        TicketsResend => "TICKETS_RESEND",
+        // The tickets again, by an operator, with a new ticket page key.
+        TicketsOperator => "TICKETS_OPERATOR",
+    }
+}
+
+states! {
     /// A webhook delivery: PENDING until the partner answers 2xx (DELIVERED), or FAILED once
     /// its attempts are used up.
     DeliveryStatus {
@@ -245,6 +261,7 @@ mod tests {
         same_names(TicketStatus::ALL);
         same_names(LoyaltyKind::ALL);
         same_names(MailStatus::ALL);
+        same_names(MailKind::ALL);
         same_names(DeliveryStatus::ALL);
         same_names(MerchantAccountStatus::ALL);
     }

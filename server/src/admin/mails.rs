@@ -1,8 +1,10 @@
-//! `/admin/v1/mails`: the ticket mails and how their delivery went (a permanent failure stays
-//! FAILED with its error, for the operator to act on), and the operator's resend, which also
-//! rotates the order's ticket page key (docs/operator-api.md).
+//! `/admin/v1/mails`: the mails of the outbox, of every kind, and how their delivery went (a
+//! permanent failure stays FAILED with its error, for the operator to act on), and the
+//! operator's resend of an order's tickets, which also rotates the order's ticket page key
+//! (docs/operator-api.md). No recipient is listed: the address is personal, and a ticket mail's
+//! is the order's at the moment of sending.
 
-use app::wire::MailStatus;
+use app::wire::{MailKind, MailStatus};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -19,7 +21,7 @@ use crate::{
         openapi::{Problem400, Problem404, Problem409},
     },
     state::AppState,
-    store::TicketMailRecord,
+    store::{MailFilter, MailRecord},
     tickets::resend,
 };
 
@@ -29,13 +31,15 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(resend_tickets))
 }
 
-/// A ticket mail and its delivery.
+/// A mail of the outbox and its delivery.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct TicketMail {
-    pub ticket_mail_id: Uuid,
-    pub order_id: Uuid,
-    /// FIRST (the payment's), RESEND (the customer asked) or OPERATOR.
-    pub kind: String,
+pub struct Mail {
+    pub mail_id: Uuid,
+    pub kind: MailKind,
+    /// The order a ticket mail is about.
+    pub order_id: Option<Uuid>,
+    /// The merchant account a magic link is for.
+    pub merchant_account_id: Option<Uuid>,
     pub status: MailStatus,
     pub attempts: i32,
     /// When a PENDING mail is tried next.
@@ -46,12 +50,13 @@ pub struct TicketMail {
     pub sent_at: Option<DateTime<Utc>>,
 }
 
-impl From<TicketMailRecord> for TicketMail {
-    fn from(r: TicketMailRecord) -> Self {
+impl From<MailRecord> for Mail {
+    fn from(r: MailRecord) -> Self {
         Self {
-            ticket_mail_id: r.ticket_mail_id,
-            order_id: r.customer_order_id,
+            mail_id: r.mail_id,
             kind: r.kind,
+            order_id: r.customer_order_id,
+            merchant_account_id: r.merchant_account_id,
             status: r.status,
             attempts: r.attempts,
             next_attempt_at: r.next_attempt_at,
@@ -67,6 +72,8 @@ impl From<TicketMailRecord> for TicketMail {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct MailListParams {
+    /// Only mails of this kind. Send the same value on every page.
+    kind: Option<MailKind>,
     /// Only mails in this state. Send the same value on every page.
     status: Option<MailStatus>,
     /// Only this order's mails. Send the same value on every page.
@@ -78,17 +85,24 @@ struct MailListParams {
     next_token: Option<String>,
 }
 
-/// Ticket mails, newest first, paged by cursor: `?status=FAILED` lists those given up.
+/// The outbox's mails of every kind, newest first, paged by cursor: `?status=FAILED` lists
+/// those given up.
 #[utoipa::path(get, path = "/admin/v1/mails", params(MailListParams),
-    responses((status = 200, body = inline(app::wire::Envelope<Vec<TicketMail>>)), Problem400))]
+    responses((status = 200, body = inline(app::wire::Envelope<Vec<Mail>>)), Problem400))]
 async fn list_mails(
     Admin(state): Admin,
     ApiQuery(query): ApiQuery<MailListParams>,
-) -> Result<Page<TicketMail>> {
+) -> Result<Page<Mail>> {
+    let filter = MailFilter {
+        kind: query.kind,
+        status: query.status,
+        order_id: query.order_id,
+    };
     let filters = format!(
-        "status={}&order_id={}",
-        query.status.map(MailStatus::as_str).unwrap_or_default(),
-        query.order_id.map(|id| id.to_string()).unwrap_or_default()
+        "kind={}&status={}&order_id={}",
+        filter.kind.map(MailKind::as_str).unwrap_or_default(),
+        filter.status.map(MailStatus::as_str).unwrap_or_default(),
+        filter.order_id.map(|id| id.to_string()).unwrap_or_default()
     );
     let page = PageParams {
         limit: query.limit,
@@ -99,16 +113,12 @@ async fn list_mails(
         &page,
         "admin/mails",
         &filters,
-        |m: &TicketMailRecord| (m.created_at, m.ticket_mail_id),
-        |after, limit| {
-            state
-                .store
-                .ticket_mails(query.status, query.order_id, after, limit)
-        },
+        |m: &MailRecord| (m.created_at, m.mail_id),
+        |after, limit| state.store.mails(filter, after, limit),
     )
     .await?;
     Ok(Page {
-        items: page.items.into_iter().map(TicketMail::from).collect(),
+        items: page.items.into_iter().map(Mail::from).collect(),
         limit: page.limit,
         next_token: page.next_token,
     })
@@ -117,7 +127,7 @@ async fn list_mails(
 /// The queued mail of an operator's resend.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Resent {
-    pub ticket_mail_id: Uuid,
+    pub mail_id: Uuid,
 }
 
 /// Sends an order's ticket mail again with a new ticket page key: links sent before stop
@@ -129,8 +139,8 @@ async fn resend_tickets(
     Admin(state): Admin,
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<(StatusCode, Data<Resent>)> {
-    let ticket_mail_id = resend::by_operator(&state.tickets, order_id)
+    let mail_id = resend::by_operator(&state.tickets, order_id)
         .await?
         .ok_or_else(|| Error::not_found("The order"))?;
-    Ok((StatusCode::ACCEPTED, Data::ok(Resent { ticket_mail_id })))
+    Ok((StatusCode::ACCEPTED, Data::ok(Resent { mail_id })))
 }

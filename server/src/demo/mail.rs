@@ -14,6 +14,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::{
     error::{Error, ProblemType, Result},
     state::AppState,
+    store::MailFilter,
     tickets::{compose_mail, order_doc},
 };
 
@@ -36,8 +37,16 @@ async fn demo_mail(State(state): State<AppState>) -> Result<Response> {
         ));
     }
     let mut shown = Vec::new();
-    for mail in state.store.ticket_mails(None, None, None, SHOWN).await? {
-        let Some(doc) = order_doc::load(&state.tickets, mail.customer_order_id).await? else {
+    // The ticket mails only: the other kinds are no customer's (a magic link is a merchant's).
+    for mail in state
+        .store
+        .mails(MailFilter::default(), None, SHOWN)
+        .await?
+    {
+        let Some(order_id) = mail.customer_order_id else {
+            continue;
+        };
+        let Some(doc) = order_doc::load(&state.tickets, order_id).await? else {
             continue;
         };
         let Some(composed) = compose_mail(&state.tickets, &doc).await? else {

@@ -1,7 +1,8 @@
 //! The webhook delivery worker: sends due deliveries signed per Standard Webhooks, at least
-//! once, with exponential back-off (with jitter) for 24 hours. Every node may run a worker:
-//! deliveries are claimed in the database under a lease, and only the claim's holder sends
-//! them and records the outcome.
+//! once, with exponential back-off (with jitter) for 24 hours (`retry.rs`, as mails are). Every
+//! node may run a worker: deliveries are claimed in the database under a lease
+//! (`store/sql/claim.rs`, as mails are), and only the claim's holder sends them and records the
+//! outcome.
 //!
 //! Each partner is served by its own task, a few sends at a time, so a slow or unreachable
 //! partner delays only its own deliveries. A claim's lease outlasts the work done under it:
@@ -14,21 +15,23 @@ use std::{
     time::{Duration, Instant},
 };
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use futures::StreamExt;
 use uuid::Uuid;
 
 use super::{signature, CloudEvent};
 use crate::outbound::OutboundPolicy;
+use crate::retry::{retry_at, Lease};
 use crate::store::{DeliveryOutcome, DueDelivery, Store};
 
-/// How long a claimed delivery is ours before another worker may take it over.
-const LEASE: Duration = Duration::from_secs(120);
 /// The longest one send may take, connection, response and the capped body read included.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-/// No send starts once less than this is left of its lease: the send's timeout and time to
-/// record its outcome.
-const LEASE_RESERVE: Duration = Duration::from_secs(40);
+/// How long a claimed delivery is ours before another worker may take it over; no send starts
+/// once less than a send's timeout and time to record its outcome is left of it.
+const LEASE: Lease = Lease {
+    length: Duration::from_secs(120),
+    reserve: Duration::from_secs(40),
+};
 /// Deliveries of one partner claimed at once, and sent at once.
 const PARTNER_BATCH: u32 = 8;
 const PARTNER_CONCURRENCY: usize = 4;
@@ -38,30 +41,6 @@ const MAX_PARTNERS: usize = 16;
 const RESPONSE_BODY_CAP: usize = 512;
 /// Stored of that: the start of the text.
 const RESPONSE_TEXT_CAP: usize = 200;
-const GIVE_UP_AFTER: chrono::Duration = chrono::Duration::hours(24);
-
-/// When to try again after `attempts` failed attempts, or `None` once the event is more than a
-/// day old: 5 s, 10 s, 20 s, … capped at one hour, each lengthened by a random part of up to a
-/// quarter, so that deliveries that failed together (a partner's outage) do not all come back
-/// at the same instant.
-pub fn retry_at(
-    attempts: i32,
-    occurred_at: DateTime<Utc>,
-    now: DateTime<Utc>,
-) -> Option<DateTime<Utc>> {
-    let next = now + back_off(attempts, rand::random::<f64>());
-    (next - occurred_at <= GIVE_UP_AFTER).then_some(next)
-}
-
-/// The delay after `attempts` failed attempts for a `jitter` in `[0, 1)`.
-fn back_off(attempts: i32, jitter: f64) -> chrono::Duration {
-    let base_ms = 5_000i64
-        .saturating_mul(1i64 << attempts.clamp(0, 20))
-        .min(3_600_000);
-    let extra_ms = (base_ms as f64 * 0.25 * jitter.clamp(0.0, 1.0)) as i64;
-    chrono::Duration::milliseconds(base_ms + extra_ms)
-}
-
 /// The HTTP client of the deliveries: bounded in time, never following a redirect, and under
 /// the public-only policy connecting to no name that resolves to a non-public address (a
 /// literal address was refused when the URL was saved; docs/security.md, "Outbound requests").
@@ -173,15 +152,13 @@ pub async fn deliver_partner(
 ) -> anyhow::Result<usize> {
     let claimed_at = Instant::now();
     let now = Utc::now();
-    let lease_end = now + chrono::Duration::from_std(LEASE)?;
     let due = store
-        .claim_due_deliveries(Some(partner), now, lease_end, PARTNER_BATCH)
+        .claim_due_deliveries(Some(partner), now, LEASE.until(now), PARTNER_BATCH)
         .await?;
     let count = due.len();
-    let last_start = claimed_at + (LEASE - LEASE_RESERVE);
     let results: Vec<_> = futures::stream::iter(due)
         .map(|delivery| async move {
-            if Instant::now() >= last_start {
+            if !LEASE.may_start(claimed_at) {
                 return store
                     .release_delivery(delivery.webhook_delivery_id, delivery.claim_id)
                     .await;
@@ -293,31 +270,6 @@ fn without_url(text: &str, url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn back_off_doubles_caps_at_an_hour_and_stops_after_a_day() {
-        let t0 = Utc::now();
-        let s = chrono::Duration::seconds;
-        assert_eq!(back_off(0, 0.0), s(5));
-        assert_eq!(back_off(3, 0.0), s(40));
-        assert_eq!(back_off(15, 0.0), s(3600));
-        let late = t0 + chrono::Duration::hours(23) + chrono::Duration::minutes(30);
-        assert_eq!(retry_at(15, t0, late), None);
-    }
-
-    #[test]
-    fn back_off_has_jitter_of_up_to_a_quarter() {
-        let s = chrono::Duration::seconds;
-        assert_eq!(back_off(3, 0.5), s(45));
-        assert_eq!(back_off(3, 1.0), s(50));
-        let t0 = Utc::now();
-        let delays: HashSet<i64> = (0..200)
-            .map(|_| retry_at(3, t0, t0).unwrap() - t0)
-            .inspect(|d| assert!(*d >= s(40) && *d <= s(50), "{d} within 40 s to 50 s"))
-            .map(|d| d.num_milliseconds())
-            .collect();
-        assert!(delays.len() > 100, "the delays differ: {delays:?}");
-    }
 
     #[test]
     fn error_texts_never_carry_the_webhook_url() {

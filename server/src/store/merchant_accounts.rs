@@ -24,12 +24,14 @@ pub struct MerchantAccount {
 
 #[async_trait::async_trait]
 pub trait MerchantAccountStore {
-    /// Stores the account and its single-use onboarding code together.
+    /// Stores the account, its single-use onboarding code and the mail of its magic link
+    /// together.
     async fn create_merchant_account(
         &self,
         account: &MerchantAccount,
         code_hash: &[u8],
         code_expires_at: DateTime<Utc>,
+        magic_link: &super::NewMail,
     ) -> StoreResult<()>;
     /// Redeems an onboarding code in one conditional update; `None` when unknown, used or expired.
     async fn redeem_onboarding_code(

@@ -64,7 +64,7 @@ pub(crate) use idempotency::KeyClaim;
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest, KeyState};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
-pub use mail::MailStore;
+pub use mail::{MailClaim, MailContent, MailFilter, MailOutcome, MailRecord, MailStore, NewMail};
 pub use memberships::{Membership, MembershipInput, MembershipStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
 pub use merchants::{
@@ -81,7 +81,7 @@ pub use products::{
     INVENTORY_PROVIDER, TICKET, VALIDITY_PERIOD,
 };
 pub use sessions::{NewSession, Redemption, Session, SessionMode, SessionStore};
-pub use ticket_mail::{MailOutcome, ResendLimit, ResendOutcome, TicketMailRecord, TicketMailStore};
+pub use ticket_mail::{ResendLimit, ResendOutcome, TicketMailStore};
 pub use timeslots::{NewTimeslot, Timeslot, TimeslotStore};
 pub use vouchers::{
     normalize_voucher_code, Voucher, VoucherInput, VoucherKind, VoucherStore, VoucherUpdate,

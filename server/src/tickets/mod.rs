@@ -1,10 +1,9 @@
 //! What a customer receives of a paid order (docs/tickets.md): the ticket mail (written with
-//! the payment, sent by [`delivery`]), the keyed ticket page (`page`), the calendar file
-//! (`calendar`) and resends (`resend`).
+//! the payment, sent by the mail outbox, `mail/outbox.rs`, as [`render`] renders it), the
+//! keyed ticket page (`page`), the calendar file (`calendar`) and resends (`resend`).
 
 pub mod apple_wallet;
 pub mod calendar;
-pub mod delivery;
 pub mod facts;
 pub mod google_wallet;
 pub mod mail;
@@ -12,6 +11,7 @@ pub mod order_doc;
 pub mod page;
 pub mod page_key;
 pub mod qr;
+pub mod render;
 pub mod resend;
 pub mod texts;
 pub mod vtimezone;

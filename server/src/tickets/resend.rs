@@ -3,6 +3,7 @@
 //! holds across nodes. An operator's resend has no limit and rotates the ticket page's key:
 //! it is how a leaked link is ended, and the new mail carries the new link.
 
+use app::wire::MailKind;
 use chrono::{Duration, Utc};
 use uuid::Uuid;
 
@@ -50,7 +51,12 @@ pub async fn by_customer(state: &Tickets, order: &OrderRecord) -> Result<Resend>
     };
     match state
         .store
-        .queue_ticket_mail(order.customer_order_id, "RESEND", Some(limit), None)
+        .queue_ticket_mail(
+            order.customer_order_id,
+            MailKind::TicketsResend,
+            Some(limit),
+            None,
+        )
         .await?
     {
         ResendOutcome::Queued(_) => Ok(Resend::Queued),
@@ -70,7 +76,7 @@ pub async fn by_operator(state: &Tickets, order_id: Uuid) -> Result<Option<Uuid>
     let nonce = TicketPageKey::new_nonce();
     match state
         .store
-        .queue_ticket_mail(order_id, "OPERATOR", None, Some(&nonce))
+        .queue_ticket_mail(order_id, MailKind::TicketsOperator, None, Some(&nonce))
         .await?
     {
         ResendOutcome::Queued(id) => Ok(Some(id)),

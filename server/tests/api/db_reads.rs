@@ -112,13 +112,23 @@ pub async fn wait_until_events_settle(app: &TestApp) {
     panic!("events stayed held back for 10 s: a transaction on the test server stays open");
 }
 
-/// Makes every pending ticket mail due now, as if its back-off had passed.
-pub async fn make_ticket_mails_due(app: &TestApp) {
-    let sql = "UPDATE ticket_mail SET next_attempt_at = $1 WHERE status = 'PENDING'";
+/// Makes every pending mail due now, as if its back-off had passed.
+pub async fn make_mails_due(app: &TestApp) {
+    let sql = "UPDATE mail SET next_attempt_at = $1 WHERE status = 'PENDING'";
     on_database!(app, |conn| sqlx::query(sql)
         .bind(chrono::Utc::now() - chrono::Duration::seconds(1))
         .execute(&mut conn)
         .await
         .map(|_| ())
-        .expect("update the ticket mails"));
+        .expect("update the mails"));
+}
+
+/// Runs `script`, statements without parameters, on the test database (for putting a table
+/// back as an older migration left it).
+pub async fn run_script(app: &TestApp, script: &str) {
+    on_database!(app, |conn| sqlx::raw_sql(script)
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .expect("run the script"));
 }

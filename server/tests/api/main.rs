@@ -43,6 +43,7 @@ mod frame_first_screen;
 mod helpers;
 mod identity_exchange;
 mod key_rotation;
+mod mail_outbox;
 mod onboarding;
 mod openapi_document;
 mod order_receipt;

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use crate::{
     helpers::{spawn_app, spawn_app_with, TestApp, TestResponse},
     smtp_server,
+    ticket_fixtures::wait_for_mails,
 };
 
 async fn provision(app: &TestApp, email: &str) -> Value {
@@ -189,6 +190,7 @@ async fn the_magic_link_is_delivered_by_smtp_when_configured() {
         .await
         .remove(0);
     assert_eq!(recorded.status, "SENT");
+    assert!(recorded.sent, "a sent mail has its sent_at");
     assert!(
         !recorded.body_text.contains(&code) && !recorded.body_text.contains("code="),
         "a sent magic link is not kept: {}",
@@ -217,18 +219,34 @@ async fn the_token_exchange_is_rate_limited() {
 }
 
 #[tokio::test]
-async fn an_smtp_failure_keeps_the_account_and_the_mail_for_a_resend() {
-    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = closed.local_addr().unwrap();
-    drop(closed);
-    let app = spawn_app_with(|c| c.smtp_url = Some(format!("smtp://{address}").into())).await;
+async fn an_smtp_failure_keeps_the_account_and_the_outbox_sends_the_link_once_smtp_is_back() {
+    let address = smtp_server::free_address().await;
+    let app = spawn_app_with(|c| {
+        c.smtp_url = Some(format!("smtp://{address}").into());
+        c.worker_interval_ms = 50;
+    })
+    .await;
     let account = provision(&app, "down@zoo.example").await;
     assert_eq!(account["magic_link_mail"], "FAILED");
-    let mail = &crate::db_reads::mails_to(&app, "down@zoo.example", 1)
+    let listed = wait_for_mails(&app, "?kind=MAGIC_LINK&status=PENDING", 1).await;
+    assert_eq!(listed[0]["attempts"], 1, "{listed:?}");
+    assert_eq!(
+        listed[0]["merchant_account_id"],
+        account["merchant_account_id"]
+    );
+    // Until it is sent, the outbox keeps the link, and it works.
+    let code = code_from_outbox(&app, "down@zoo.example").await;
+
+    let (_, mut received) = smtp_server::start_on(address).await;
+    crate::db_reads::make_mails_due(&app).await;
+    let message = tokio::time::timeout(std::time::Duration::from_secs(10), received.recv())
         .await
-        .remove(0);
-    assert_eq!(mail.status, "FAILED");
-    let code = code_from_text(&mail.body_text);
+        .expect("mail delivered in time")
+        .expect("a message");
+    assert!(message.contains("To: down@zoo.example"), "{message}");
+    let sent = code_from_text(&message.replace("=\n", "").replace("=3D", "="));
+    assert_eq!(sent, code);
+    wait_for_mails(&app, "?kind=MAGIC_LINK&status=SENT", 1).await;
     exchange(&app, &code).await.assert_status(200);
 }
 

@@ -415,23 +415,6 @@ async fn a_claim_with_its_transaction_keeps_the_requests_values() {
     );
 }
 
-#[tokio::test]
-async fn mail_is_kept_in_the_outbox() {
-    let (app, store) = store().await;
-    let id = store
-        .record_mail("x@y.nl", "Subject", "Body")
-        .await
-        .unwrap();
-    store
-        .set_mail_status(id, app::wire::MailStatus::Sent, None)
-        .await
-        .unwrap();
-    let mails = crate::db_reads::mails_to(&app, "x@y.nl", 10).await;
-    assert_eq!(mails.len(), 1);
-    assert_eq!(mails[0].status, "SENT");
-    assert!(mails[0].sent);
-}
-
 /// A request that outlived its claim's lock finds a retry holding the key: it can neither
 /// complete the retry's claim (its transaction fails and keeps nothing) nor release it.
 #[tokio::test]

@@ -164,7 +164,7 @@ pub fn decode_qr(png_bytes: &[u8]) -> String {
     grids[0].decode().expect("a readable QR code").1
 }
 
-/// The ticket mail rows of the app, as the operator API lists them.
+/// The mails of the app's outbox, as the operator API lists them.
 pub async fn mail_rows(app: &TestApp, query: &str) -> Vec<Value> {
     app.admin_get_ok(&format!("/admin/v1/mails{query}")).await["data"]
         .as_array()

@@ -107,7 +107,7 @@ async fn a_paid_order_gets_one_mail_with_its_qr_codes_calendar_and_page_link() {
     assert_eq!(rows.len(), 1);
     assert_eq!(
         (rows[0]["kind"].as_str(), rows[0]["status"].as_str()),
-        (Some("FIRST"), Some("SENT"))
+        (Some("TICKETS"), Some("SENT"))
     );
     assert_eq!(rows[0]["order_id"], order.order_id.as_str());
 }
@@ -200,7 +200,7 @@ async fn a_mail_the_smtp_server_was_down_for_is_delivered_once_when_it_is_back()
 
     // The server comes up; the back-off's wait is cut short.
     let (_, mut received) = smtp_server::start_on(address).await;
-    crate::db_reads::make_ticket_mails_due(&app).await;
+    crate::db_reads::make_mails_due(&app).await;
     let mail = next_mail(&mut received).await;
     assert!(mail.text.contains(&order.codes[0]));
     wait_for_mails(&app, "?status=SENT", 1).await;

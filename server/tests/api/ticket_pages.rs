@@ -97,7 +97,7 @@ async fn the_ticket_page_opens_with_its_key_only_and_an_operator_resend_ends_the
         2,
     )
     .await;
-    assert_eq!(rows[0]["kind"], "OPERATOR");
+    assert_eq!(rows[0]["kind"], "TICKETS_OPERATOR");
 }
 
 #[tokio::test]
@@ -160,7 +160,15 @@ async fn a_customer_may_have_the_mail_sent_again_three_times_an_hour() {
     let rows = mail_rows(&app, &format!("?order_id={}", order.order_id)).await;
     let mut kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
     kinds.sort();
-    assert_eq!(kinds, ["FIRST", "RESEND", "RESEND", "RESEND"]);
+    assert_eq!(
+        kinds,
+        [
+            "TICKETS",
+            "TICKETS_RESEND",
+            "TICKETS_RESEND",
+            "TICKETS_RESEND"
+        ]
+    );
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@ use app::wire::DeliveryStatus;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::claim::Queue;
 use super::{Batch, SqlStore, ThisBackend, ThisDialect};
 use crate::events::NewEvent;
 use crate::store::{
@@ -58,6 +59,12 @@ pub(super) fn insert_events(batch: &mut Batch, events: &[(Uuid, NewEvent)]) {
     batch.bind(now);
 }
 
+/// The webhook deliveries, claimed by the webhook worker (`events/webhooks.rs`).
+const DELIVERIES: Queue = Queue {
+    table: "webhook_delivery",
+    key: "webhook_delivery_id",
+};
+
 #[async_trait::async_trait]
 impl EventStore for SqlStore {
     async fn events_for_client(
@@ -98,14 +105,14 @@ impl EventStore for SqlStore {
         now: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<Uuid>> {
-        Ok(sqlx::query_scalar(
+        Ok(sqlx::query_scalar(&format!(
             "SELECT d.partner_client_id FROM webhook_delivery d
              JOIN partner_client pc ON pc.partner_client_id = d.partner_client_id
-             WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
-               AND (d.locked_until IS NULL OR d.locked_until <= $1)
+             WHERE {due}
                AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL
              GROUP BY d.partner_client_id ORDER BY MIN(d.next_attempt_at) LIMIT $2",
-        )
+            due = DELIVERIES.due("d"),
+        ))
         .bind(now)
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
@@ -121,29 +128,19 @@ impl EventStore for SqlStore {
     ) -> StoreResult<Vec<DueDelivery>> {
         let claim_id = Uuid::new_v4();
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        // One statement is the claim: the rows are picked and locked together (Postgres skips
-        // rows a concurrent claim holds; SQLite's write lock serialises claims), and the
-        // update's own condition refuses a row whose lock another claim took meanwhile.
-        let claimed: Vec<Uuid> = sqlx::query_scalar(&format!(
-            "UPDATE webhook_delivery SET locked_until = $3, claim_id = $4
-             WHERE webhook_delivery_id IN (
-                 SELECT d.webhook_delivery_id FROM webhook_delivery d
-                 WHERE d.status = 'PENDING' AND d.next_attempt_at <= $2
-                   AND (d.locked_until IS NULL OR d.locked_until <= $2)
-                   AND ($1 IS NULL OR d.partner_client_id = $1)
-                   AND EXISTS (SELECT 1 FROM partner_client pc
-                               WHERE pc.partner_client_id = d.partner_client_id
-                                 AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL)
-                 ORDER BY d.next_attempt_at LIMIT $5 {skip_locked})
-               AND status = 'PENDING' AND (locked_until IS NULL OR locked_until <= $2)
-             RETURNING webhook_delivery_id",
-            skip_locked = ThisDialect::SKIP_LOCKED,
+        // Only deliveries whose partner still has a webhook to send them to.
+        let claimed: Vec<Uuid> = sqlx::query_scalar(&DELIVERIES.claim_due(
+            "($5 IS NULL OR q.partner_client_id = $5)
+             AND EXISTS (SELECT 1 FROM partner_client pc
+                         WHERE pc.partner_client_id = q.partner_client_id
+                           AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL)",
+            "webhook_delivery_id",
         ))
-        .bind(partner_client_id)
         .bind(now)
         .bind(lock_until)
         .bind(claim_id)
         .bind(i64::from(limit))
+        .bind(partner_client_id)
         .fetch_all(&mut *tx)
         .await?;
         if claimed.is_empty() {
@@ -167,14 +164,11 @@ impl EventStore for SqlStore {
     }
 
     async fn release_delivery(&self, webhook_delivery_id: Uuid, claim_id: Uuid) -> StoreResult<()> {
-        sqlx::query(
-            "UPDATE webhook_delivery SET locked_until = NULL, claim_id = NULL
-             WHERE webhook_delivery_id = $1 AND claim_id = $2",
-        )
-        .bind(webhook_delivery_id)
-        .bind(claim_id)
-        .execute(&self.writer)
-        .await?;
+        sqlx::query(&DELIVERIES.release())
+            .bind(webhook_delivery_id)
+            .bind(claim_id)
+            .execute(&self.writer)
+            .await?;
         Ok(())
     }
 

@@ -4,9 +4,10 @@ use app::wire::{MerchantAccountStatus, Transition};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{SqlStore, ThisBackend};
+use super::mail::insert_mail;
+use super::{Batch, SqlStore, ThisBackend};
 use crate::store::{
-    backend::Backend, MerchantAccount, MerchantAccountStore, StoreError, StoreResult,
+    backend::Backend, MerchantAccount, MerchantAccountStore, NewMail, StoreError, StoreResult,
 };
 
 #[async_trait::async_trait]
@@ -16,6 +17,7 @@ impl MerchantAccountStore for SqlStore {
         a: &MerchantAccount,
         code_hash: &[u8],
         code_expires_at: DateTime<Utc>,
+        magic_link: &NewMail,
     ) -> StoreResult<()> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         sqlx::query(
@@ -45,6 +47,9 @@ impl MerchantAccountStore for SqlStore {
         .bind(a.created_at)
         .execute(&mut *tx)
         .await?;
+        let mut batch = Batch::default();
+        insert_mail(&mut batch, magic_link);
+        ThisBackend::flush(&mut batch, &mut tx).await?;
         tx.commit().await?;
         Ok(())
     }

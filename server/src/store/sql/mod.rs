@@ -77,6 +77,7 @@ mod calendar;
 mod campaigns;
 mod checkout_tx;
 mod checkouts;
+mod claim;
 mod clients;
 mod customers;
 mod events;

@@ -1,10 +1,12 @@
 //! Tickets of a paid order.
 
+use app::wire::MailKind;
 use chrono::Utc;
 use uuid::Uuid;
 
+use super::super::mail::insert_mail;
 use super::SqlCheckoutTx;
-use crate::store::{NewTicket, StoreError, StoreResult, TicketTx};
+use crate::store::{NewMail, NewTicket, StoreError, StoreResult, TicketTx};
 
 #[async_trait::async_trait]
 impl TicketTx for SqlCheckoutTx {
@@ -35,15 +37,10 @@ impl TicketTx for SqlCheckoutTx {
 
     async fn write_ticket_mail(&mut self, order_id: Uuid, page_nonce: &[u8]) -> StoreResult<()> {
         let now = Utc::now();
-        self.batch
-            .statement(
-                "INSERT INTO ticket_mail (ticket_mail_id, customer_order_id, kind, status,
-                     next_attempt_at, created_at)
-                 VALUES ($1, $2, 'FIRST', 'PENDING', $3, $3)",
-            )
-            .bind(crate::ids::time_ordered_id())
-            .bind(order_id)
-            .bind(now);
+        insert_mail(
+            &mut self.batch,
+            &NewMail::of_order(MailKind::Tickets, order_id),
+        );
         self.batch
             .statement(
                 "INSERT INTO ticket_page_key (customer_order_id, nonce, rotated_at)
