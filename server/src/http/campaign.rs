@@ -117,16 +117,7 @@ impl SessionCampaign {
         // Identity sessions have no partner client; the campaign they were minted in is theirs.
         if let Some(client) = user.partner_client_id {
             let store = state.store.as_ref();
-            if !state
-                .auth
-                .client_may_use_campaign(store, client, id)
-                .await?
-            {
-                return Err(Error::new(
-                    ProblemType::Forbidden,
-                    format!("This partner client may not use campaign {id}."),
-                ));
-            }
+            state.auth.require_campaign(store, client, id).await?;
         }
         Ok(SessionCampaign { user, campaign })
     }
