@@ -101,7 +101,9 @@ impl Checks {
         }
     }
 
-    /// Text of `min..=max` characters, not blank when `min > 0`.
+    /// Text of `min..=max` characters, not blank when `min > 0`, without control characters:
+    /// texts reach mails, calendar files and wallet passes, where a carriage return or a line
+    /// break would start a line of the text's own making (a `.ics` property, a header).
     pub fn text(&mut self, field: &str, value: &str, min: usize, max: usize) {
         let len = value.chars().count();
         if min > 0 && value.trim().is_empty() {
@@ -111,6 +113,12 @@ impl Checks {
                 field,
                 "length",
                 format!("{field} must be {min} to {max} characters"),
+            );
+        } else if value.chars().any(char::is_control) {
+            self.fail(
+                field,
+                "control_character",
+                format!("{field} must not hold control characters (line breaks, tabs and the like)"),
             );
         }
     }
@@ -535,6 +543,21 @@ mod tests {
             }
             Err(other) => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn texts_hold_no_control_characters() {
+        let mut checks = Checks::default();
+        checks.text("cr", "Artis\r\nX-INJECTED:1", 1, 200);
+        checks.text("tab", "tab\there", 1, 200);
+        checks.text("bell", "bell\u{7}", 1, 200);
+        checks.text("nel", "next\u{85}line", 1, 200);
+        checks.text("fine", "Café Ü 東京 – “quoted”", 1, 200);
+        let control = |field: &str| (field.to_owned(), "control_character".to_owned());
+        assert_eq!(
+            failed_with_codes(checks),
+            [control("cr"), control("tab"), control("bell"), control("nel")]
+        );
     }
 
     #[test]
