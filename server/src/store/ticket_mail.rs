@@ -86,6 +86,13 @@ pub trait TicketMailStore {
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
     ) -> StoreResult<Vec<TicketMailRecord>>;
+    /// The newest `limit` mails of the orders of customers a partner knows by `reference`
+    /// (the demo mailbox: one demo shop visit's mails).
+    async fn ticket_mails_of_reference(
+        &self,
+        reference: &str,
+        limit: u32,
+    ) -> StoreResult<Vec<TicketMailRecord>>;
     /// Writes one more mail of `order_id` of `kind`, unless `limit` says the order had enough
     /// of that kind lately. The count and the write are one transaction that first locks the
     /// order's row, so two nodes cannot both pass the limit. With `new_page_nonce`, the
