@@ -63,8 +63,14 @@ test('a shopper buys a museum ticket for a day, pays in the top window and gets 
 });
 
 /** Opens the shop for a fresh customer, then a merchant's product. */
-async function openProduct(page: import('@playwright/test').Page, partner: import('./support/partner').Partner, merchant: RegExp, product: RegExp) {
-  const frame = await openShop(page, partner, { user: `e2e-${test.info().workerIndex}-${Date.now()}` });
+async function openProduct(
+  page: import('@playwright/test').Page,
+  partner: import('./support/partner').Partner,
+  merchant: RegExp,
+  product: RegExp,
+  user = `e2e-${test.info().workerIndex}-${Date.now()}`,
+) {
+  const frame = await openShop(page, partner, { user });
   await frame.getByRole('link', { name: merchant }).click();
   await expect(frame.getByRole('link', { name: product })).toBeVisible();
   await waitForSettledFrame(page);
@@ -280,7 +286,10 @@ test('the return screen for another customer\'s checkout says it is not theirs',
 
 test('after a purchase the host gets a receipt it can verify, and the tickets go to a calendar, a printer and the mail again', async ({ page, partner, request }) => {
   test.setTimeout(60_000);
-  let frame = await openProduct(page, partner, /Canal House Museum/, /Adult admission/);
+  // A demo shop visit's reference, so the demo mailbox shows this customer's mails (and only
+  // theirs) below.
+  const visitor = `demo-visit-${crypto.randomUUID()}`;
+  let frame = await openProduct(page, partner, /Canal House Museum/, /Adult admission/, visitor);
   await chooseFirstAvailableDay(frame);
   await frame.getByRole('button', { name: 'Continue' }).click();
   await expect(frame.getByRole('heading', { name: 'Your order' })).toBeVisible();
@@ -320,10 +329,10 @@ test('after a purchase the host gets a receipt it can verify, and the tickets go
   await expect(frame.getByText('Your tickets are on their way to your e-mail address.')).toBeVisible();
 
   // No mail server here: the ticket mail waits in the outbox, and in demo mode /demo/mail shows
-  // it as the customer would see it, its QR images included.
+  // the visit's own mails as the customer would see them, QR images included.
   const alt = await frame.getByRole('img', { name: /QR code of ticket/ }).first().getAttribute('alt');
   const code = alt!.replace('QR code of ticket ', '');
-  await page.goto(`${BASE_URL}/demo/mail`);
+  await page.goto(`${BASE_URL}/demo/mail?visitor=${visitor}`);
   await expect(page.getByRole('heading', { name: /Canal House Museum/ }).first()).toBeVisible();
   const mails = page.locator('article iframe');
   const ours = [];

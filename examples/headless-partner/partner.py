@@ -47,8 +47,11 @@ from boxoffice_client.api.sandbox import complete_payment
 from boxoffice_client.models import (
     BasketLine,
     ClientCredentialsRequest,
+    ClientCredentialsRequestGrantTypeType0,
     ExpressCheckoutRequest,
+    Integration,
     PartnerClientInput,
+    PayAction,
     PayForm,
     SessionTokenRequest,
     SessionUser,
@@ -122,7 +125,9 @@ def open_session(base, client_id, client_secret):
         client_credentials_token.sync_detailed(
             client=anonymous,
             body=ClientCredentialsRequest(
-                grant_type="client_credentials", client_id=client_id, client_secret=client_secret
+                grant_type=ClientCredentialsRequestGrantTypeType0.CLIENT_CREDENTIALS,
+                client_id=client_id,
+                client_secret=client_secret,
             ),
         ),
         200,
@@ -133,7 +138,7 @@ def open_session(base, client_id, client_secret):
         start_session.sync_detailed(
             client=backend,
             body=StartSession(
-                integration="headless",
+                integration=Integration.HEADLESS,
                 user=SessionUser(
                     reference=f"example-user-{uuid.uuid4()}",
                     email="ada@example.com",
@@ -198,7 +203,7 @@ def pay(base, payment_url):
     key = parse_qs(parts.query)["key"][0]
     customer = Client(base_url=base, follow_redirects=False)
     response = complete_payment.sync_detailed(
-        payment_id, client=customer, key=key, body=PayForm(action="pay")
+        payment_id, client=customer, key=key, body=PayForm(action=PayAction.PAY)
     )
     if response.status_code != 303:
         raise SystemExit(f"the sandbox payment answered {response.status_code}")

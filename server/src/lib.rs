@@ -109,7 +109,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         config: config.clone(),
         store: store.clone(),
         tokens,
-        auth,
+        auth: auth.clone(),
         identity,
     };
     let commerce = checkout::Commerce {
@@ -118,6 +118,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         catalog,
         fulfillment: Arc::default(),
         payments,
+        auth,
         customer_copies,
         hold_addresses,
     };

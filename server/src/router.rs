@@ -13,7 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::{
     admin, api, auth, bench_baseline, demo, frame,
     http::{
-        correlation, fallback, framing, locale, openapi, ops,
+        correlation, drain, fallback, framing, locale, openapi, ops,
         rate_limit::{self, TrustedProxies},
     },
     sandbox,
@@ -74,6 +74,15 @@ pub fn router(state: AppState) -> (Router, serde_json::Value) {
         .layer(CatchPanicLayer::new())
         .layer(middleware::from_fn(locale::middleware))
         .layer(CompressionLayer::new())
+        // Outside the timeout, so reading the rest of a body after an early answer (a 401, a
+        // 413) does not turn that answer into a 503; it has its own bound (`http/drain.rs`).
+        .layer(middleware::from_fn_with_state(
+            drain::Drain {
+                limit: state.config.body_limit_bytes,
+                within: state.config.request_timeout(),
+            },
+            drain::middleware,
+        ))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             state.config.request_timeout(),

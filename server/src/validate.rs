@@ -14,38 +14,29 @@ use crate::error::{Error, Result};
 /// the row; the document's amount patterns say the same (`^[0-9]{1,8}…`).
 pub const MAX_AMOUNT: Decimal = Decimal::from_parts(0x540B_E3FF, 2, 0, false, 2); // 99999999.99
 
-/// An http(s) URL with `$extra` as one more alternative for a character of its path and query.
-/// Its host is a name or an IPv4 address, its port 1 to 65535, its path and query RFC 3986's
-/// characters or `%` escapes; no user, no fragment.
-macro_rules! http_url_pattern {
-    ($extra:literal) => {
-        concat!(
-            r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*",
-            r"|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))",
-            r"(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?",
-            r"(/([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}",
-            $extra,
-            r")*)*(\?([A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2}",
-            $extra,
-            r")*)?$"
-        )
-    };
-}
-
-/// The http(s) URLs the API keeps as links or calls (a merchant's website and image, a
-/// partner's webhook). One text for the server ([`Checks::http_url`]) and the OpenAPI document
-/// ([`http_url_schema`]): a generated client and the server agree on every string, which the
-/// judges test from both sides (`.ci/judges`, schemathesis).
-pub const HTTP_URL_PATTERN: &str = http_url_pattern!("");
-
-/// An identity issuer's key URL, where `{apiKey}` may stand in the path and the query.
-pub const JWKS_URL_TEMPLATE_PATTERN: &str = http_url_pattern!(r"|\{apiKey\}");
+/// The URL patterns, one text for the server (`Checks::http_url`, `return_url`) and the OpenAPI
+/// document (`http_url_schema`, the wire types' `return_url`); written in `app::wire`, which
+/// both read.
+pub use app::wire::{HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, RETURN_URL_PATTERN};
 
 static HTTP_URL: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(HTTP_URL_PATTERN).expect("a valid pattern"));
 static JWKS_URL_TEMPLATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(JWKS_URL_TEMPLATE_PATTERN).expect("a valid pattern")
 });
+static RETURN_URL: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(RETURN_URL_PATTERN).expect("a valid pattern"));
+
+/// A checkout's `return_url` as [`RETURN_URL_PATTERN`] states it, parsed; `None` when it is not
+/// one. Exactly the pattern: the document tells a client every URL the server takes.
+pub fn return_url(value: &str) -> Option<url::Url> {
+    if !RETURN_URL.is_match(value) {
+        return None;
+    }
+    url::Url::parse(value)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+}
 
 /// The document's schema of a URL field ([`HTTP_URL_PATTERN`]); `null` when it is optional.
 fn url_schema(pattern: &str, nullable: bool) -> utoipa::openapi::schema::ObjectBuilder {
@@ -101,7 +92,9 @@ impl Checks {
         }
     }
 
-    /// Text of `min..=max` characters, not blank when `min > 0`.
+    /// Text of `min..=max` characters, not blank when `min > 0`, without control characters:
+    /// texts reach mails, calendar files and wallet passes, where a carriage return or a line
+    /// break would start a line of the text's own making (a `.ics` property, a header).
     pub fn text(&mut self, field: &str, value: &str, min: usize, max: usize) {
         let len = value.chars().count();
         if min > 0 && value.trim().is_empty() {
@@ -111,6 +104,12 @@ impl Checks {
                 field,
                 "length",
                 format!("{field} must be {min} to {max} characters"),
+            );
+        } else if value.chars().any(char::is_control) {
+            self.fail(
+                field,
+                "control_character",
+                format!("{field} must not hold control characters (line breaks, tabs and the like)"),
             );
         }
     }
@@ -538,6 +537,21 @@ mod tests {
     }
 
     #[test]
+    fn texts_hold_no_control_characters() {
+        let mut checks = Checks::default();
+        checks.text("cr", "Artis\r\nX-INJECTED:1", 1, 200);
+        checks.text("tab", "tab\there", 1, 200);
+        checks.text("bell", "bell\u{7}", 1, 200);
+        checks.text("nel", "next\u{85}line", 1, 200);
+        checks.text("fine", "Café Ü 東京 – “quoted”", 1, 200);
+        let control = |field: &str| (field.to_owned(), "control_character".to_owned());
+        assert_eq!(
+            failed_with_codes(checks),
+            [control("cr"), control("tab"), control("bell"), control("nel")]
+        );
+    }
+
+    #[test]
     fn url_templates() {
         let mut checks = Checks::default();
         checks.jwks_url_template("a", "https://idp.example/{apiKey}/jwks");
@@ -559,6 +573,37 @@ mod tests {
                 ("host".into(), "url".into()),
             ]
         );
+    }
+
+    /// A return URL is taken as a browser writes a page's address, and exactly when the
+    /// document's pattern matches it.
+    #[test]
+    fn return_urls_are_what_the_pattern_says() {
+        let pattern = regex::Regex::new(RETURN_URL_PATTERN).unwrap();
+        let taken = [
+            "http://localhost:8080/tickets/done?basket=7",
+            "https://shop.example:65535/back?order=1&lang=nl#tickets",
+            "http://127.0.0.1:3000/return?items[]=1&q={a|b}#/route?x=1#y",
+            "https://shop.example",
+        ];
+        for url in taken {
+            assert!(return_url(url).is_some(), "{url}");
+            assert!(pattern.is_match(url), "{url}");
+        }
+        let refused = [
+            " https://shop.example/back",
+            "https://shop.example/back space",
+            "https://user@shop.example/",
+            "https://shop.example:65536/",
+            "https://[::1]/",
+            "ftp://shop.example/",
+            "https://shop.example/<script>",
+            "https://shop.example/%zz",
+        ];
+        for url in refused {
+            assert!(return_url(url).is_none(), "{url}");
+            assert!(!pattern.is_match(url), "{url}");
+        }
     }
 
     /// The document's URL pattern is the server's rule: what it matches is a URL the server

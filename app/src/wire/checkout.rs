@@ -188,12 +188,7 @@ pub struct ConfirmRequest {
     pub last_name: String,
     /// Absolute http(s) URL on an origin the partner registered; reached whatever the outcome,
     /// with `payment_id` added.
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
-        )
-    )]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::return_url))]
     pub return_url: String,
     /// Required when the checkout's `requires_shipping_address` is true.
     #[serde(default)]
@@ -235,12 +230,7 @@ pub struct ExpressCheckoutRequest {
         schema(max_length = 100, pattern = r"[^\s\u0085]|\ufeff")
     )]
     pub last_name: String,
-    #[cfg_attr(
-        feature = "ssr",
-        schema(
-            pattern = r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
-        )
-    )]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::return_url))]
     pub return_url: String,
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(schema_with = super::newsletters))]

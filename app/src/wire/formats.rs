@@ -11,6 +11,17 @@ use utoipa::openapi::schema::{
 /// field that must not be blank.
 pub const NOT_BLANK: &str = r"[^\s\u0085]|\ufeff";
 
+/// A checkout's `return_url`: [`super::RETURN_URL_PATTERN`], the server's own check.
+pub fn return_url() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(super::RETURN_URL_PATTERN))
+        .description(Some(
+            "Absolute http(s) URL on an origin the partner registered; reached whatever the outcome, with `payment_id` added.",
+        ))
+        .examples(["https://shop.example/tickets/done?basket=7"])
+}
+
 /// An ISO 3166-1 alpha-2 country code: the codes the server accepts (celes's table, the one
 /// `server::validate::is_country` checks against), listed as an enum.
 pub fn country_code() -> ObjectBuilder {

@@ -15,6 +15,7 @@ mod percentage;
 mod problem;
 mod product;
 mod status;
+mod url_pattern;
 
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
 pub use checkout::{
@@ -27,7 +28,7 @@ pub use credentials::{
 };
 pub use envelope::{Envelope, Feed, Meta, Pagination};
 #[cfg(feature = "ssr")]
-pub use formats::{country_code, newsletters, visit_date, voucher_codes, NOT_BLANK};
+pub use formats::{country_code, newsletters, return_url, visit_date, voucher_codes, NOT_BLANK};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
@@ -35,6 +36,7 @@ pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticke
 pub use origin::origin_matches;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
+pub use url_pattern::{HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, RETURN_URL_PATTERN};
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
     OrderStatus, PaymentStatus, TicketStatus, Transition, UnknownState,

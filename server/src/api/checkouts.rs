@@ -64,6 +64,14 @@ fn buyer(user: &PublicUser, RequestAddress(address): RequestAddress) -> Buyer {
     }
 }
 
+/// Who acts on an existing checkout (`read::visible` checks what they may do with it).
+fn caller(user: Option<PublicUser>) -> read::Caller {
+    user.map_or_else(read::Caller::default, |user| read::Caller {
+        customer_id: Some(user.customer_id),
+        partner_client_id: user.partner_client_id,
+    })
+}
+
 /// Reserves the basket for 15 minutes and returns the priced review: the authoritative
 /// totals and `requires_shipping_address`. Emits `checkouts.CheckoutStarted`. Refused with
 /// 409 `checkout-hold-limit-reached` when the buyer already holds as much as one buyer may.
@@ -100,22 +108,14 @@ async fn create_checkout(
     params(("checkout_id" = Uuid, Path)),
     request_body = ConfirmRequest,
     responses((status = 200, body = inline(Envelope<PlacedOrder>)),
-              Problem400, Problem401, Problem404, Problem409, Problem422, Problem502))]
+              Problem400, Problem401, Problem403, Problem404, Problem409, Problem422, Problem502))]
 async fn confirm_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
     ApiPath(checkout_id): ApiPath<Uuid>,
     ApiJson(request): ApiJson<ConfirmRequest>,
 ) -> Result<Data<PlacedOrder>> {
-    let customer_id = user.map(|u| u.customer_id);
-    let placed = confirm(
-        &state.commerce,
-        checkout_id,
-        customer_id,
-        &request,
-        Utc::now(),
-    )
-    .await?;
+    let placed = confirm(&state.commerce, checkout_id, caller(user), &request, Utc::now()).await?;
     Ok(Data::ok(placed))
 }
 
@@ -127,14 +127,13 @@ async fn confirm_checkout(
     security((), ("public_bearer" = [])),
     params(("checkout_id" = Uuid, Path)),
     responses((status = 200, body = inline(Envelope<Checkout>)),
-              Problem400, Problem401, Problem404, Problem409))]
+              Problem400, Problem401, Problem403, Problem404, Problem409))]
 async fn extend_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Data<Checkout>> {
-    let customer_id = user.map(|u| u.customer_id);
-    let checkout = extend(&state.commerce, checkout_id, customer_id, Utc::now()).await?;
+    let checkout = extend(&state.commerce, checkout_id, caller(user), Utc::now()).await?;
     Ok(Data::ok(checkout))
 }
 
@@ -144,13 +143,13 @@ async fn extend_checkout(
     security((), ("public_bearer" = [])),
     params(("checkout_id" = Uuid, Path)),
     responses((status = 200, body = inline(Envelope<Checkout>)),
-              Problem400, Problem401, Problem404))]
+              Problem400, Problem401, Problem403, Problem404))]
 async fn get_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Data<Checkout>> {
-    let record = read::visible(&state.commerce, checkout_id, user.map(|u| u.customer_id)).await?;
+    let record = read::visible(&state.commerce, checkout_id, caller(user)).await?;
     Ok(Data::ok(checkout_view(&state.commerce, &record).await?))
 }
 
@@ -162,13 +161,13 @@ async fn get_checkout(
     security((), ("public_bearer" = [])),
     params(("checkout_id" = Uuid, Path)),
     responses((status = 204, description = "Released (or already expired)"),
-              Problem400, Problem401, Problem404, Problem409))]
+              Problem400, Problem401, Problem403, Problem404, Problem409))]
 async fn release_checkout(
     MaybePublicUser(user): MaybePublicUser,
     State(state): State<AppState>,
     ApiPath(checkout_id): ApiPath<Uuid>,
 ) -> Result<Response> {
-    let record = read::visible(&state.commerce, checkout_id, user.map(|u| u.customer_id)).await?;
+    let record = read::visible(&state.commerce, checkout_id, caller(user)).await?;
     release_reservation(&state.commerce, &record).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

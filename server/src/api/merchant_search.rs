@@ -45,7 +45,9 @@ struct SearchParams {
     /// Words to find in the merchant's name (any language); case and diacritics do not matter.
     /// Optional: without it (or blank) every merchant passing the other filters matches; else
     /// at most 200 characters with a letter or a digit, and at most 10 words.
-    #[param(max_length = 200, pattern = r"^\s*$|[^\W_]")]
+    // A letter or digit of any script: JSON Schema patterns are ECMA-262's, where `\w` and `\W`
+    // are ASCII's, so a validating client would refuse "Ü" and "東京", which the server takes.
+    #[param(max_length = 200, pattern = r"^\s*$|[\p{L}\p{N}]")]
     q: Option<String>,
     /// With `longitude`: order by distance from this point and report `distance_km`.
     #[param(minimum = -90, maximum = 90)]
@@ -73,7 +75,7 @@ struct BroadSearchParams {
     /// Words to find in the merchant's name, city or category, or in the titles of its products
     /// in the campaign (any language); case and diacritics do not matter. Required: at most
     /// 200 characters with a letter or a digit, and at most 10 words.
-    #[param(required = true, min_length = 1, max_length = 200, pattern = r"[^\W_]")]
+    #[param(required = true, min_length = 1, max_length = 200, pattern = r"[\p{L}\p{N}]")]
     q: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
     #[param(minimum = 1, maximum = 100)]

@@ -23,7 +23,11 @@ use std::{
 
 use uuid::Uuid;
 
-use crate::{cache::TtlCache, error::Result, store::Store};
+use crate::{
+    cache::TtlCache,
+    error::{Error, ProblemType, Result},
+    store::Store,
+};
 
 /// How long a cached grant is kept at one generation: it only bounds the memory's age, as
 /// revocations reach the cache through the generation.
@@ -141,6 +145,24 @@ impl AuthCache {
             self.campaigns.put((client, campaign), (), generation);
         }
         Ok(allowed)
+    }
+
+    /// `client_may_use_campaign` as every public route refuses it: 403 `forbidden`. A partner
+    /// client removed from a campaign loses its sessions' work in it at once, reservations
+    /// made before the removal included (docs/security.md, "Revocation across nodes").
+    pub async fn require_campaign(
+        &self,
+        store: &dyn Store,
+        client: Uuid,
+        campaign: Uuid,
+    ) -> Result<()> {
+        if self.client_may_use_campaign(store, client, campaign).await? {
+            return Ok(());
+        }
+        Err(Error::new(
+            ProblemType::Forbidden,
+            format!("This partner client may not use campaign {campaign}."),
+        ))
     }
 }
 

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::{
+    auth::cache::AuthCache,
     catalog::Catalog,
     config::Config,
     keyed::PurposeKey,
@@ -25,6 +26,9 @@ pub struct Commerce {
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub payments: Arc<dyn PaymentProvider>,
+    /// What public bearers may do (`auth::cache`): a session's partner client must still be
+    /// allowed a checkout's campaign on every operation on it (`read::visible`).
+    pub auth: Arc<AuthCache>,
     /// Per-node copies of a customer's orders and ledger entries as the API writes them.
     pub customer_copies: Arc<CustomerCopies>,
     /// The key of a buyer's address as a checkout keeps it (`holds`).

@@ -17,11 +17,11 @@ use crate::error::Result;
 pub async fn confirm(
     state: &Commerce,
     checkout_id: Uuid,
-    customer_id: Option<Uuid>,
+    caller: read::Caller,
     request: &ConfirmRequest,
     now: DateTime<Utc>,
 ) -> Result<PlacedOrder> {
-    let checkout = read::visible(state, checkout_id, customer_id).await?;
+    let checkout = read::visible(state, checkout_id, caller).await?;
     if checkout.status != CheckoutStatus::CONFIRM.from() {
         return Err(not_reserved(checkout_id, checkout.status));
     }

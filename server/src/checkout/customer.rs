@@ -10,7 +10,6 @@
 //! sold, and nobody is told of it (docs/security.md, "Events and webhooks").
 
 use app::wire::{origin_matches, ConfirmRequest, FieldError};
-use url::Url;
 use uuid::Uuid;
 
 use super::Commerce;
@@ -35,14 +34,12 @@ pub async fn validate(
     checks.text("email", request.email.trim(), 1, 254);
     checks.text("first_name", request.first_name.trim(), 1, 100);
     checks.text("last_name", request.last_name.trim(), 1, 100);
-    let return_url = Url::parse(request.return_url.trim())
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+    let return_url = crate::validate::return_url(&request.return_url);
     checks.check(
         return_url.is_some(),
         "return_url",
         "invalid",
-        "return_url must be an absolute http(s) URL",
+        "return_url must be an absolute http(s) URL at a name or IPv4 address, without a user",
     );
     if let Some(address) = &request.shipping_address {
         checks.text("shipping_address.street", address.street.trim(), 1, 200);

@@ -37,11 +37,11 @@ fn already_extended(checkout_id: Uuid) -> Error {
 pub async fn extend(
     state: &Commerce,
     checkout_id: Uuid,
-    customer_id: Option<Uuid>,
+    caller: read::Caller,
     now: DateTime<Utc>,
 ) -> Result<Checkout> {
     // Read as any reader does, so a hold that ended is expired first.
-    let checkout = read::visible(state, checkout_id, customer_id).await?;
+    let checkout = read::visible(state, checkout_id, caller).await?;
     if checkout.status != CheckoutStatus::Reserved {
         return Err(not_reserved(checkout_id, checkout.status));
     }
@@ -55,7 +55,7 @@ pub async fn extend(
     {
         drop(tx);
         // Another request got there first: an extension, a confirmation or the expiry.
-        let now_is = read::visible(state, checkout_id, customer_id).await?;
+        let now_is = read::visible(state, checkout_id, caller).await?;
         return Err(match now_is.hold_extended_at {
             Some(_) if now_is.status == CheckoutStatus::Reserved => already_extended(checkout_id),
             _ => not_reserved(checkout_id, now_is.status),

@@ -22,21 +22,39 @@ fn not_found(checkout_id: Uuid) -> Error {
     )
 }
 
-/// The checkout `checkout_id`, when `customer_id` may see it: a checkout made under a bearer
+/// Who acts on a checkout: a bearer's customer and its session's partner client (none for an
+/// identity session), or a guest (both `None`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Caller {
+    pub customer_id: Option<Uuid>,
+    pub partner_client_id: Option<Uuid>,
+}
+
+/// The checkout `checkout_id`, when `caller` may see it: a checkout made under a bearer
 /// only by that customer, a guest's by anyone holding its id (a random UUIDv4). Others get the
-/// same 404 as a checkout that does not exist.
+/// same 404 as a checkout that does not exist. Every operation on a checkout after its
+/// reservation starts here, so this is where a session's partner client must still be allowed
+/// the checkout's campaign (403 `forbidden`): a client removed from the campaign can neither
+/// read, extend, confirm nor release the reservations its customers made before.
 pub async fn visible(
     state: &Commerce,
     checkout_id: Uuid,
-    customer_id: Option<Uuid>,
+    caller: Caller,
 ) -> Result<CheckoutRecord> {
     let checkout = state
         .store
         .checkout(checkout_id)
         .await?
         .ok_or_else(|| not_found(checkout_id))?;
-    if checkout.customer_id.is_some() && checkout.customer_id != customer_id {
+    if checkout.customer_id.is_some() && checkout.customer_id != caller.customer_id {
         return Err(not_found(checkout_id));
+    }
+    if let Some(client) = caller.partner_client_id {
+        let store = state.store.as_ref();
+        state
+            .auth
+            .require_campaign(store, client, checkout.campaign_id)
+            .await?;
     }
     let now = Utc::now();
     let mut changed = false;

@@ -1,7 +1,13 @@
-//! `GET /demo/mail`: the ticket mails this server wrote, newest first, each shown as its
-//! customer sees it (the HTML part with its QR images, in a sandboxed frame), so a newcomer who
-//! buys in `/demo/shop` can open their ticket mail without a mail server. Demo mode only: the
-//! page shows every customer's tickets.
+//! `GET /demo/mail?visitor=demo-visit-<uuid>`: the ticket mails of one demo shop visit, newest
+//! first, each shown as its customer sees it (the HTML part with its QR images, in a sandboxed
+//! frame), so a newcomer who buys in `/demo/shop` can open their ticket mail without a mail
+//! server. Demo mode only.
+//!
+//! A mail holds the keyed ticket page link, the ticket codes and the customer's address, so a
+//! visit sees only its own: the mails of the customer whose reference is the visit's
+//! (`demo_shop.rs` makes one per browser tab, a random UUID, and links the page here with it).
+//! Knowing the reference is being that visitor: it opens that customer's sessions in the demo
+//! shop just as well. Without one the page shows nobody's mail.
 
 use axum::{
     extract::State,
@@ -9,10 +15,13 @@ use axum::{
     response::{Html, IntoResponse, Response},
 };
 use maud::{html, PreEscaped, DOCTYPE};
+use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::{
+    demo_shop::visitor_reference,
     error::{Error, ProblemType, Result},
+    http::extract::ApiQuery,
     state::AppState,
     store::MailFilter,
     tickets::{compose_mail, order_doc},
@@ -25,24 +34,42 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(demo_mail))
 }
 
-/// The ticket mails written, newest first, as their customers see them (demo mode only).
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct MailQuery {
+    /// The demo shop visit whose mails to show, `demo-visit-<uuid>` (the shop page links here
+    /// with it); without it no mail is shown.
+    #[param(pattern = "^demo-visit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    visitor: Option<String>,
+}
+
+/// One demo shop visit's ticket mails, newest first, as its customer sees them (demo mode
+/// only).
 #[utoipa::path(get, path = "/demo/mail", tag = "demo",
+    params(MailQuery),
     responses((status = 200, content_type = "text/html", body = String),
+              (status = 400, body = app::wire::Problem, content_type = "application/problem+json"),
               (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
-async fn demo_mail(State(state): State<AppState>) -> Result<Response> {
+async fn demo_mail(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<MailQuery>,
+) -> Result<Response> {
     if !state.config.demo {
         return Err(Error::new(
             ProblemType::NotFound,
             "The demo mailbox is on only in demo mode.",
         ));
     }
+    let visitor = query.visitor.as_deref().map(visitor_reference).transpose()?;
     let mut shown = Vec::new();
-    // The ticket mails only: the other kinds are no customer's (a magic link is a merchant's).
-    for mail in state
-        .store
-        .mails(MailFilter::default(), None, SHOWN)
-        .await?
-    {
+    // A visit's ticket mails only: the other kinds are no customer's (a magic link is a
+    // merchant's).
+    let mails = match &visitor {
+        Some(visitor) => state.store.mails_of_reference(visitor, SHOWN).await?,
+        None => Vec::new(),
+    };
+    for mail in mails {
         let Some(order_id) = mail.customer_order_id else {
             continue;
         };
@@ -61,13 +88,17 @@ async fn demo_mail(State(state): State<AppState>) -> Result<Response> {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="robots" content="noindex";
+                // The address holds the visit's reference; no link in a mail passes it on.
+                meta name="referrer" content="no-referrer";
                 title { "Demo mailbox" }
                 style { (PreEscaped(CSS)) }
             }
             body {
-                header { strong { "Demo mailbox" } ": the ticket mails this server wrote, newest first" }
+                header { strong { "Demo mailbox" } ": your ticket mails, newest first" }
                 main {
-                    @if shown.is_empty() {
+                    @if visitor.is_none() {
+                        p { "Open your mailbox with the link in " a href="/demo/shop" { "the demo shop" } ": each visit sees only its own mails." }
+                    } @else if shown.is_empty() {
                         p { "No ticket mail yet. Buy tickets in " a href="/demo/shop" { "the demo shop" } "." }
                     }
                     @for (mail, to, composed) in &shown {
@@ -90,7 +121,10 @@ async fn demo_mail(State(state): State<AppState>) -> Result<Response> {
         }
     };
     Ok((
-        [(header::CACHE_CONTROL, "no-store")],
+        [
+            (header::CACHE_CONTROL, "no-store"),
+            (header::REFERRER_POLICY, "no-referrer"),
+        ],
         Html(page.into_string()),
     )
         .into_response())

@@ -8,7 +8,8 @@
 //! back from the payment page, stay the same customer), and asks `POST /demo/shop/session` for
 //! a code for it. The endpoint takes no other form of reference, so nobody can open a session
 //! as a customer of their choosing, and both routes are limited per client address
-//! (`BOXOFFICE_AUTH_RATE_PER_MINUTE`, like the other session endpoints).
+//! (`BOXOFFICE_AUTH_RATE_PER_MINUTE`, like the other session endpoints). The page links to the
+//! visit's own demo mailbox (`/demo/mail?visitor=…`, `demo_mail.rs`).
 
 use axum::{
     extract::State,
@@ -119,7 +120,8 @@ header{{padding:1rem;background:#2d2a26;color:#fff}}main{{max-width:52rem;margin
 #tickets{{background:#fff;border-radius:.5rem;overflow:hidden}}</style>
 </head>
 <body>
-<header><strong>Demo partner</strong>: a partner's page with the Boxoffice frame inside</header>
+<header><strong>Demo partner</strong>: a partner's page with the Boxoffice frame inside ·
+<a id="mailbox" href="/demo/mail" style="color:#fff">your ticket mails</a></header>
 <main>
 <h1>Day out tickets</h1>
 <div id="tickets"></div>
@@ -152,6 +154,8 @@ const SHOP_SCRIPT: &str = r#"(function () {
     visitor = 'demo-visit-' + uuid();
     try { sessionStorage.setItem(key, visitor); } catch (e) { /* one page view only */ }
   }
+  // The demo mailbox shows this visit's mails only (`demo_mail.rs`).
+  document.getElementById('mailbox').href = '/demo/mail?visitor=' + encodeURIComponent(visitor);
   fetch('/demo/shop/session', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -205,7 +209,7 @@ async fn demo_session(
 }
 
 /// `demo-visit-<uuid>` in its one spelling (lower-case, hyphenated), or a 400 naming `visitor`.
-fn visitor_reference(text: &str) -> Result<String> {
+pub(crate) fn visitor_reference(text: &str) -> Result<String> {
     text.strip_prefix(VISITOR_PREFIX)
         .and_then(|rest| uuid::Uuid::try_parse(rest).ok())
         .map(|id| format!("{VISITOR_PREFIX}{}", id.hyphenated()))

@@ -118,16 +118,10 @@ impl SessionCampaign {
         // Identity sessions have no partner client; the campaign they were minted in is theirs.
         if let Some(client) = user.partner_client_id {
             let authn = state.authn();
-            if !authn
+            authn
                 .auth
-                .client_may_use_campaign(authn.store.as_ref(), client, id)
-                .await?
-            {
-                return Err(Error::new(
-                    ProblemType::Forbidden,
-                    format!("This partner client may not use campaign {id}."),
-                ));
-            }
+                .require_campaign(authn.store.as_ref(), client, id)
+                .await?;
         }
         Ok(SessionCampaign { user, campaign })
     }

@@ -108,31 +108,85 @@ pub fn reject_nul_in_pairs(encoded: &[u8]) -> Result<(), Error> {
 }
 
 /// Deserialises JSON, reporting the path of the first field that does not fit.
+///
+/// A whole number written with a fraction (`24.0`) is an integer to JSON Schema, so a client
+/// that validates against the document may send one where an integer goes; serde takes
+/// integers only as written without a fraction. A body serde refuses for a floating-point
+/// number is therefore read again with every whole number as an integer, which leaves the
+/// usual path as it is; a number with a real fraction (`24.5`) stays refused, in words.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     if let Some(field) = nul_in_json(bytes) {
         return Err(Error::invalid_field(&field, NUL.0, NUL.1));
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        let (field, code) = match inner.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                ("body".to_owned(), "malformed_json")
+    let refused = match serde_path_to_error::deserialize(&mut de) {
+        Ok(value) => return Ok(value),
+        Err(refused) => refused,
+    };
+    if !refused.inner().to_string().starts_with(FLOAT_REFUSED) {
+        return Err(json_problem(refused));
+    }
+    let mut value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|_| json_problem(refused))?;
+    whole_numbers_as_integers(&mut value);
+    serde_path_to_error::deserialize(value).map_err(json_problem)
+}
+
+/// How serde_json begins the message of a number with a fraction where none fits.
+const FLOAT_REFUSED: &str = "invalid type: floating point `";
+
+/// Every number in `value` with no fraction, as an integer (when one holds it exactly).
+fn whole_numbers_as_integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(number) => {
+            // [-2^63, 2^64): where i64 or u64 holds a whole f64 exactly.
+            let exact = -(2f64.powi(63))..2f64.powi(64);
+            let whole = number
+                .as_f64()
+                .filter(|f| number.is_f64() && f.fract() == 0.0 && exact.contains(f));
+            match whole {
+                Some(f) if f < 0.0 => *value = Value::from(f as i64),
+                Some(f) => *value = Value::from(f as u64),
+                None => {}
             }
-            _ => match (missing_field(&inner.to_string()), path.as_str()) {
-                (Some(name), ".") => (name, "required"),
-                (Some(name), _) => (format!("{path}.{name}"), "required"),
-                (None, ".") => ("body".to_owned(), "invalid"),
-                (None, _) => (path, "invalid"),
-            },
-        };
-        Error::validation(vec![FieldError::new(
-            field,
-            code,
-            strip_position(&inner.to_string()),
-        )])
-    })
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(members) => members.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
+}
+
+/// The problem of a body serde refused: the path of the field and what was wrong with it.
+fn json_problem(err: serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = err.path().to_string();
+    let inner = err.into_inner();
+    let message = strip_position(&inner.to_string());
+    let (field, code) = match inner.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+            ("body".to_owned(), "malformed_json")
+        }
+        _ => match (missing_field(&message), path.as_str()) {
+            (Some(name), ".") => (name, "required"),
+            (Some(name), _) => (format!("{path}.{name}"), "required"),
+            (None, ".") => ("body".to_owned(), "invalid"),
+            (None, _) => (path, "invalid"),
+        },
+    };
+    let message = not_whole(&field, &message).unwrap_or(message);
+    Error::validation(vec![FieldError::new(field, code, message)])
+}
+
+/// serde's "invalid type: floating point `2.5`, expected u32" as a client reads it.
+fn not_whole(field: &str, message: &str) -> Option<String> {
+    let (number, expected) = message
+        .strip_prefix(FLOAT_REFUSED)?
+        .split_once("`, expected ")?;
+    let integer = matches!(
+        expected,
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize"
+    );
+    integer.then(|| format!("{field} must be a whole number, not {number}"))
 }
 
 /// The field serde names in "missing field `name`", so the problem points at it.

@@ -174,4 +174,8 @@ pub trait MailStore {
         after: Option<(DateTime<Utc>, Uuid)>,
         limit: u32,
     ) -> StoreResult<Vec<MailRecord>>;
+    /// The newest `limit` mails of the orders of customers a partner knows by `reference`
+    /// (the demo mailbox: one demo shop visit's mails).
+    async fn mails_of_reference(&self, reference: &str, limit: u32)
+        -> StoreResult<Vec<MailRecord>>;
 }

@@ -40,6 +40,30 @@ fn visits(doc: &OrderDoc) -> BTreeMap<Visit, usize> {
     visits
 }
 
+/// `text` as an iCalendar TEXT value may hold it (RFC 5545 §3.3.11): every line break (CR LF,
+/// a lone CR, NEL, the Unicode separators) one LF, which `icalendar` writes escaped as `\n`;
+/// other control characters, which TEXT does not allow, left out; tabs kept. `icalendar` escapes
+/// LF but writes CR as it is, and a calendar client reads a CR as the end of the property, so a
+/// merchant's name holding one would add properties of its own making. The operator API refuses
+/// control characters in catalog texts (`Checks::text`); this holds for rows written before.
+fn calendar_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                out.push('\n');
+            }
+            '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' => out.push('\n'),
+            '\t' => out.push('\t'),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The order's `.ics`; `host` makes the UIDs globally unique, `page_url` (the ticket page)
 /// goes into each event's description.
 pub fn ics(doc: &OrderDoc, host: &str, page_url: Option<&str>) -> String {
@@ -68,9 +92,13 @@ pub fn ics(doc: &OrderDoc, host: &str, page_url: Option<&str>) -> String {
             // Stable per order and visit: importing the file again updates the entry.
             .uid(&format!("{}-{index}@{host}", doc.order.order_id))
             .timestamp(doc.order.created_at)
-            .summary(&format!("{} {}", t.calendar_visit, doc.merchant_name()))
-            .description(&description)
-            .location(&doc.address());
+            .summary(&calendar_text(&format!(
+                "{} {}",
+                t.calendar_visit,
+                doc.merchant_name()
+            )))
+            .description(&calendar_text(&description))
+            .location(&calendar_text(&doc.address()));
         match *visit {
             Visit::Slot(start, end) => {
                 event
@@ -245,6 +273,29 @@ mod tests {
             })
         };
         assert_eq!(starts, [at(day(2027, 3, 27)), at(day(2027, 3, 28))]);
+    }
+
+    #[test]
+    fn control_characters_in_texts_cannot_start_lines_of_their_own() {
+        let mut doc = doc(vec![ticket(Some(day(2027, 4, 2)), None, None)]);
+        doc.merchant.name = "Artis\r\nX-INJECTED:1\rX-CR:2\u{85}X-NEL:3\u{7}".into();
+        doc.merchant.address.street = "Plantage\rX-STREET:4".into();
+        let text = ics(&doc, "h", Some("https://tickets.example/t/1?k=2"));
+        // Lines end in CR LF, folded lines go on with a space: nothing else ends a line.
+        for line in text.split("\r\n") {
+            assert!(!line.contains(['\r', '\n', '\u{85}', '\u{7}']), "{line:?}");
+            assert!(!line.starts_with("X-"), "an injected property: {text}");
+        }
+        let unfolded = text.replace("\r\n ", "");
+        assert!(
+            unfolded.contains(r"SUMMARY:Bezoek aan Artis\nX-INJECTED:1\nX-CR:2\nX-NEL:3"),
+            "{unfolded}"
+        );
+        assert!(unfolded.contains(r"LOCATION:Plantage\nX-STREET:4\, 1018 CZ"), "{unfolded}");
+        let parsed: icalendar::Calendar = text.parse().unwrap();
+        let event = parsed.components[0].as_event().unwrap();
+        assert!(event.property_value("X-INJECTED").is_none());
+        assert_eq!(calendar_text("a\tb\u{2028}c"), "a\tb\nc");
     }
 
     #[test]

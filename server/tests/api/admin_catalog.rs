@@ -147,6 +147,37 @@ async fn the_merchant_list_can_be_limited_to_a_campaign() {
     assert_eq!(app.admin_collect("/admin/v1/merchants", 1).await.len(), 2);
 }
 
+#[tokio::test]
+async fn catalog_texts_holding_a_control_character_are_refused_naming_the_field() {
+    let (app, merchant_id) = spawn_app_with_merchant().await;
+    // A carriage return would reach the visit's `.ics` as a line of its own.
+    let mut merchant = merchant_body("Artis\r\nX-INJECTED:1", "Europe/Amsterdam");
+    merchant["address"]["street"] = json!("Plantage\rKerklaan 38");
+    merchant["address"]["city"] = json!("Amster\u{7}dam");
+    let problem = app
+        .assert_admin_invalid(
+            Method::POST,
+            "/admin/v1/merchants",
+            &merchant,
+            &["name", "address.street", "address.city"],
+        )
+        .await;
+    assert_eq!(problem["errors"][0]["code"], "control_character");
+    let mut product = product_body(&merchant_id, "Day\rticket");
+    product["sku"] = json!("SKU-DAY");
+    product["translations"][0]["title"] = json!("Day\u{85}ticket");
+    app.assert_admin_invalid(
+        Method::POST,
+        "/admin/v1/products",
+        &product,
+        &["title", "translations[0].title"],
+    )
+    .await;
+    // Nothing was stored; the same texts without them are taken.
+    assert_eq!(app.admin_list("/admin/v1/products").await.len(), 0);
+    create_product(&app, &product_body(&merchant_id, "Day ticket")).await;
+}
+
 // ---- availability groups ----
 
 #[tokio::test]

@@ -287,3 +287,36 @@ async fn a_confirmed_checkout_cannot_be_released() {
         .assert_problem(409, "checkout-not-reserved");
     assert_eq!(reserved_on_visit_day(&app, &shop).await, 1);
 }
+
+#[tokio::test]
+async fn a_whole_number_written_with_a_zero_fraction_is_that_integer_and_a_fraction_is_refused() {
+    let (app, shop) = spawn_shop(Some(30)).await;
+    // JSON Schema counts 24.0 an integer, so a validating client may send it as such.
+    let mut body = basket(&shop.product, 1);
+    body["lines"][0]["quantity"] = json!(24.0);
+    let created = shop
+        .partner
+        .post(&app, "/v2/checkouts", &body)
+        .await
+        .assert_status(201);
+    assert_eq!(created["data"]["lines"][0]["quantity"], 24, "{created}");
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 24);
+
+    body["lines"][0]["quantity"] = json!(2.5);
+    let refused = shop
+        .partner
+        .post(&app, "/v2/checkouts", &body)
+        .await
+        .assert_problem(400, "checkout-basket-line-invalid");
+    assert_eq!(refused["errors"][0]["field"], "lines[0].quantity");
+    let message = refused["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("whole number"), "{message}");
+
+    // The operator API alike: a calendar's capacity.
+    let calendar = json!({
+        "from": visit_day(), "until": visit_day(), "price": "12.50", "list_price": "15.00",
+        "capacity": 40.0,
+    });
+    app.admin_put_ok(&format!("/admin/v1/products/{}/calendar", shop.product), &calendar)
+        .await;
+}

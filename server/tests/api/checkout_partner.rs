@@ -146,6 +146,42 @@ async fn a_hold_that_ended_cannot_be_extended() {
     );
 }
 
+#[tokio::test]
+async fn a_client_removed_from_the_campaign_can_no_longer_extend_confirm_read_or_release_its_reservations(
+) {
+    let (app, shop) = spawn_shop(Some(5)).await;
+    let checkout_id = reserve_id(&app, &shop, 1).await;
+    // The operator takes the campaign away from the partner client after the reservation.
+    let other = app.create_campaign("Other").await;
+    let pc = app.partner_client_id(&shop.partner.client.client_id).await;
+    app.admin_put_ok(
+        &format!("/admin/v1/clients/{pc}"),
+        &json!({ "name": "Shop", "campaign_ids": [other] }),
+    )
+    .await;
+    let path = format!("/v2/checkouts/{checkout_id}");
+    extend(&app, &shop, &checkout_id)
+        .await
+        .assert_problem(403, "forbidden");
+    confirm(&app, &shop, &checkout_id)
+        .await
+        .assert_problem(403, "forbidden");
+    shop.partner
+        .get(&app, &path)
+        .await
+        .assert_problem(403, "forbidden");
+    shop.partner
+        .delete(&app, &path)
+        .await
+        .assert_problem(403, "forbidden");
+    // Nothing moved: still reserved, not extended, no order and so no payment.
+    let id = checkout_id.parse().unwrap();
+    let stored = app.state.store.checkout(id).await.unwrap().unwrap();
+    assert_eq!(stored.status, app::wire::CheckoutStatus::Reserved);
+    assert!(stored.hold_extended_at.is_none());
+    assert!(app.state.store.order_of_checkout(id).await.unwrap().is_none());
+}
+
 // --- Prefill and locked fields ------------------------------------------------------------------
 
 /// A bearer of a new headless session in the shop's campaign whose user is `user`.

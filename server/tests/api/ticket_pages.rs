@@ -171,22 +171,70 @@ async fn a_customer_may_have_the_mail_sent_again_three_times_an_hour() {
     );
 }
 
+/// The shop's product sold to another customer of its partner: the one `reference` names.
+async fn shop_for(app: &TestApp, shop: &Shop, reference: &str) -> Shop {
+    let client = &shop.partner.client;
+    let backend = app.backend_token(client).await;
+    let code = app
+        .headless_code(&backend, reference, Some(&shop.partner.campaign))
+        .await;
+    let token = app.exchange_code(client, &code).await.assert_status(200)["data"]
+        ["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Shop {
+        partner: crate::partner_fixtures::Partner {
+            campaign: shop.partner.campaign.clone(),
+            client: crate::helpers::TestClient {
+                client_id: client.client_id.clone(),
+                secret: client.secret.clone(),
+            },
+            token,
+        },
+        merchant: shop.merchant.clone(),
+        product: shop.product.clone(),
+        group: shop.group.clone(),
+    }
+}
+
 #[tokio::test]
-async fn the_demo_mailbox_shows_each_mail_as_its_customer_sees_it_in_demo_mode_only() {
+async fn the_demo_mailbox_shows_a_visit_only_its_own_mails_in_demo_mode_only() {
     let app = spawn_app_with(|c| c.demo = true).await;
     let shop = shop(&app, Some(5)).await;
-    let order = paid_order(&app, &shop, "fr-FR", 1).await;
-    let page = app.get("/demo/mail").await;
+    let visit = format!("demo-visit-{}", uuid::Uuid::new_v4());
+    let theirs = paid_order(&app, &shop_for(&app, &shop, &visit).await, "fr-FR", 1).await;
+    let others = paid_order(&app, &shop, "en-GB", 1).await;
+
+    let page = app.get(&format!("/demo/mail?visitor={visit}")).await;
     assert_eq!(page.status, 200, "{}", page.text);
+    assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
     assert!(
         page.text.contains("Zoo Émerveillé: vos billets pour le"),
         "{}",
         page.text
     );
-    assert!(page.text.contains(&order.codes[0]));
+    assert!(page.text.contains(&theirs.codes[0]));
     // The mail's own HTML with its QR image inlined, in a sandboxed frame.
     assert!(page.text.contains("sandbox=\"\""));
     assert!(page.text.contains("data:image/png;base64,"));
+    // Another customer's mail, its codes and address, is not theirs to see.
+    assert!(!page.text.contains(&others.codes[0]), "{}", page.text);
+    assert!(!page.text.contains(&others.display_id), "{}", page.text);
+
+    // Without a visit, or as another visit, nobody's mail shows.
+    let stranger = format!("/demo/mail?visitor=demo-visit-{}", uuid::Uuid::new_v4());
+    for path in ["/demo/mail", stranger.as_str()] {
+        let page = app.get(path).await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        for code in [&theirs.codes[0], &others.codes[0]] {
+            assert!(!page.text.contains(code.as_str()), "{path}: {}", page.text);
+        }
+    }
+    // Only a demo visit has a mailbox: no partner reference a visitor could choose.
+    app.get("/demo/mail?visitor=user-1")
+        .await
+        .assert_problem(400, "request-validation-failed");
 
     app_and_shop()
         .await

@@ -157,4 +157,23 @@ impl MailStore for SqlStore {
         .fetch_all(&self.pool)
         .await?)
     }
+
+    async fn mails_of_reference(
+        &self,
+        reference: &str,
+        limit: u32,
+    ) -> StoreResult<Vec<MailRecord>> {
+        Ok(sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM mail
+             WHERE customer_order_id IN (
+                 SELECT o.customer_order_id FROM customer_order o
+                 JOIN customer c ON c.customer_id = o.customer_id
+                 WHERE c.reference = $1)
+             ORDER BY created_at DESC, mail_id DESC LIMIT $2"
+        ))
+        .bind(reference)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?)
+    }
 }

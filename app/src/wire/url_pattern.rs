@@ -1,0 +1,43 @@
+//! The URL patterns the server checks and the OpenAPI document states, one text for both
+//! (`server::validate` compiles them; a wire type's `schema` names them): a generated client and
+//! the server agree on every string, which the judges test from both sides (`.ci/judges`,
+//! schemathesis) and `openapi_document.rs` reads as ECMA-262, as JSON Schema validators do.
+
+/// An http(s) URL with `$extra` as one more alternative for a character of its path and query,
+/// and `$fragment` after them (`""` for none). Its host is a name or an IPv4 address, its port
+/// 1 to 65535, its path and query RFC 3986's characters or `%` escapes; no user.
+macro_rules! http_url_pattern {
+    ($extra:literal) => {
+        http_url_pattern!($extra, "")
+    };
+    ($extra:literal, $fragment:literal) => {
+        concat!(
+            r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*",
+            r"|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))",
+            r"(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?",
+            r"(/([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}",
+            $extra,
+            r")*)*(\?([A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2}",
+            $extra,
+            r")*)?",
+            $fragment,
+            "$"
+        )
+    };
+}
+
+/// The http(s) URLs the API keeps as links or calls (a merchant's website and image, a
+/// partner's webhook): no fragment.
+pub const HTTP_URL_PATTERN: &str = http_url_pattern!("");
+
+/// An identity issuer's key URL, where `{apiKey}` may stand in the path and the query.
+pub const JWKS_URL_TEMPLATE_PATTERN: &str = http_url_pattern!(r"|\{apiKey\}");
+
+/// Where a payment sends the customer back: a partner's page as a browser writes its address
+/// (embed.js's default is the page's `location.href`), so with a fragment, and with the
+/// characters a browser leaves as they are in a path, query and fragment (`[]{}|^` and the
+/// backtick).
+pub const RETURN_URL_PATTERN: &str = http_url_pattern!(
+    r"|[\[\]{}|^`]",
+    r"(#([A-Za-z0-9._~!$&'()*+,;=:@/?#-]|%[0-9A-Fa-f]{2}|[\[\]{}|^`])*)?"
+);
