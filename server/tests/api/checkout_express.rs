@@ -12,6 +12,21 @@ use crate::{
     partner_fixtures::{id_of, shift, today_in, write_calendar},
 };
 
+/// Guests buy with the express checkout alone: the two-step checkout's reservation needs a
+/// public bearer (docs/api-checkout.md, "The calls"), and nothing is held for the refused call.
+#[tokio::test]
+async fn a_guest_cannot_reserve_a_two_step_checkout() {
+    let (app, shop) = spawn_shop(Some(10)).await;
+    let request = app
+        .request(Method::POST, "/v2/checkouts")
+        .header("x-campaign-id", &shop.partner.campaign)
+        .json(&crate::checkout_fixtures::basket(&shop.product, 1));
+    app.send(request)
+        .await
+        .assert_problem(401, "token-invalid");
+    assert_eq!(reserved_on_visit_day(&app, &shop).await, 0);
+}
+
 #[tokio::test]
 async fn a_guest_buys_in_one_call_and_a_retry_replays_it() {
     let (app, shop) = spawn_shop(Some(10)).await;

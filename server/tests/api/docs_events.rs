@@ -213,13 +213,8 @@ fn same_shape(doc: &Value, real: &Value, path: &str, differences: &mut Vec<Strin
 /// come from `.ci/docs-tools` (the test command runs it); without them the test says so, and
 /// in CI (`CI=true`) fails.
 fn run_other_languages(secret: &str, deliveries: &[(HeaderMap, Bytes)]) {
-    let tools = std::env::var_os("BOXOFFICE_TOOLS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/boxoffice-tools")))
-        .unwrap_or_default();
-    let python = std::env::var_os("BOXOFFICE_DOCS_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| tools.join("docs-venv/bin/python"));
+    let tools = crate::docs_steps::tools_dir();
+    let python = crate::docs_steps::docs_python();
     let node_modules = std::env::var_os("BOXOFFICE_DOCS_NODE_MODULES")
         .map(PathBuf::from)
         .unwrap_or_else(|| tools.join("docs-node/node_modules"));

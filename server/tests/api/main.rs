@@ -35,6 +35,8 @@ mod db_reads;
 mod demo;
 mod docs_events;
 mod docs_integration;
+mod docs_operator_first_start;
+mod docs_steps;
 mod early_answers;
 mod edge_limits;
 mod events_attribution;
