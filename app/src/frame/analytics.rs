@@ -1,6 +1,7 @@
 //! The purchase funnel for the host's analytics (docs/webframe.md, "Analytics"): GA4's
-//! e-commerce events with their parameters, posted to the host as `boxoffice:analytics`. The
-//! frame loads no tracker and sets no cookie; the host decides whether and where they go.
+//! e-commerce events with their parameters, as data only; `host::track` posts them to the host
+//! as `boxoffice:analytics`. The frame loads no tracker and sets no cookie; the host decides
+//! whether and where they go.
 //!
 //! Nothing personal goes in: ids and titles of products, places, prices, the order's id and a
 //! problem's type; never the customer's name, e-mail, address or anything typed.
@@ -9,10 +10,6 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::{
-    api::ApiError,
-    host::{self, Outgoing},
-};
 use crate::wire::{Checkout, Merchant, Money, Order, Product};
 
 /// One funnel event: GA4's name and its parameters.
@@ -181,34 +178,10 @@ impl Basket {
     }
 }
 
-impl Analytics {
-    /// The refusal of a purchase step, by its problem type alone.
-    pub fn checkout_error(error: &ApiError) -> Option<Self> {
-        let kind = match error {
-            // The session ended: the frame says so and the host hears `session-expired`.
-            ApiError::Expired => return None,
-            ApiError::Problem(problem) => problem.name().to_owned(),
-            ApiError::Network => "network".to_owned(),
-        };
-        Some(Analytics::CheckoutError { kind })
-    }
-
-    /// Posts the event to the host (nothing when no host is connected).
-    pub fn post(self) {
-        host::post(&Outgoing::Analytics(self));
-    }
-}
-
-/// Posts `checkout_error` for a refused purchase step.
-pub fn refused(error: &ApiError) {
-    if let Some(event) = Analytics::checkout_error(error) {
-        event.post();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::host::Outgoing;
     use serde_json::json;
 
     #[test]
@@ -259,17 +232,6 @@ mod tests {
         assert_eq!(
             Item::of_line(Uuid::nil(), "T", "S", 0, &total).price,
             Decimal::ZERO
-        );
-    }
-
-    #[test]
-    fn a_refusal_names_only_its_type() {
-        assert_eq!(Analytics::checkout_error(&ApiError::Expired), None);
-        assert_eq!(
-            Analytics::checkout_error(&ApiError::Network),
-            Some(Analytics::CheckoutError {
-                kind: "network".into()
-            })
         );
     }
 }

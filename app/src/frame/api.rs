@@ -13,6 +13,7 @@ use uuid::Uuid;
 use super::{
     host::{self, Outgoing},
     session::{use_session, SessionState},
+    url::encode,
 };
 use crate::{
     i18n::{use_i18n, Locale},
@@ -505,21 +506,5 @@ fn paged(mut path: String, next: Option<String>) -> String {
 impl Default for Api {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// Percent-encodes a query value.
-pub fn encode(value: &str) -> String {
-    percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn query_values_are_percent_encoded() {
-        assert_eq!(
-            super::encode("Den Haag & co/ü"),
-            "Den%20Haag%20%26%20co%2F%C3%BC"
-        );
     }
 }

@@ -1,6 +1,6 @@
 //! How the frame starts in the browser: from a session code, a session kept in this tab (on a
 //! reload of the same opening only), or the host's identity token; then it connects to the
-//! host page and follows a deep link.
+//! host page and follows a deep link (`deep_link`).
 
 /// Starts the session once the frame runs in the browser (never on the server render).
 pub fn start_session() {
@@ -11,7 +11,7 @@ pub fn start_session() {
 #[cfg(feature = "hydrate")]
 mod browser {
     use leptos::{prelude::*, task::spawn_local};
-    use leptos_router::{hooks::use_navigate, NavigateOptions};
+    use leptos_router::hooks::use_navigate;
 
     use crate::{
         frame::{
@@ -61,24 +61,15 @@ mod browser {
                     }
                 }
                 let deep_link = matches!(state, SessionState::Active(_))
-                    .then(|| opening.deep_link())
+                    .then(|| opening.deep_link.clone())
                     .flatten();
                 let ready = connected(&state).is_some();
                 session.set(state);
                 if ready {
                     host::post(&Outgoing::Ready);
                 }
-                let at_home = web_sys::window()
-                    .and_then(|w| w.location().pathname().ok())
-                    .is_some_and(|p| p.trim_end_matches('/') == "/frame");
-                if let (Some(path), true) = (deep_link, at_home) {
-                    navigate(
-                        &path,
-                        NavigateOptions {
-                            replace: true,
-                            ..Default::default()
-                        },
-                    );
+                if let Some(link) = deep_link {
+                    link.follow(navigate);
                 }
             });
         });

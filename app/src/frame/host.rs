@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::analytics::Analytics;
 use crate::wire::origin_matches;
 
 /// A message to the embedding page.
@@ -41,7 +42,7 @@ pub enum Outgoing {
     HoldExpired { checkout_id: Uuid },
     /// A step of the purchase funnel for the host's analytics (`frame::analytics`).
     #[serde(rename = "boxoffice:analytics")]
-    Analytics(super::analytics::Analytics),
+    Analytics(Analytics),
 }
 
 /// A message from the embedding page.
@@ -65,6 +66,12 @@ pub fn allowed_origin<'a>(
         .into_iter()
         .find(|origin| patterns.iter().any(|p| origin_matches(p, origin)))
         .map(str::to_owned)
+}
+
+/// Posts a step of the purchase funnel to the host's analytics (nothing when no host is
+/// connected).
+pub fn track(event: Analytics) {
+    post(&Outgoing::Analytics(event));
 }
 
 #[cfg(feature = "hydrate")]

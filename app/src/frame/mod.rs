@@ -2,6 +2,7 @@
 
 pub mod analytics;
 pub mod api;
+pub mod deep_link;
 mod entry;
 pub mod first_page;
 pub mod host;
@@ -11,6 +12,7 @@ pub mod screens;
 pub mod server;
 pub mod session;
 pub mod ui;
+pub mod url;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, MetaTags, Title};

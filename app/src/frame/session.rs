@@ -1,15 +1,15 @@
 //! The frame's session as the browser holds it: where it stands (`SessionState`), the
 //! parameters the frame was opened with (`Opening`), and the bearer kept in sessionStorage for
 //! a reload of the opening it began in (`browser::resumable`, `browser::keep`). How a session
-//! begins (the code's exchange, the identity handoff, a deep link) is `entry.rs`; the code is
-//! redeemed by a server function in `server.rs`.
+//! begins (the code's exchange, the identity handoff) is `entry.rs`; the code is redeemed by a
+//! server function in `server.rs`; a deep link is `deep_link`.
 
 use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::server::FrameSession;
+use super::{deep_link::DeepLink, server::FrameSession};
 use crate::wire::Attribution;
 
 /// A frame opened for the identity handoff: whose it is and where the token may come from.
@@ -115,44 +115,19 @@ pub struct Opening {
     pub client_id: Option<String>,
     pub campaign_id: Option<Uuid>,
     pub return_url: Option<String>,
-    pub merchant_id: Option<Uuid>,
-    pub product_id: Option<Uuid>,
+    /// Where the frame was asked to open, when not on the list.
+    pub deep_link: Option<DeepLink>,
     /// The host page's `utm_*` and `ref`, as embed.js passes them.
     pub attribution: Option<Attribution>,
-    /// A deep link's choice for the product (`date`, `timeslot`, `quantities`), passed on to
-    /// the product screen as given; it judges them (`screens::product::link`).
-    pub choice: Vec<(&'static str, String)>,
     /// The mark the frame put into its own address when its session began: present only on
     /// a reload (or a step back) of that opening, the one case a kept session resumes in.
     pub mark: Option<String>,
 }
 
-impl Opening {
-    /// Where a deep link points, if anywhere.
-    pub fn deep_link(&self) -> Option<String> {
-        match (self.merchant_id, self.product_id) {
-            (Some(m), Some(p)) => {
-                let query: Vec<String> = self
-                    .choice
-                    .iter()
-                    .map(|(name, value)| format!("{name}={}", super::api::encode(value)))
-                    .collect();
-                let query = if query.is_empty() {
-                    String::new()
-                } else {
-                    format!("?{}", query.join("&"))
-                };
-                Some(format!("/frame/merchants/{m}/products/{p}{query}"))
-            }
-            (Some(m), None) => Some(format!("/frame/merchants/{m}")),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(feature = "hydrate")]
 pub mod browser {
     use super::*;
+    use crate::frame::url::address::{self, params};
 
     const STORAGE_KEY: &str = "boxoffice.session";
     /// The address parameter carrying the opening's mark (`Opening::mark`).
@@ -202,7 +177,7 @@ pub mod browser {
         if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(&kept)) {
             let _ = storage.set_item(STORAGE_KEY, &text);
         }
-        rewrite_address(|params| {
+        address::rewrite(|params| {
             params.delete("session_code");
             params.set("client_id", &session.client_id);
             params.set(MARK_PARAM, &mark);
@@ -213,11 +188,6 @@ pub mod browser {
         if let Some(storage) = storage() {
             let _ = storage.remove_item(STORAGE_KEY);
         }
-    }
-
-    fn params() -> Option<web_sys::UrlSearchParams> {
-        let search = web_sys::window()?.location().search().ok()?;
-        web_sys::UrlSearchParams::new_with_str(&search).ok()
     }
 
     /// The frame's opening parameters from its address.
@@ -231,13 +201,8 @@ pub mod browser {
             client_id: params.get("client_id").filter(|c| !c.is_empty()),
             campaign_id: uuid("campaign_id"),
             return_url: params.get("return_url").filter(|u| u.starts_with("http")),
-            merchant_id: uuid("merchant_id"),
-            product_id: uuid("product_id"),
+            deep_link: DeepLink::parse(|name| params.get(name)),
             attribution: attribution_of(|name| params.get(name)),
-            choice: crate::frame::screens::product::LINK_PARAMS
-                .into_iter()
-                .filter_map(|name| Some((name, params.get(name).filter(|v| !v.is_empty())?)))
-                .collect(),
             mark: params.get(MARK_PARAM).filter(|m| !m.is_empty()),
         }
     }
@@ -245,63 +210,16 @@ pub mod browser {
     /// Takes the code (and any mark) out of the address: a failed handoff leaves nothing
     /// to resume.
     pub fn forget_code() {
-        rewrite_address(|params| {
+        address::rewrite(|params| {
             params.delete("session_code");
             params.delete(MARK_PARAM);
         });
-    }
-
-    /// Replaces the frame's address with its parameters as `change` leaves them.
-    fn rewrite_address(change: impl FnOnce(&web_sys::UrlSearchParams)) {
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let Some(params) = params() else {
-            return;
-        };
-        change(&params);
-        let path = window
-            .location()
-            .pathname()
-            .unwrap_or_else(|_| "/frame".into());
-        let query = String::from(params.to_string());
-        let url = if query.is_empty() {
-            path
-        } else {
-            format!("{path}?{query}")
-        };
-        if let Ok(history) = window.history() {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{attribution_of, Opening};
-
-    #[test]
-    fn a_deep_link_carries_its_choice_to_the_product_only() {
-        let (m, p) = (uuid::Uuid::from_u128(1), uuid::Uuid::from_u128(2));
-        let opening = Opening {
-            merchant_id: Some(m),
-            product_id: Some(p),
-            choice: vec![("date", "2026-12-07".into()), ("timeslot", "09:30".into())],
-            ..Opening::default()
-        };
-        assert_eq!(
-            opening.deep_link().unwrap(),
-            format!("/frame/merchants/{m}/products/{p}?date=2026%2D12%2D07&timeslot=09%3A30")
-        );
-        let merchant_only = Opening {
-            product_id: None,
-            ..opening
-        };
-        assert_eq!(
-            merchant_only.deep_link().unwrap(),
-            format!("/frame/merchants/{m}")
-        );
-    }
+    use super::attribution_of;
 
     #[test]
     fn attribution_keeps_printable_values_of_at_most_200_characters() {

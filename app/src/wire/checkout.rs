@@ -17,6 +17,12 @@ pub struct BasketLine {
     pub quantity: u32,
 }
 
+impl BasketLine {
+    /// At most this many of one product in a basket (docs/api-checkout.md); the frame offers
+    /// no more.
+    pub const MAX_QUANTITY: u32 = 50;
+}
+
 /// `Attribution` with every field under the same schema: 1 to 200 characters, at least one of
 /// them not blank, none a control character (what the server accepts).
 macro_rules! attribution {

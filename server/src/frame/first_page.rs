@@ -3,10 +3,13 @@
 //! first page of its campaign's merchants, exactly as `GET /v2/merchants` would answer the
 //! bearer the code is about to become. The code is only looked at, never redeemed here (the
 //! frame redeems it once it runs), and no bearer is written into the page (interface.md,
-//! "Public bearers are not placed in … HTML"). Anything else (a deep link, an identity
-//! handoff, a used or expired code) renders as before: the frame's loading state.
+//! "Public bearers are not placed in … HTML"). Anything else (a deep link the frame will
+//! follow, as `app::frame::deep_link` reads it; an identity handoff; a used or expired code)
+//! renders as before: the frame's loading state.
 
-use app::frame::{first_page::FirstPage, language::page_locale, screens::merchants::PAGE};
+use app::frame::{
+    deep_link::DeepLink, first_page::FirstPage, language::page_locale, screens::merchants::PAGE,
+};
 use axum::http::{HeaderMap, Uri};
 use chrono::Utc;
 
@@ -30,8 +33,13 @@ pub async fn first_page(
         return Ok(None);
     }
     let query = uri.query().unwrap_or_default();
-    let deep_link = form_urlencoded::parse(query.as_bytes())
-        .any(|(key, _)| key == "merchant_id" || key == "product_id");
+    // The frame follows a deep link away from the list at once; the list is for the others.
+    let deep_link = DeepLink::parse(|name| {
+        form_urlencoded::parse(query.as_bytes())
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned())
+    })
+    .is_some();
     let fresh = session.mode == SessionMode::Webframe
         && session.redeemed_at.is_none()
         && session.code_expires_at > Utc::now();

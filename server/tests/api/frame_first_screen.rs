@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::{
     helpers::TestApp,
-    partner_fixtures::{spawn_partner, Partner},
+    partner_fixtures::{id_of, spawn_partner, Partner},
 };
 
 const AMS: &str = "Europe/Amsterdam";
@@ -108,4 +108,24 @@ async fn deep_links_other_screens_and_codes_that_are_no_fresh_webframe_code_show
         assert_eq!(first_page(&page.text), None, "{path}");
     }
     assert!(first_page(&app.get(&format!("/frame?session_code={code}")).await.text).is_some());
+}
+
+#[tokio::test]
+async fn an_address_without_a_merchants_id_is_no_deep_link_and_opens_on_the_list() {
+    let (app, p) = spawn_partner().await;
+    let (_, product) = p.merchant_with_product(&app, "Zoo", AMS).await;
+    let code = webframe_code(&app, &p).await;
+
+    // The frame stays on the list for these (`app::frame::deep_link`), so the page has it.
+    for query in [
+        format!("session_code={code}&merchant_id=0"),
+        format!(
+            "session_code={code}&product_id={}",
+            id_of(&product, "product_id")
+        ),
+    ] {
+        let page = app.get(&format!("/frame?{query}")).await;
+        assert_eq!(page.status.as_u16(), 200, "{query}: {}", page.text);
+        assert!(first_page(&page.text).is_some(), "{query}");
+    }
 }

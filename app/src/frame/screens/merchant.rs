@@ -1,35 +1,30 @@
 //! A merchant's page: who they are and their tickets with prices.
 
 use leptos::prelude::*;
-use leptos_router::{components::A, hooks::use_params_map};
-use uuid::Uuid;
+use leptos_router::components::A;
 
-use super::category_text;
 use crate::{
     frame::{
         analytics::{Analytics, ItemList},
         api::Api,
+        host,
         ui::{
             heading::ScreenTitle,
             load::{load, loaded},
             notice::Empty,
             price::ProductPrice,
+            route::id_param,
+            words::category_text,
         },
     },
     i18n::{t, use_i18n},
     wire::{Merchant, Product},
 };
 
-/// The route's `merchant_id`, when it is a uuid.
-pub fn merchant_param() -> Memo<Option<Uuid>> {
-    let params = use_params_map();
-    Memo::new(move |_| params.with(|p| p.get("merchant_id").and_then(|id| id.parse().ok())))
-}
-
 #[component]
 pub fn MerchantScreen() -> impl IntoView {
     let api = Api::new();
-    let merchant_id = merchant_param();
+    let merchant_id = id_param("merchant_id");
     let data = load(move || {
         let id = merchant_id.get();
         async move {
@@ -57,7 +52,7 @@ fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
     let merchant_id = merchant.id;
     let shown = ItemList::of_merchant(&merchant, &products);
     if !products.is_empty() {
-        Analytics::ViewItemList(shown.clone()).post();
+        host::track(Analytics::ViewItemList(shown.clone()));
     }
     let list = if products.is_empty() {
         view! { <Empty>{t!(i18n, merchant.no_products)}</Empty> }.into_any()
@@ -75,7 +70,7 @@ fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
                         view! {
                             <li class="card product-card" class:sold-out=sold_out>
                                 <h3 class="card-title">
-                                    <A href=href on:click=move |_| Analytics::SelectItem(selected.clone()).post()>{title}</A>
+                                    <A href=href on:click=move |_| host::track(Analytics::SelectItem(selected.clone()))>{title}</A>
                                 </h3>
                                 <p class="card-price">
                                     <ProductPrice product=product.clone()/>

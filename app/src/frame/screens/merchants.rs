@@ -3,7 +3,6 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use super::category_text;
 use crate::{
     frame::{
         first_page,
@@ -11,6 +10,7 @@ use crate::{
             heading::ScreenTitle,
             notice::Empty,
             paging::{PageFooter, PageState, Paged},
+            words::category_text,
         },
     },
     i18n::{t, td_string, use_i18n},

@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 
-use super::order_status_text;
 use crate::{
     format,
     frame::api::{orders_path, Api},
@@ -13,6 +12,7 @@ use crate::{
         paging::{PageFooter, Paged},
         price::Amount,
         tickets::{TicketActions, TicketList},
+        words::order_status_text,
     },
     i18n::{t, td_string, use_i18n},
     wire::Order,

@@ -94,11 +94,10 @@ async fn tell_host(api: Api, order: Order) {
         Some(r) => r.lines.clone(),
         None => order.items.iter().map(ReceiptLine::from).collect(),
     };
-    Analytics::Purchase {
+    host::track(Analytics::Purchase {
         transaction_id: order.order_id,
         basket: Basket::of_order(&order),
-    }
-    .post();
+    });
     host::post(&Outgoing::OrderPaid {
         order_id: order.order_id,
         order_display_id: order.order_display_id,

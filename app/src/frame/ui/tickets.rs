@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::frame::ui::write::write;
+use super::{words::ticket_status_text, write::write};
 use crate::{
     format,
-    frame::server::ticket_qr,
+    frame::{server::ticket_qr, url::encode},
     i18n::{t, td_string, use_i18n},
     wire::{ProblemType, Ticket},
 };
@@ -26,10 +26,7 @@ fn QrImage(code: String) -> impl IntoView {
         .to_string();
         match svg.get() {
             Some(Ok(svg)) => {
-                let src = format!(
-                    "data:image/svg+xml;charset=utf-8,{}",
-                    crate::frame::api::encode(&svg)
-                );
+                let src = format!("data:image/svg+xml;charset=utf-8,{}", encode(&svg));
                 view! { <img class="qr" src=src alt=alt width="160" height="160"/> }.into_any()
             }
             _ => view! { <div class="qr qr-pending" role="img" aria-label=alt></div> }.into_any(),
@@ -74,7 +71,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                                     {t!(i18n, after_payment.ticket_code)} ": "
                                     <code class="ticket-code">{ticket.code.clone()}</code>
                                 </p>
-                                <p class="status">{move || super::super::screens::ticket_status_text(i18n.get_locale(), status)}</p>
+                                <p class="status">{move || ticket_status_text(i18n.get_locale(), status)}</p>
                             </div>
                         </li>
                     }

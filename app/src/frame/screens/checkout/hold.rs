@@ -5,11 +5,11 @@ use chrono::{DateTime, Duration, Utc};
 use leptos::prelude::*;
 use uuid::Uuid;
 
-use crate::frame::ui::write::write;
 use crate::{
     frame::{
         api::{Api, ApiError},
         host::{self, Outgoing},
+        ui::{funnel, words::problem_text, write::write},
     },
     i18n::{t, td_string, use_i18n},
 };
@@ -79,9 +79,9 @@ pub fn HoldTimer(
             }
             Err(ApiError::Expired) => {}
             Err(error) => {
-                crate::frame::analytics::refused(&error);
+                funnel::refused(&error);
                 extended.set(true);
-                note.set(Some(super::super::product::problem_text(locale, &error)));
+                note.set(Some(problem_text(locale, &error)));
             }
         }
     });

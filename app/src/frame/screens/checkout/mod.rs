@@ -9,23 +9,22 @@ mod voucher;
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use leptos_router::{
-    components::A,
-    hooks::{use_navigate, use_params_map},
-    NavigateOptions,
-};
+use leptos_router::{components::A, hooks::use_navigate, NavigateOptions};
 use uuid::Uuid;
 
 use crate::frame::ui::write::write;
 use crate::{
     frame::{
-        analytics::{self, Analytics, Basket},
+        analytics::{Analytics, Basket},
         api::{checkout_path, Api, ApiError},
         host::{self, Outgoing},
         session::{use_draft, use_session, CustomerDraft},
         ui::{
+            funnel,
             heading::ScreenTitle,
             load::{load, loaded, Decoded, Prefetch},
+            route::id_param,
+            words::problem_text,
         },
     },
     i18n::{t, td_string, use_i18n},
@@ -45,10 +44,7 @@ const NEWSLETTER: &str = "campaign-news";
 /// Starts reading the route's checkout (the route's `data()`, before the screen's code).
 pub fn checkout_read() -> Prefetch {
     let api = Api::new();
-    let params = use_params_map();
-    let checkout_id = Memo::new(move |_| {
-        params.with(|p| p.get("checkout_id").and_then(|id| id.parse::<Uuid>().ok()))
-    });
+    let checkout_id = id_param("checkout_id");
     load(move || {
         let id = checkout_id.get();
         async move {
@@ -100,7 +96,7 @@ fn CheckoutView(checkout: Checkout, message: RwSignal<Option<String>>) -> impl I
             Some(before) => !before && now_over && placed.with_untracked(Option::is_none),
         };
         if ran_out {
-            Analytics::RemoveFromCart(held.clone()).post();
+            host::track(Analytics::RemoveFromCart(held.clone()));
         }
         now_over
     });
@@ -167,7 +163,7 @@ fn TryAgain(checkout: Checkout) -> impl IntoView {
         async move {
             match api.reserve(&request).await {
                 Ok(new) => {
-                    super::product::reserved(&new);
+                    funnel::reserved(&new);
                     navigate(
                         &format!("/frame/checkout/{}", new.checkout_id),
                         NavigateOptions {
@@ -178,11 +174,8 @@ fn TryAgain(checkout: Checkout) -> impl IntoView {
                 }
                 Err(ApiError::Expired) => {}
                 Err(error) => {
-                    analytics::refused(&error);
-                    problem.set(Some(super::product::problem_text(
-                        i18n.get_locale_untracked(),
-                        &error,
-                    )))
+                    funnel::refused(&error);
+                    problem.set(Some(problem_text(i18n.get_locale_untracked(), &error)))
                 }
             }
         }
@@ -320,8 +313,8 @@ fn CustomerForm(
             match result {
                 Ok(order) => {
                     errors.set(Vec::new());
-                    Analytics::AddShippingInfo(basket.get_value()).post();
-                    Analytics::AddPaymentInfo(basket.get_value()).post();
+                    host::track(Analytics::AddShippingInfo(basket.get_value()));
+                    host::track(Analytics::AddPaymentInfo(basket.get_value()));
                     open_payment(&order.payment_url);
                     placed.set(Some(order));
                     // Going to payment holds the places for the payment window: show it.
@@ -343,14 +336,14 @@ fn CustomerForm(
                             "",
                         ));
                     }
-                    analytics::refused(&ApiError::Problem(p));
+                    funnel::refused(&ApiError::Problem(p));
                     errors.set(list);
                     problem.set(Some(td_string!(locale, checkout.fix_errors).to_owned()));
                     focus_first_invalid();
                 }
                 Err(error) => {
-                    analytics::refused(&error);
-                    problem.set(Some(super::product::problem_text(locale, &error)))
+                    funnel::refused(&error);
+                    problem.set(Some(problem_text(locale, &error)))
                 }
             }
         }

@@ -5,9 +5,11 @@
 use leptos::prelude::*;
 use leptos_router::{hooks::use_navigate, NavigateOptions};
 
-use crate::frame::ui::write::write;
 use crate::{
-    frame::api::{Api, ApiError},
+    frame::{
+        api::{Api, ApiError},
+        ui::{funnel, words::problem_text, write::write},
+    },
     i18n::{t, td_string, use_i18n},
     wire::{BasketLine, Checkout, CheckoutRequest},
 };
@@ -88,8 +90,8 @@ pub fn VoucherForm(checkout: Checkout, message: RwSignal<Option<String>>) -> imp
                 }
                 Err(ApiError::Expired) => {}
                 Err(error) => {
-                    crate::frame::analytics::refused(&error);
-                    message.set(Some(super::super::product::problem_text(locale, &error)))
+                    funnel::refused(&error);
+                    message.set(Some(problem_text(locale, &error)))
                 }
             }
         }

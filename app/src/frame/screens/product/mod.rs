@@ -3,7 +3,6 @@
 //! reservation, which the server prices.
 
 mod calendar;
-mod link;
 mod quantities;
 mod timeslots;
 
@@ -11,29 +10,31 @@ use chrono::NaiveDate;
 use leptos::prelude::*;
 use leptos_router::{
     components::A,
-    hooks::{use_navigate, use_params_map, use_query_map},
+    hooks::{use_navigate, use_query_map},
 };
 use uuid::Uuid;
 
-use super::merchant::merchant_param;
-use crate::frame::ui::write::write;
 use crate::{
     format,
     frame::{
-        analytics::{self, Analytics, Basket},
+        analytics::{Analytics, Basket},
         api::{Api, ApiError},
+        deep_link::{self, choice::LinkedChoice, follow::FollowLink},
+        host,
         session::attribution,
         ui::{
+            funnel,
             heading::ScreenTitle,
             load::{load, loaded, Load},
+            route::id_param,
+            words::problem_text,
+            write::write,
         },
     },
     i18n::{t, td_string, use_i18n, Locale},
-    wire::{BasketLine, CheckoutRequest, ProblemType, Product, TimeslotEntry, TimeslotQuery},
+    wire::{BasketLine, CheckoutRequest, Product, TimeslotEntry},
 };
 use calendar::{month_start, Calendar};
-use link::LinkedChoice;
-pub use link::PARAMS as LINK_PARAMS;
 use quantities::{Quantities, QuantityPicker};
 use timeslots::Timeslots;
 
@@ -54,46 +55,14 @@ pub fn today() -> NaiveDate {
     chrono::Utc::now().date_naive()
 }
 
-/// What a refused reservation means to the customer, in their language.
-pub fn problem_text(locale: Locale, error: &ApiError) -> String {
-    let text = match error.problem_type() {
-        Some(ProblemType::CheckoutProductNotFulfillable) => {
-            td_string!(locale, problem.not_fulfillable)
-        }
-        Some(ProblemType::CheckoutProductNotPriceable) => td_string!(locale, problem.not_priceable),
-        Some(ProblemType::CheckoutDateInPast) => td_string!(locale, problem.date_in_past),
-        Some(ProblemType::CheckoutFulfillmentRequestRejected) => {
-            td_string!(locale, problem.rejected)
-        }
-        Some(ProblemType::CheckoutHoldLimitReached) => td_string!(locale, problem.hold_limit),
-        Some(ProblemType::CheckoutTimeslotRequired) => td_string!(locale, product.need_time),
-        Some(ProblemType::CheckoutHoldAlreadyExtended) => {
-            td_string!(locale, problem.already_extended)
-        }
-        Some(ProblemType::CheckoutNotReserved) => td_string!(locale, checkout.hold_expired),
-        _ => td_string!(locale, problem.generic),
-    };
-    text.to_owned()
-}
-
-/// Tells the host's analytics that a basket is held and its checkout begins.
-pub fn reserved(checkout: &crate::wire::Checkout) {
-    let basket = Basket::of_checkout(checkout);
-    Analytics::AddToCart(basket.clone()).post();
-    Analytics::BeginCheckout(basket).post();
-}
-
 /// The chosen product and the others that can go in its basket, of the route's merchant.
 pub type ProductData = Load<(Uuid, Vec<Product>)>;
 
 /// Starts reading the route's product (the route's `data()`, before the screen's code).
 pub fn product_data() -> ProductData {
     let api = Api::new();
-    let merchant_id = merchant_param();
-    let params = use_params_map();
-    let product_id = Memo::new(move |_| {
-        params.with(|p| p.get("product_id").and_then(|id| id.parse::<Uuid>().ok()))
-    });
+    let merchant_id = id_param("merchant_id");
+    let product_id = id_param("product_id");
     load(move || {
         let ids = merchant_id.get().zip(product_id.get());
         async move {
@@ -224,7 +193,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
         async move {
             match api.reserve(&request).await {
                 Ok(checkout) => {
-                    reserved(&checkout);
+                    funnel::reserved(&checkout);
                     navigate(
                         &format!("/frame/checkout/{}", checkout.checkout_id),
                         Default::default(),
@@ -232,14 +201,14 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
                 }
                 Err(ApiError::Expired) => {}
                 Err(error) => {
-                    analytics::refused(&error);
+                    funnel::refused(&error);
                     message.set(Some(problem_text(i18n.get_locale_untracked(), &error)));
                 }
             }
         }
     });
     let busy = reserving.pending();
-    Analytics::ViewItem(Basket::of_product(&chosen)).post();
+    host::track(Analytics::ViewItem(Basket::of_product(&chosen)));
     // Another day has other entry times.
     Effect::new(move |before: Option<Option<NaiveDate>>| {
         let day = date.get();
@@ -291,7 +260,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
         let reserve = reserve.clone();
         leptos::task::spawn_local(async move {
             if follow.run(&link).await {
-                link::forget_in_address();
+                deep_link::forget_choice();
                 reserve();
             }
         });
@@ -381,66 +350,6 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
     }
 }
 
-/// Makes a deep link's choice on the product screen: the linked day and entry time only when
-/// they can still be bought, else the customer is told and chooses again.
-struct FollowLink {
-    api: Api,
-    chosen: Product,
-    date: RwSignal<Option<NaiveDate>>,
-    slot: RwSignal<Option<TimeslotEntry>>,
-    quantity: Signal<u32>,
-    message: RwSignal<Option<String>>,
-    locale: Signal<Locale>,
-}
-
-impl FollowLink {
-    /// Returns whether the whole choice is made and may be reserved at once.
-    async fn run(&self, link: &LinkedChoice) -> bool {
-        let tell = move |unavailable: bool| {
-            let locale = self.locale.get_untracked();
-            let text = if unavailable {
-                td_string!(locale, product.link_unavailable)
-            } else {
-                td_string!(locale, product.link_flawed)
-            };
-            self.message.set(Some(text.to_owned()));
-        };
-        if link.flawed {
-            tell(false);
-        }
-        let Some(day) = link.date else {
-            return link.complete(&self.chosen);
-        };
-        // A failed read leaves the choice as linked: the calendar and the times show the error.
-        let Ok(days) = self.api.calendar(self.chosen.id, day, day).await else {
-            return false;
-        };
-        if !days.iter().any(|d| d.date == day && d.available) {
-            self.date.set(None);
-            tell(true);
-            return false;
-        }
-        if link.time.is_some() {
-            let query = TimeslotQuery {
-                product_id: self.chosen.id,
-                date: day,
-                quantity: Some(self.quantity.get_untracked().max(1)),
-            };
-            let Ok(slots) = self.api.timeslots(&query).await else {
-                return false;
-            };
-            match link.slot(&slots) {
-                Some(entry) => self.slot.set(Some(entry.clone())),
-                None => {
-                    tell(true);
-                    return false;
-                }
-            }
-        }
-        link.complete(&self.chosen)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,30 +386,5 @@ mod tests {
             false,
         );
         assert_eq!(empty.unwrap_err(), "Choose at least one ticket.");
-    }
-
-    #[test]
-    fn a_refused_hold_is_told_in_the_customers_language() {
-        let refused = ApiError::Problem(crate::wire::Problem {
-            kind: crate::wire::ProblemType::CheckoutHoldLimitReached.uri(),
-            title: String::new(),
-            status: 409,
-            detail: "This customer may hold 4 open checkouts at once".into(),
-            correlation_id: String::new(),
-            errors: Vec::new(),
-            error: None,
-            error_description: None,
-        });
-        let generic = problem_text(Locale::en_GB, &ApiError::Network);
-        for (locale, words) in [
-            (Locale::en_GB, "on hold"),
-            (Locale::nl_NL, "houdt al zoveel tickets vast"),
-            (Locale::de_DE, "reserviert"),
-            (Locale::fr_FR, "réservés"),
-        ] {
-            let text = problem_text(locale, &refused);
-            assert!(text.contains(words), "{locale:?}: {text}");
-            assert_ne!(text, generic);
-        }
     }
 }

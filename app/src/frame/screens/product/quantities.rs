@@ -6,11 +6,8 @@ use uuid::Uuid;
 use crate::{
     frame::ui::price::{PerTicketCosts, ProductPrice},
     i18n::{t, td_string, use_i18n},
-    wire::Product,
+    wire::{BasketLine, Product},
 };
-
-/// At most this many of one product in a basket (docs/api-checkout.md).
-pub const MAX_PER_LINE: u32 = 50;
 
 /// The chosen quantity per product, in the order shown.
 pub type Quantities = RwSignal<Vec<(Uuid, u32)>>;
@@ -20,7 +17,7 @@ pub fn quantity_of(quantities: Quantities, id: Uuid) -> u32 {
 }
 
 fn set_quantity(quantities: Quantities, id: Uuid, value: u32) {
-    let value = value.min(MAX_PER_LINE);
+    let value = value.min(BasketLine::MAX_QUANTITY);
     quantities.update(|q| match q.iter_mut().find(|(p, _)| *p == id) {
         Some(entry) => entry.1 = value,
         None => q.push((id, value)),
@@ -63,7 +60,7 @@ pub fn QuantityPicker(products: Vec<Product>, quantities: Quantities) -> impl In
                                     type="number"
                                     inputmode="numeric"
                                     min="0"
-                                    max=MAX_PER_LINE
+                                    max=BasketLine::MAX_QUANTITY
                                     aria-label=move || td_string!(i18n.get_locale(), product.quantity_label, title = t2.as_str()).to_string()
                                     prop:value=move || count().to_string()
                                     on:change=move |ev| {
@@ -75,7 +72,7 @@ pub fn QuantityPicker(products: Vec<Product>, quantities: Quantities) -> impl In
                                     type="button"
                                     class="icon-button"
                                     aria-label=move || td_string!(i18n.get_locale(), product.increase, title = t3.as_str()).to_string()
-                                    disabled=move || { count() >= MAX_PER_LINE }
+                                    disabled=move || { count() >= BasketLine::MAX_QUANTITY }
                                     on:click=move |_| set_quantity(quantities, id, count() + 1)
                                 >
                                     "+"
@@ -85,7 +82,7 @@ pub fn QuantityPicker(products: Vec<Product>, quantities: Quantities) -> impl In
                     }
                 })
                 .collect_view()}
-            <p class="hint">{move || td_string!(i18n.get_locale(), product.max_quantity, count = MAX_PER_LINE).to_string()}</p>
+            <p class="hint">{move || td_string!(i18n.get_locale(), product.max_quantity, count = BasketLine::MAX_QUANTITY).to_string()}</p>
         </fieldset>
     }
 }

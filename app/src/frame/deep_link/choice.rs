@@ -1,17 +1,15 @@
 //! The choice a deep link makes (docs/webframe.md, "Deep links to a choice"): the product
 //! route's `date` (YYYY-MM-DD), `timeslot` (HH:MM, the merchant's local time) and `quantities`
-//! (`product_id:n,…`). What is valid is chosen on the product screen; what is not is left for
-//! the customer to choose, with a message. A link that makes every choice its product needs goes
-//! straight on to the reservation (and so to the checkout's review).
+//! (`product_id:n,…`), judged against the product. What is valid is chosen on the product
+//! screen (`follow`); what is not is left for the customer to choose, with a message. A link
+//! that makes every choice its product needs goes straight on to the reservation (and so to
+//! the checkout's review).
 
 use chrono::{NaiveDate, NaiveTime};
 use uuid::Uuid;
 
-use super::quantities::MAX_PER_LINE;
-use crate::wire::{Product, TimeslotEntry};
-
-/// The query parameters of a deep link to a choice, as embed.js and the frame address name them.
-pub const PARAMS: [&str; 3] = ["date", "timeslot", "quantities"];
+use super::CHOICE;
+use crate::wire::{BasketLine, Product, TimeslotEntry};
 
 /// What a deep link chose for one product.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -35,7 +33,7 @@ impl LinkedChoice {
         today: NaiveDate,
     ) -> Option<Self> {
         let given = |name: &str| param(name).filter(|v| !v.trim().is_empty());
-        let (date, time, quantities) = (given("date"), given("timeslot"), given("quantities"));
+        let [date, time, quantities] = CHOICE.map(given);
         if date.is_none() && time.is_none() && quantities.is_none() {
             return None;
         }
@@ -84,18 +82,6 @@ impl LinkedChoice {
     }
 }
 
-/// Takes the choice out of the product screen's address once it is reserved: a step back from
-/// the checkout shows the product to choose again, and does not reserve a second time.
-pub fn forget_in_address() {
-    #[cfg(feature = "hydrate")]
-    if let Some(window) = web_sys::window() {
-        let path = window.location().pathname().ok();
-        if let (Some(path), Ok(history)) = (path, window.history()) {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
-        }
-    }
-}
-
 /// `product_id:n,…` over `group`: every product of the group with its quantity, or `None` when
 /// a part is malformed, names a product outside the group or twice, exceeds the basket's limit
 /// per line, or the whole asks for no ticket.
@@ -105,7 +91,11 @@ fn quantities_of(text: &str, group: &[Product]) -> Option<Vec<(Uuid, u32)>> {
     for part in text.split(',') {
         let (id, n) = part.trim().split_once(':')?;
         let id: Uuid = id.trim().parse().ok()?;
-        let n: u32 = n.trim().parse().ok().filter(|n| *n <= MAX_PER_LINE)?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| *n <= BasketLine::MAX_QUANTITY)?;
         if named.contains(&id) {
             return None;
         }
