@@ -17,13 +17,17 @@ pub const MAX_AMOUNT: Decimal = Decimal::from_parts(0x540B_E3FF, 2, 0, false, 2)
 /// The URL patterns, one text for the server (`Checks::http_url`, `return_url`) and the OpenAPI
 /// document (`http_url_schema`, the wire types' `return_url`); written in `app::wire`, which
 /// both read.
-pub use app::wire::{HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, RETURN_URL_PATTERN};
+pub use app::wire::{
+    HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, ORIGIN_PATTERN, RETURN_URL_PATTERN,
+};
 
 static HTTP_URL: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(HTTP_URL_PATTERN).expect("a valid pattern"));
 static JWKS_URL_TEMPLATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(JWKS_URL_TEMPLATE_PATTERN).expect("a valid pattern")
 });
+static ORIGIN: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(ORIGIN_PATTERN).expect("a valid pattern"));
 static RETURN_URL: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(RETURN_URL_PATTERN).expect("a valid pattern"));
 
@@ -384,28 +388,9 @@ pub fn is_email(value: &str) -> bool {
         && !value.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// `scheme://host[:port]` with no path, query or user info; the port may be `*`.
+/// Whether `value` is an origin as [`ORIGIN_PATTERN`] states it (`http://localhost:*` allowed).
 pub fn is_origin_pattern(value: &str) -> bool {
-    let Some((scheme, rest)) = value.split_once("://") else {
-        return false;
-    };
-    if !matches!(scheme, "http" | "https") || rest.is_empty() {
-        return false;
-    }
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((h, p)) if !h.contains(']') || h.ends_with(']') => (h, Some(p)),
-        _ => (rest, None),
-    };
-    let host_ok = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'[' | b']' | b':'));
-    let port_ok = match port {
-        None => true,
-        Some("*") => true,
-        Some(p) => p.parse::<u16>().is_ok(),
-    };
-    host_ok && port_ok
+    ORIGIN.is_match(value)
 }
 
 /// Whether `code` is the ISO 3166-1 alpha-2 code of a country, in upper case. The one country
@@ -446,6 +431,8 @@ mod tests {
             "https://shop.example",
             "http://localhost:*",
             "http://127.0.0.1:3000",
+            "http://[::1]:8080",
+            "https://shop.example:65535",
         ] {
             assert!(is_origin_pattern(ok), "{ok}");
         }
@@ -456,6 +443,8 @@ mod tests {
             "https://",
             "https://a:b",
             "https://u@x",
+            "https://shop.example:65536",
+            "https://shop.example:0",
         ] {
             assert!(!is_origin_pattern(bad), "{bad}");
         }

@@ -3,6 +3,23 @@
 //! the server agree on every string, which the judges test from both sides (`.ci/judges`,
 //! schemathesis) and `openapi_document.rs` reads as ECMA-262, as JSON Schema validators do.
 
+/// A host: a name or an IPv4 address.
+macro_rules! host_pattern {
+    () => {
+        concat!(
+            r"([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*",
+            r"|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+        )
+    };
+}
+
+/// A port, 1 to 65535.
+macro_rules! port_pattern {
+    () => {
+        r"6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}"
+    };
+}
+
 /// An http(s) URL with `$extra` as one more alternative for a character of its path and query,
 /// and `$fragment` after them (`""` for none). Its host is a name or an IPv4 address, its port
 /// 1 to 65535, its path and query RFC 3986's characters or `%` escapes; no user.
@@ -12,9 +29,11 @@ macro_rules! http_url_pattern {
     };
     ($extra:literal, $fragment:literal) => {
         concat!(
-            r"^https?://(([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*",
-            r"|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))",
-            r"(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?",
+            r"^https?://(",
+            host_pattern!(),
+            r")(:(",
+            port_pattern!(),
+            r"))?",
             r"(/([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}",
             $extra,
             r")*)*(\?([A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2}",
@@ -25,6 +44,17 @@ macro_rules! http_url_pattern {
         )
     };
 }
+
+/// A partner's origin as a client record lists it (frame and return origins): scheme, host
+/// (a name, an IPv4 address or a bracketed IPv6 one) and port, nothing else; the port may be
+/// `*`, any port (`http://localhost:*`).
+pub const ORIGIN_PATTERN: &str = concat!(
+    r"^https?://(",
+    host_pattern!(),
+    r"|\[[0-9A-Fa-f:.]+\])(:(\*|",
+    port_pattern!(),
+    r"))?$"
+);
 
 /// The http(s) URLs the API keeps as links or calls (a merchant's website and image, a
 /// partner's webhook): no fragment.

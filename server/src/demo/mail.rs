@@ -18,12 +18,11 @@ use maud::{html, PreEscaped, DOCTYPE};
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::shop::visitor_reference;
 use crate::{
-    demo_shop::visitor_reference,
     error::{Error, ProblemType, Result},
     http::extract::ApiQuery,
     state::AppState,
-    store::MailFilter,
     tickets::{compose_mail, order_doc},
 };
 

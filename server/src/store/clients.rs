@@ -85,14 +85,21 @@ pub struct PartnerClientInput {
     pub theme: Option<Theme>,
 }
 
-/// An origin, `scheme://host[:port]` (the document states it for a name and port; an IP
-/// address or `http://localhost:*` is accepted as well).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)] // documents the origin lists' items
-#[schema(
-    pattern = r"^https?://(([a-z0-9-]+\.)*[a-z][a-z0-9-]*|((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))(:[1-9][0-9]{0,3})?$"
-)]
-struct OriginPattern(String);
+/// An origin, `scheme://host[:port]`, as [`app::wire::ORIGIN_PATTERN`] states it and the
+/// server checks it (`validate::is_origin_pattern`): the origin lists' items in the document.
+struct OriginPattern;
+
+impl utoipa::PartialSchema for OriginPattern {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(app::wire::ORIGIN_PATTERN))
+            .examples(["https://shop.example", "http://localhost:*"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for OriginPattern {}
 
 impl PartnerClientInput {
     /// Trims text, lower-cases origins (browsers send them lower-case, so a stored

@@ -107,7 +107,7 @@ impl NewMail {
     /// A mail of `kind` rendered from the order `order_id` when it is sent.
     pub fn of_order(kind: MailKind, order_id: Uuid) -> Self {
         Self {
-            mail_id: crate::row_id::new_row_id(),
+            mail_id: crate::ids::time_ordered_id(),
             kind,
             customer_order_id: Some(order_id),
             merchant_account_id: None,
