@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod envelope;
 pub mod extract;
 pub mod fallback;
+pub mod field_rules;
 pub mod framing;
 pub mod item_copies;
 pub mod locale;
