@@ -299,7 +299,26 @@ impl From<crate::store::StoreError> for Error {
 
 #[cfg(test)]
 mod tests {
-    use super::ProblemType;
+    use super::{Error, ProblemType};
+
+    #[test]
+    fn a_database_out_of_reach_is_503_and_a_fault_of_a_query_stays_500() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        for outage in [
+            sqlx::Error::PoolTimedOut,
+            sqlx::Error::PoolClosed,
+            sqlx::Error::Io(refused),
+        ] {
+            assert_eq!(Error::from(outage).kind(), ProblemType::ServiceUnavailable);
+        }
+        // Through any layer that wrapped it.
+        let wrapped = anyhow::Error::new(sqlx::Error::PoolTimedOut).context("reading the basket");
+        assert_eq!(Error::from(wrapped).kind(), ProblemType::ServiceUnavailable);
+        assert_eq!(
+            Error::from(sqlx::Error::RowNotFound).kind(),
+            ProblemType::InternalError
+        );
+    }
 
     /// docs/errors.md is the one list of problem types: one row per type, `| `name` | status |`,
     /// and no row for a type that does not exist.
