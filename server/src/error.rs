@@ -39,7 +39,49 @@ pub enum Error {
     },
     /// A fault of ours; logged with the correlation id and answered with a generic text.
     #[error(transparent)]
-    Internal(#[from] anyhow::Error),
+    Internal(anyhow::Error),
+}
+
+/// Seconds a client is asked to wait (`Retry-After`) after a 503: long enough for a database
+/// restart or a failover to be under way, short enough for a checkout still to go through.
+pub const RETRY_AFTER_SECS: u32 = 5;
+
+impl From<anyhow::Error> for Error {
+    /// A fault of ours, unless its cause is the database not answering: that is an outage the
+    /// client can wait out (503 `service-unavailable`), whatever layer the error came through.
+    fn from(err: anyhow::Error) -> Self {
+        match err
+            .chain()
+            .find_map(|cause| cause.downcast_ref::<sqlx::Error>())
+        {
+            Some(cause) if is_outage(cause) => unavailable(&err),
+            _ => Error::Internal(err),
+        }
+    }
+}
+
+/// Whether a database error means the database cannot be reached or is going away (connection
+/// refused or lost, no connection free in time, the server shutting down or refusing new
+/// connections), rather than a fault of the query.
+fn is_outage(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
+        // SQLSTATE class 08 (connection exception), 57P01–57P03 (shutting down, crash
+        // recovery, not accepting connections), 53300 (too many connections).
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+        }),
+        _ => false,
+    }
+}
+
+/// 503 `service-unavailable` for a database outage; the cause is logged for the operator.
+fn unavailable(err: &anyhow::Error) -> Error {
+    tracing::warn!(error = ?err, "the database does not answer");
+    Error::new(
+        ProblemType::ServiceUnavailable,
+        format!("The database does not answer; retry in {RETRY_AFTER_SECS} seconds."),
+    )
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -77,7 +119,14 @@ impl Error {
     pub fn validation(errors: Vec<FieldError>) -> Self {
         let detail = match errors.as_slice() {
             [one] => format!("{}: {}", one.field, one.message),
-            many => format!("{} fields are invalid", many.len()),
+            many => format!(
+                "{} fields are invalid: {}",
+                many.len(),
+                many.iter()
+                    .map(|e| e.field.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         Error::Problem {
             kind: ProblemType::RequestValidationFailed,
@@ -194,6 +243,9 @@ pub fn problem_response(problem: &Problem) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/problem+json"),
     );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    }
     if status == StatusCode::UNAUTHORIZED {
         let challenge = if problem.error.as_deref() == Some("invalid_client") {
             r#"Basic realm="boxoffice""#
@@ -219,13 +271,32 @@ impl IntoResponse for Error {
 
 impl From<sqlx::Error> for Error {
     fn from(err: sqlx::Error) -> Self {
-        Error::Internal(anyhow::Error::new(err).context("database"))
+        anyhow::Error::new(err).context("database").into()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::ProblemType;
+    use super::{Error, ProblemType};
+
+    #[test]
+    fn a_database_out_of_reach_is_503_and_a_fault_of_a_query_stays_500() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        for outage in [
+            sqlx::Error::PoolTimedOut,
+            sqlx::Error::PoolClosed,
+            sqlx::Error::Io(refused),
+        ] {
+            assert_eq!(Error::from(outage).kind(), ProblemType::ServiceUnavailable);
+        }
+        // Through any layer that wrapped it.
+        let wrapped = anyhow::Error::new(sqlx::Error::PoolTimedOut).context("reading the basket");
+        assert_eq!(Error::from(wrapped).kind(), ProblemType::ServiceUnavailable);
+        assert_eq!(
+            Error::from(sqlx::Error::RowNotFound).kind(),
+            ProblemType::InternalError
+        );
+    }
 
     /// docs/errors.md is the one list of problem types: one row per type, `| `name` | status |`,
     /// and no row for a type that does not exist.

@@ -182,6 +182,7 @@ pub async fn serve(
             }
         }
     });
+    let store = state.store.clone();
     let (app, _) = router::router(state);
     // The peer address feeds the per-address rate limits of the credential endpoints.
     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
@@ -193,6 +194,9 @@ pub async fn serve(
     let _ = workers.await;
     let _ = sweeper.await;
     let _ = mails.await;
+    // Last, when nothing uses the store: a cold copy of the database taken after a clean stop
+    // is then complete (docs/operating.md, "Backups").
+    store.close().await;
     served
 }
 
@@ -254,16 +258,42 @@ fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// Logs to stderr as text or JSON lines, filtered by `BOXOFFICE_LOG`.
+/// Logs to stderr as text or JSON lines, filtered by `BOXOFFICE_LOG`; text is coloured only
+/// on a terminal and without `NO_COLOR` (no escape codes in a log file or a collector).
 pub fn init_tracing(config: &Config) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_new(&config.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let colour = log_in_colour(
+        std::io::stderr().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+    );
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr);
     let _ = if config.log_json {
         builder.json().try_init()
     } else {
         builder.try_init()
     };
+}
+
+/// Whether text logs get ANSI colours: only on a terminal, and not when `NO_COLOR` is set to
+/// anything but the empty string (no-color.org).
+pub fn log_in_colour(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    #[test]
+    fn logs_are_coloured_only_on_a_terminal_without_no_color() {
+        assert!(super::log_in_colour(true, None));
+        assert!(super::log_in_colour(true, Some(OsStr::new(""))));
+        assert!(!super::log_in_colour(true, Some(OsStr::new("1"))));
+        assert!(!super::log_in_colour(false, None));
+    }
 }

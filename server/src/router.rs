@@ -68,6 +68,16 @@ pub fn router(state: AppState) -> (Router, serde_json::Value) {
                 .get::<correlation::CorrelationId>()
                 .map_or("", |c| c.0.as_str());
             tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), correlation_id = %id)
+        })
+        // The access log: one line per request at info, in the span above (method, the path
+        // without its query, the correlation id), with the status and duration. Queries,
+        // headers (bearers) and bodies are never logged: they carry codes and customers.
+        .on_response(|response: &axum::response::Response, latency: std::time::Duration, _: &tracing::Span| {
+            tracing::info!(
+                status = response.status().as_u16(),
+                duration_ms = latency.as_secs_f64() * 1000.0,
+                "answered"
+            );
         }))
         .layer(middleware::from_fn(ops::record_metrics))
         .layer(middleware::from_fn(fallback::middleware))

@@ -19,7 +19,7 @@ use crate::{
 /// A token request body: form or JSON.
 pub struct TokenForm<T>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for TokenForm<T> {
+impl<T: DeserializeOwned + utoipa::ToSchema, S: Send + Sync> FromRequest<S> for TokenForm<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {

@@ -33,6 +33,16 @@ use crate::{
 /// revocations reach the cache through the generation.
 const KEEP: Duration = Duration::from_secs(300);
 
+/// What a bearer's check learns of its session.
+#[derive(Debug, Clone, Copy)]
+pub enum SessionCheck {
+    Stands(StandingSession),
+    /// Revoked: its code was presented a second time.
+    Revoked,
+    /// No such session, or one whose code was never exchanged for a bearer.
+    Unknown,
+}
+
 /// A session that stands, as its bearer's check needs it.
 #[derive(Debug, Clone, Copy)]
 pub struct StandingSession {
@@ -108,25 +118,27 @@ impl AuthCache {
         Ok(Some(self.generation.load(Ordering::Acquire)))
     }
 
-    /// Session `sid` if it stands; from the cache when it vouches for it, else read.
-    pub async fn session(&self, store: &dyn Store, sid: Uuid) -> Result<Option<StandingSession>> {
+    /// Session `sid`, whether it stands; from the cache when it vouches for it, else read.
+    pub async fn session(&self, store: &dyn Store, sid: Uuid) -> Result<SessionCheck> {
         let generation = self.current(store).await?;
         if let Some(cached) = generation.and_then(|g| self.sessions.get(&sid, g)) {
-            return Ok(Some(cached));
+            return Ok(SessionCheck::Stands(cached));
         }
-        let standing = store.session(sid).await?.and_then(|s| {
-            (s.revoked_at.is_none())
-                .then_some(s.bearer_jti)
-                .flatten()
-                .map(|bearer_jti| StandingSession {
+        let check = match store.session(sid).await? {
+            Some(s) if s.revoked_at.is_some() => SessionCheck::Revoked,
+            Some(s) => match s.bearer_jti {
+                Some(bearer_jti) => SessionCheck::Stands(StandingSession {
                     bearer_jti,
                     partner_client_id: s.partner_client_id,
-                })
-        });
-        if let (Some(standing), Some(generation)) = (standing, generation) {
+                }),
+                None => SessionCheck::Unknown,
+            },
+            None => SessionCheck::Unknown,
+        };
+        if let (SessionCheck::Stands(standing), Some(generation)) = (check, generation) {
             self.sessions.put(sid, standing, generation);
         }
-        Ok(standing)
+        Ok(check)
     }
 
     /// Whether partner client `client` may use campaign `campaign`; a yes is cached.

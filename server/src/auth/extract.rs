@@ -6,21 +6,47 @@ use uuid::Uuid;
 use super::{
     authn::{Authn, HasAuthn},
     bearer_token,
+    cache::SessionCheck,
     tokens::{BackendClaims, MerchantClaims, PublicClaims},
     Audience, TokenRejection,
 };
 use crate::error::{Error, ProblemType};
 
-fn rejection(reason: TokenRejection) -> Error {
-    match reason {
-        TokenRejection::Expired => Error::new(
-            ProblemType::TokenExpired,
-            "The bearer token has expired; obtain a new one.",
+/// The problem of a refused bearer, saying which case it is, for a route that takes bearers of
+/// `expected`. Nothing in it is secret: the kinds of bearer are documented and `iss` is a
+/// public address.
+fn rejection(state: &Authn, reason: TokenRejection, expected: Audience) -> Error {
+    let detail = match reason {
+        TokenRejection::Expired => {
+            return Error::new(
+                ProblemType::TokenExpired,
+                "The bearer token has expired; obtain a new one.",
+            )
+        }
+        TokenRejection::Invalid => format!(
+            "The bearer token is not valid here: it is malformed or not signed by this server's keys; this route takes {}.",
+            bearer_kind(expected)
         ),
-        TokenRejection::Invalid => Error::new(
-            ProblemType::TokenInvalid,
-            "The bearer token is not valid here.",
+        TokenRejection::OtherAudience(found) => format!(
+            "This is {}; this route takes {}.",
+            bearer_kind(found),
+            bearer_kind(expected)
         ),
+        TokenRejection::OtherIssuer(iss) => format!(
+            "The bearer token was issued by another server address (iss {iss}); this server is {}. Send it to the server that issued it, or obtain one here.",
+            state.tokens.issuer()
+        ),
+    };
+    Error::new(ProblemType::TokenInvalid, detail)
+}
+
+/// What a bearer of `audience` is, in a partner's words.
+fn bearer_kind(audience: Audience) -> &'static str {
+    match audience {
+        Audience::Backend => "a backend bearer (client credentials at /oauth/token)",
+        Audience::Public => "the public bearer of a session",
+        Audience::Merchant => "a merchant bearer (from the onboarding magic link)",
+        Audience::Receipt => "a receipt token, which is no bearer",
     }
 }
 
@@ -50,7 +76,7 @@ impl<S: HasAuthn> FromRequestParts<S> for BackendClient {
         let token = required(parts)?;
         let claims: BackendClaims = crate::keys::verify(state, token, Audience::Backend)
             .await
-            .map_err(rejection)?;
+            .map_err(|reason| rejection(state, reason, Audience::Backend))?;
         let current = state
             .store
             .partner_client_by_client_id(&claims.registered.sub)
@@ -80,17 +106,29 @@ pub struct PublicUser {
 
 impl PublicUser {
     async fn from_token(token: &str, state: &Authn) -> Result<Self, Error> {
+        let refused = |reason| rejection(state, reason, Audience::Public);
         let claims: PublicClaims = crate::keys::verify(state, token, Audience::Public)
             .await
-            .map_err(rejection)?;
+            .map_err(refused)?;
         let customer_id = Uuid::parse_str(&claims.registered.sub)
-            .map_err(|_| rejection(TokenRejection::Invalid))?;
+            .map_err(|_| refused(TokenRejection::Invalid))?;
         // Revocation (a replayed session code) must cut the bearer off before its expiry, on
         // every node within the auth cache's bound.
         let session = state.auth.session(state.store.as_ref(), claims.sid).await?;
         let partner_client_id = match session {
-            Some(s) if s.bearer_jti == claims.registered.jti => s.partner_client_id,
-            _ => return Err(rejection(TokenRejection::Invalid)),
+            SessionCheck::Stands(s) if s.bearer_jti == claims.registered.jti => {
+                s.partner_client_id
+            }
+            SessionCheck::Revoked => return Err(Error::new(
+                ProblemType::TokenInvalid,
+                "The bearer token was revoked because its session code was redeemed twice (a code presented again may have leaked); start a new session.",
+            )),
+            SessionCheck::Stands(_) | SessionCheck::Unknown => {
+                return Err(Error::new(
+                    ProblemType::TokenInvalid,
+                    "The bearer token's session is unknown to this server, or it is not the bearer its session code gave; start a new session.",
+                ))
+            }
         };
         Ok(PublicUser {
             customer_id,
@@ -146,11 +184,12 @@ impl<S: HasAuthn> FromRequestParts<S> for MerchantUser {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let state = state.authn();
         let token = required(parts)?;
+        let refused = |reason| rejection(state, reason, Audience::Merchant);
         let claims: MerchantClaims = crate::keys::verify(state, token, Audience::Merchant)
             .await
-            .map_err(rejection)?;
+            .map_err(refused)?;
         let merchant_account_id = Uuid::parse_str(&claims.registered.sub)
-            .map_err(|_| rejection(TokenRejection::Invalid))?;
+            .map_err(|_| refused(TokenRejection::Invalid))?;
         Ok(MerchantUser {
             merchant_account_id,
         })

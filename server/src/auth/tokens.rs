@@ -49,11 +49,33 @@ impl Audience {
     }
 }
 
-/// Why a token was refused; the two map to `token-expired` and `token-invalid`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl Audience {
+    /// The audience named `aud`, if it is one of ours.
+    fn from_aud(aud: &str) -> Option<Self> {
+        [
+            Audience::Backend,
+            Audience::Public,
+            Audience::Merchant,
+            Audience::Receipt,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == aud)
+    }
+}
+
+/// Why a token was refused: `Expired` maps to `token-expired`, the others to `token-invalid`,
+/// whose detail says which case it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenRejection {
     Expired,
+    /// Not one of ours: malformed, signed by a key we do not hold, a bad signature.
     Invalid,
+    /// Signed by our keys for another audience (a backend bearer where a public one belongs):
+    /// the audience it was issued for.
+    OtherAudience(Audience),
+    /// Signed by our keys under another server address (`iss`), e.g. by a node with another
+    /// `BOXOFFICE_PUBLIC_URL` over the same database.
+    OtherIssuer(String),
 }
 
 /// The registered claims every bearer of ours carries.
@@ -286,6 +308,10 @@ impl TokenService {
             .map(|data| data.claims)
             .map_err(|err| match err.kind() {
                 jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenRejection::Expired,
+                jsonwebtoken::errors::ErrorKind::InvalidIssuer
+                | jsonwebtoken::errors::ErrorKind::InvalidAudience => {
+                    misplaced(token, key, validation.clone(), &self.issuer)
+                }
                 _ => TokenRejection::Invalid,
             })?;
         let exp = claims["exp"].as_i64().ok_or(TokenRejection::Invalid)?;
@@ -318,6 +344,29 @@ impl TokenService {
             })
             .collect();
         serde_json::json!({ "keys": keys })
+    }
+}
+
+/// Why a token whose issuer or audience did not match was refused: its claims are read again
+/// without those two checks (the signature and the expiry still checked, so only a token of
+/// ours is described), to say whose it is. Only a refused token pays for the second decode.
+fn misplaced(
+    token: &str,
+    key: &DecodingKey,
+    mut validation: Validation,
+    issuer: &str,
+) -> TokenRejection {
+    validation.validate_aud = false;
+    validation.iss = None;
+    let Ok(claims) = decode::<serde_json::Value>(token, key, &validation).map(|d| d.claims) else {
+        return TokenRejection::Invalid;
+    };
+    match (claims["iss"].as_str(), claims["aud"].as_str()) {
+        (Some(iss), _) if iss != issuer => TokenRejection::OtherIssuer(iss.to_owned()),
+        (_, Some(aud)) => {
+            Audience::from_aud(aud).map_or(TokenRejection::Invalid, TokenRejection::OtherAudience)
+        }
+        _ => TokenRejection::Invalid,
     }
 }
 
@@ -356,7 +405,7 @@ mod tests {
         for other in [Audience::Public, Audience::Merchant] {
             assert_eq!(
                 s.verify::<BackendClaims>(token, other).unwrap_err(),
-                TokenRejection::Invalid
+                TokenRejection::OtherAudience(Audience::Backend)
             );
         }
     }
@@ -413,6 +462,11 @@ mod tests {
         assert!(s
             .verify::<BackendClaims>(&token, Audience::Backend)
             .is_err());
+        assert_eq!(
+            s.verify::<BackendClaims>(&token, Audience::Backend)
+                .unwrap_err(),
+            TokenRejection::Invalid
+        );
         let renamed = TokenService::new("http://elsewhere.test", &generate_ed25519().unwrap(), &[]);
         let token = renamed.sign(&backend_claims(&renamed, 60)).unwrap();
         assert!(renamed
@@ -421,6 +475,19 @@ mod tests {
         assert!(s
             .verify::<BackendClaims>(&token, Audience::Backend)
             .is_err());
+    }
+
+    #[test]
+    fn a_token_of_our_key_under_another_address_names_that_address() {
+        let key = generate_ed25519().unwrap();
+        let here = TokenService::new("http://issuer.test", &key, &[]);
+        let there = TokenService::new("http://elsewhere.test", &key, &[]);
+        let token = there.sign(&backend_claims(&there, 60)).unwrap();
+        assert_eq!(
+            here.verify::<BackendClaims>(&token, Audience::Public)
+                .unwrap_err(),
+            TokenRejection::OtherIssuer("http://elsewhere.test".into())
+        );
     }
 
     #[test]

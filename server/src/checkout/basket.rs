@@ -22,7 +22,8 @@ pub const MAX_ATTRIBUTION_CHARS: usize = 200;
 /// number, or too large for one; a product id that is not a UUID; a line that is not an
 /// object) as the contract names it: 400 `checkout-basket-line-invalid` with the field, like
 /// every other bad line, instead of the generic `request-validation-failed`. A missing field
-/// stays `request-validation-failed`, as the contract has it for a missing required field.
+/// stays `request-validation-failed`, as the contract has it for a missing required field, and
+/// so does a body with other faults besides its lines' (one problem names them all).
 pub fn line_problem(error: Error) -> Error {
     match error {
         Error::Problem {
@@ -30,9 +31,10 @@ pub fn line_problem(error: Error) -> Error {
             detail,
             errors,
             oauth,
-        } if errors
-            .first()
-            .is_some_and(|e| e.code != "required" && is_line_field(&e.field)) =>
+        } if !errors.is_empty()
+            && errors
+                .iter()
+                .all(|e| e.code != "required" && is_line_field(&e.field)) =>
         {
             Error::Problem {
                 kind: ProblemType::CheckoutBasketLineInvalid,

@@ -4,9 +4,9 @@
 //!
 //! The checks come in the order of the express error table (docs/api-checkout.md, "Express
 //! checkout: order of checks"): the bearer, the key and the campaign are the handler's; here
-//! the body and the customer's fields (400, then 422), the key's claim (208 replay, 409), the
-//! basket's products, date and time (400), the shipping address (400), price and capacity
-//! (422), the providers (422/502). The plan, which only reads, comes before the claim so that
+//! the basket's shape (400, reading nothing), the customer's fields (400, then 422), the key's
+//! claim (208 replay, 409), the basket's products, date and time (400), the shipping address
+//! (400), price and capacity (422), the providers (422/502). The plan, which only reads, comes before the claim so that
 //! a request bound to fail writes nothing (`idempotency`). Everything after the claim runs in
 //! one transaction that also stores the success under the key: a failure keeps nothing,
 //! releases the key (on SQLite the claim is part of that transaction and goes with it), and a

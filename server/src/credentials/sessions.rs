@@ -320,10 +320,17 @@ pub async fn exchange(state: &Authn, request: CodeExchange) -> Result<IssuedToke
         .store
         .session_by_code(&hash)
         .await?
-        .filter(|s| {
-            s.partner_client_id == Some(client.partner_client_id) && s.mode != SessionMode::Webframe
-        })
+        .filter(|s| s.partner_client_id == Some(client.partner_client_id))
         .ok_or_else(invalid_code)?;
+    // Told apart only for the partner whose code it is (to another it is unknown), and not
+    // spent: the frame can still open with it.
+    if session.mode == Integration::Webframe.as_str() {
+        return Err(Error::new(
+            ProblemType::SessionCodeInvalid,
+            "This is a webframe session code: the hosted frame redeems it (open {frame_url}?session_code=<code> in an iframe), not the partner at /v1/session/token. Start the session with \"integration\": \"headless\" to exchange its code yourself.",
+        )
+        .with_oauth("invalid_grant"));
+    }
     let pkce_failed = |detail: &str| {
         Error::new(ProblemType::PkceVerificationFailed, detail.to_owned())
             .with_oauth("invalid_grant")

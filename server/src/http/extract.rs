@@ -8,13 +8,16 @@ use axum::{
     http::{header, request::Parts},
 };
 use serde::de::DeserializeOwned;
+use utoipa::{IntoParams, ToSchema};
 
+use super::field_rules::{Shape, EXAMPLE_UUID};
 use crate::error::{Error, ProblemType};
 
-/// A JSON body, deserialised with the path of the first bad field in the error.
+/// A JSON body, deserialised; a body that does not fit is a problem naming every missing
+/// required field and the first bad value with its field's rule (`parse_json`).
 pub struct ApiJson<T>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+impl<T: DeserializeOwned + ToSchema, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
@@ -107,14 +110,16 @@ pub fn reject_nul_in_pairs(encoded: &[u8]) -> Result<(), Error> {
     }
 }
 
-/// Deserialises JSON, reporting the path of the first field that does not fit.
+/// Deserialises JSON; a body that does not fit is 400 `request-validation-failed` naming the
+/// first field serde refused, worded by the field's rule, and then every other required field
+/// the body lacks (serde stops at the first error, the contract promises every one at once).
 ///
 /// A whole number written with a fraction (`24.0`) is an integer to JSON Schema, so a client
 /// that validates against the document may send one where an integer goes; serde takes
 /// integers only as written without a fraction. A body serde refuses for a floating-point
 /// number is therefore read again with every whole number as an integer, which leaves the
 /// usual path as it is; a number with a real fraction (`24.5`) stays refused, in words.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Error> {
     if let Some(field) = nul_in_json(bytes) {
         return Err(Error::invalid_field(&field, NUL.0, NUL.1));
     }
@@ -123,13 +128,14 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
         Ok(value) => return Ok(value),
         Err(refused) => refused,
     };
-    if !refused.inner().to_string().starts_with(FLOAT_REFUSED) {
-        return Err(json_problem(refused));
+    if refused.inner().to_string().starts_with(FLOAT_REFUSED) {
+        if let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            whole_numbers_as_integers(&mut value);
+            return serde_path_to_error::deserialize(value)
+                .map_err(|again| json_problem::<T>(again, bytes));
+        }
     }
-    let mut value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|_| json_problem(refused))?;
-    whole_numbers_as_integers(&mut value);
-    serde_path_to_error::deserialize(value).map_err(json_problem)
+    Err(json_problem::<T>(refused, bytes))
 }
 
 /// How serde_json begins the message of a number with a fraction where none fits.
@@ -157,36 +163,60 @@ fn whole_numbers_as_integers(value: &mut serde_json::Value) {
     }
 }
 
-/// The problem of a body serde refused: the path of the field and what was wrong with it.
-fn json_problem(err: serde_path_to_error::Error<serde_json::Error>) -> Error {
+/// The problem of a body (`bytes`) serde refused as a `T`.
+fn json_problem<T: ToSchema>(err: serde_path_to_error::Error<serde_json::Error>, bytes: &[u8]) -> Error {
     let path = err.path().to_string();
     let inner = err.into_inner();
     let message = strip_position(&inner.to_string());
-    let (field, code) = match inner.classify() {
+    match inner.classify() {
         serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-            ("body".to_owned(), "malformed_json")
+            Error::invalid_field("body", "malformed_json", message)
         }
-        _ => match (missing_field(&message), path.as_str()) {
-            (Some(name), ".") => (name, "required"),
-            (Some(name), _) => (format!("{path}.{name}"), "required"),
-            (None, ".") => ("body".to_owned(), "invalid"),
-            (None, _) => (path, "invalid"),
-        },
-    };
-    let message = not_whole(&field, &message).unwrap_or(message);
-    Error::validation(vec![FieldError::new(field, code, message)])
+        _ => {
+            let shape = Shape::of_body::<T>();
+            // The body is JSON (serde got past the syntax), so this parse succeeds.
+            let body = serde_json::from_slice(bytes).unwrap_or_default();
+            Error::validation(misfits(&shape, &path, &message, &body))
+        }
+    }
 }
 
-/// serde's "invalid type: floating point `2.5`, expected u32" as a client reads it.
-fn not_whole(field: &str, message: &str) -> Option<String> {
-    let (number, expected) = message
-        .strip_prefix(FLOAT_REFUSED)?
-        .split_once("`, expected ")?;
-    let integer = matches!(
-        expected,
-        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize"
-    );
-    integer.then(|| format!("{field} must be a whole number, not {number}"))
+/// The field errors of input `value` that did not deserialise: the error serde stopped at
+/// (`message` at `path`), then each other required field `value` lacks.
+fn misfits(shape: &Shape, path: &str, message: &str, value: &serde_json::Value) -> Vec<FieldError> {
+    let within = |name: &str| match path {
+        "." | "" => name.to_owned(),
+        _ => format!("{path}.{name}"),
+    };
+    let required = |field: &str| FieldError::new(field, "required", format!("{field} is required"));
+    let first = match missing_field(message) {
+        Some(name) => required(&within(&name)),
+        None if matches!(path, "." | "") => FieldError::new("body", "invalid", message),
+        None => FieldError::new(path, "invalid", worded(shape, path, message)),
+    };
+    let mut errors = vec![first];
+    for field in shape.missing(value) {
+        if errors.iter().all(|e| e.field != field) {
+            errors.push(required(&field));
+        }
+    }
+    errors
+}
+
+/// serde's message about the value at `path` as the field's rule ("lines[0].quantity must be a
+/// whole number from 1 to 50 (got string "two")") where the schema has one; else serde's own.
+fn worded(shape: &Shape, path: &str, message: &str) -> String {
+    let wrong_type = message.strip_prefix("invalid type: ");
+    let Some(rule) = shape.rule(path, wrong_type.is_some()) else {
+        return message.to_owned();
+    };
+    let got = wrong_type
+        .or_else(|| message.strip_prefix("invalid value: "))
+        .and_then(|rest| rest.split(", expected").next());
+    match got {
+        Some(got) => format!("{path} must be {rule} (got {got})"),
+        None => format!("{path} must be {rule}"),
+    }
 }
 
 /// The field serde names in "missing field `name`", so the problem points at it.
@@ -203,10 +233,11 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// Query parameters, with a problem naming the parameter that does not fit.
+/// Query parameters, with a problem naming the parameter that does not fit, in the words of
+/// its rule, and every required parameter missing.
 pub struct ApiQuery<T>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+impl<T: DeserializeOwned + IntoParams, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Error> {
@@ -217,12 +248,22 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
             .map(ApiQuery)
             .map_err(|err| {
                 let path = err.path().to_string();
-                let field = if path == "." {
-                    "query".to_owned()
-                } else {
-                    path
-                };
-                Error::invalid_field(&field, "invalid", err.into_inner().to_string())
+                let message = err.into_inner().to_string();
+                let pairs = form_urlencoded::parse(query.as_bytes())
+                    .map(|(name, value)| (name.into_owned(), value.into_owned().into()))
+                    .collect();
+                let mut errors = misfits(
+                    &Shape::of_query::<T>(),
+                    &path,
+                    &message,
+                    &serde_json::Value::Object(pairs),
+                );
+                for error in &mut errors {
+                    if error.field == "body" {
+                        "query".clone_into(&mut error.field);
+                    }
+                }
+                Error::validation(errors)
             })
     }
 }
@@ -239,20 +280,28 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
             Ok(axum::extract::Path(value)) => return Ok(ApiPath(value)),
             Err(rejection) => rejection,
         };
-        // Parameter names from the route template, for errors that report only a position.
-        let names: Vec<String> = parts
+        let template = parts
             .extensions
             .get::<MatchedPath>()
-            .map(|p| {
-                p.as_str()
-                    .split('/')
-                    .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}').map(str::to_owned))
-                    .collect()
-            })
+            .map(|p| p.as_str().to_owned())
             .unwrap_or_default();
+        // Parameter names from the route template, for errors that report only a position.
+        let names: Vec<String> = template
+            .split('/')
+            .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}').map(str::to_owned))
+            .collect();
+        let raw: Vec<(String, String)> =
+            axum::extract::RawPathParams::from_request_parts(parts, state)
+                .await
+                .map(|raw| {
+                    raw.iter()
+                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                        .collect()
+                })
+                .unwrap_or_default();
         let describe = |expected: &str| {
             if expected.contains("Uuid") {
-                "a UUID".to_owned()
+                format!("a UUID, e.g. {EXAMPLE_UUID}")
             } else {
                 expected.to_owned()
             }
@@ -282,9 +331,28 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
                     let message = format!("`{key}` must be {}", describe(expected_type));
                     (key, message)
                 }
-                ErrorKind::DeserializeError { key, value, .. } => {
-                    let message = format!("`{key}` has an invalid value `{value}`");
+                ErrorKind::DeserializeError {
+                    key,
+                    value,
+                    message,
+                } => {
+                    let message = if message.starts_with("UUID parsing failed") {
+                        not_a_uuid(&key, &value, &template)
+                    } else {
+                        format!("`{key}` has an invalid value `{value}`")
+                    };
                     (key, message)
+                }
+                // A UUID's own parser says only "UUID parsing failed", not where: the segment
+                // is the first of the route's that is no UUID.
+                ErrorKind::Message(message) if message.starts_with("UUID parsing failed") => {
+                    match raw
+                        .iter()
+                        .find(|(_, value)| uuid::Uuid::parse_str(value).is_err())
+                    {
+                        Some((key, value)) => (key.clone(), not_a_uuid(key, value, &template)),
+                        None => ("path".to_owned(), message),
+                    }
                 }
                 other => ("path".to_owned(), other.to_string()),
             },
@@ -292,4 +360,12 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
         };
         Err(Error::invalid_field(&field, "invalid", message))
     }
+}
+
+/// The message of path segment `value`, parameter `key` of route `template`, that is no UUID.
+fn not_a_uuid(key: &str, value: &str, template: &str) -> String {
+    let shown: String = value.chars().take(40).collect();
+    format!(
+        "The path segment `{shown}` is `{key}` of {template}, which must be a UUID, e.g. {EXAMPLE_UUID}"
+    )
 }

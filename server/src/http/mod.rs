@@ -10,6 +10,7 @@ pub mod drain;
 pub mod envelope;
 pub mod extract;
 pub mod fallback;
+pub mod field_rules;
 pub mod framing;
 pub mod locale;
 pub mod openapi;

@@ -19,4 +19,8 @@ pub(crate) trait Dialect {
     /// before a write needs one to be exact; `None` where write transactions already run one
     /// at a time (SQLite's `BEGIN IMMEDIATE`).
     const XACT_LOCK: Option<&'static str>;
+    /// A statement run on the writer when the store closes (a clean stop), so that the
+    /// database's files alone hold every commit: SQLite moves its write-ahead log into the
+    /// database file and empties it; PostgreSQL needs none.
+    const ON_CLOSE: Option<&'static str>;
 }

@@ -215,6 +215,10 @@ pub trait Store:
     async fn ping(&self) -> StoreResult<()>;
     /// Which backend this is, for logs.
     fn backend(&self) -> &'static str;
+    /// Ends the store at a clean stop, after the last request and worker: the database's
+    /// files are left complete (SQLite's write-ahead log checkpointed into the database file
+    /// and emptied) and the connections closed. Nothing may use the store after.
+    async fn close(&self);
 }
 
 /// Opens the store a URL names: `postgres://…` or `sqlite://…`, and runs its migrations.

@@ -18,4 +18,5 @@ impl Dialect for PostgresDialect {
 
     const SKIP_LOCKED: &'static str = "FOR UPDATE SKIP LOCKED";
     const XACT_LOCK: Option<&'static str> = Some("SELECT pg_advisory_xact_lock($1)");
+    const ON_CLOSE: Option<&'static str> = None;
 }
