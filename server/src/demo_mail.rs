@@ -60,10 +60,19 @@ async fn demo_mail(
             "The demo mailbox is on only in demo mode.",
         ));
     }
-    let visitor = query.visitor.as_deref().map(visitor_reference).transpose()?;
+    let visitor = query
+        .visitor
+        .as_deref()
+        .map(visitor_reference)
+        .transpose()?;
     let mut shown = Vec::new();
     let mails = match &visitor {
-        Some(visitor) => state.store.ticket_mails_of_reference(visitor, SHOWN).await?,
+        Some(visitor) => {
+            state
+                .store
+                .ticket_mails_of_reference(visitor, SHOWN)
+                .await?
+        }
         None => Vec::new(),
     };
     for mail in mails {
