@@ -113,7 +113,9 @@ impl Checks {
             self.fail(
                 field,
                 "control_character",
-                format!("{field} must not hold control characters (line breaks, tabs and the like)"),
+                format!(
+                    "{field} must not hold control characters (line breaks, tabs and the like)"
+                ),
             );
         }
     }
@@ -536,7 +538,12 @@ mod tests {
         let control = |field: &str| (field.to_owned(), "control_character".to_owned());
         assert_eq!(
             failed_with_codes(checks),
-            [control("cr"), control("tab"), control("bell"), control("nel")]
+            [
+                control("cr"),
+                control("tab"),
+                control("bell"),
+                control("nel")
+            ]
         );
     }
 

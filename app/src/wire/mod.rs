@@ -43,3 +43,4 @@ pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
     OrderStatus, PaymentStatus, TicketStatus, Transition, UnknownState,
 };
+pub use url_pattern::{HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, RETURN_URL_PATTERN};

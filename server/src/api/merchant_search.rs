@@ -75,7 +75,12 @@ struct BroadSearchParams {
     /// Words to find in the merchant's name, city or category, or in the titles of its products
     /// in the campaign (any language); case and diacritics do not matter. Required: at most
     /// 200 characters with a letter or a digit, and at most 10 words.
-    #[param(required = true, min_length = 1, max_length = 200, pattern = r"[\p{L}\p{N}]")]
+    #[param(
+        required = true,
+        min_length = 1,
+        max_length = 200,
+        pattern = r"[\p{L}\p{N}]"
+    )]
     q: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
     #[param(minimum = 1, maximum = 100)]

@@ -168,7 +168,10 @@ impl AuthCache {
         client: Uuid,
         campaign: Uuid,
     ) -> Result<()> {
-        if self.client_may_use_campaign(store, client, campaign).await? {
+        if self
+            .client_may_use_campaign(store, client, campaign)
+            .await?
+        {
             return Ok(());
         }
         Err(Error::new(

@@ -324,7 +324,7 @@ pub async fn exchange(state: &Authn, request: CodeExchange) -> Result<IssuedToke
         .ok_or_else(invalid_code)?;
     // Told apart only for the partner whose code it is (to another it is unknown), and not
     // spent: the frame can still open with it.
-    if session.mode == Integration::Webframe.as_str() {
+    if session.mode == SessionMode::Webframe {
         return Err(Error::new(
             ProblemType::SessionCodeInvalid,
             "This is a webframe session code: the hosted frame redeems it (open {frame_url}?session_code=<code> in an iframe), not the partner at /v1/session/token. Start the session with \"integration\": \"headless\" to exchange its code yourself.",

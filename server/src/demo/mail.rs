@@ -60,7 +60,11 @@ async fn demo_mail(
             "The demo mailbox is on only in demo mode.",
         ));
     }
-    let visitor = query.visitor.as_deref().map(visitor_reference).transpose()?;
+    let visitor = query
+        .visitor
+        .as_deref()
+        .map(visitor_reference)
+        .transpose()?;
     let mut shown = Vec::new();
     // A visit's ticket mails only: the other kinds are no customer's (a magic link is a
     // merchant's).

@@ -291,7 +291,10 @@ mod tests {
             unfolded.contains(r"SUMMARY:Bezoek aan Artis\nX-INJECTED:1\nX-CR:2\nX-NEL:3"),
             "{unfolded}"
         );
-        assert!(unfolded.contains(r"LOCATION:Plantage\nX-STREET:4\, 1018 CZ"), "{unfolded}");
+        assert!(
+            unfolded.contains(r"LOCATION:Plantage\nX-STREET:4\, 1018 CZ"),
+            "{unfolded}"
+        );
         let parsed: icalendar::Calendar = text.parse().unwrap();
         let event = parsed.components[0].as_event().unwrap();
         assert!(event.property_value("X-INJECTED").is_none());

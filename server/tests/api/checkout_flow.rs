@@ -317,6 +317,9 @@ async fn a_whole_number_written_with_a_zero_fraction_is_that_integer_and_a_fract
         "from": visit_day(), "until": visit_day(), "price": "12.50", "list_price": "15.00",
         "capacity": 40.0,
     });
-    app.admin_put_ok(&format!("/admin/v1/products/{}/calendar", shop.product), &calendar)
-        .await;
+    app.admin_put_ok(
+        &format!("/admin/v1/products/{}/calendar", shop.product),
+        &calendar,
+    )
+    .await;
 }

@@ -179,7 +179,13 @@ async fn a_client_removed_from_the_campaign_can_no_longer_extend_confirm_read_or
     let stored = app.state.store.checkout(id).await.unwrap().unwrap();
     assert_eq!(stored.status, app::wire::CheckoutStatus::Reserved);
     assert!(stored.hold_extended_at.is_none());
-    assert!(app.state.store.order_of_checkout(id).await.unwrap().is_none());
+    assert!(app
+        .state
+        .store
+        .order_of_checkout(id)
+        .await
+        .unwrap()
+        .is_none());
 }
 
 // --- Prefill and locked fields ------------------------------------------------------------------

@@ -260,7 +260,10 @@ async fn each_demo_shop_visit_is_its_own_customer() {
     assert_eq!(page.header("cache-control"), Some("no-store"));
     assert!(page.text.contains("/embed.js") && page.text.contains("Boxoffice.mount("));
     assert!(page.text.contains("/demo/shop/session") && page.text.contains("sessionStorage"));
-    assert!(page.text.contains("/demo/mail?visitor="), "the link to the visit's own mails");
+    assert!(
+        page.text.contains("/demo/mail?visitor="),
+        "the link to the visit's own mails"
+    );
     assert!(
         !page.text.contains("sessionCode\":\""),
         "no code in the page itself"

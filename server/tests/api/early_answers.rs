@@ -43,7 +43,10 @@ async fn read_response(stream: &mut TcpStream) -> (u16, String) {
             break at + 4;
         }
         let n = stream.read(&mut buf).await.expect("response read");
-        assert!(n > 0, "the connection closed before a response: {received:?}");
+        assert!(
+            n > 0,
+            "the connection closed before a response: {received:?}"
+        );
         received.extend_from_slice(&buf[..n]);
     };
     let head = String::from_utf8_lossy(&received[..head_end]).to_ascii_lowercase();

@@ -335,7 +335,11 @@ async fn every_pattern_is_ecma_262_and_takes_what_the_server_takes() {
             .find(|p| p["name"] == "q")
             .unwrap();
         let pattern = q["schema"]["pattern"].as_str().unwrap();
-        assert_matches(pattern, &["Ü", "東京", "artis", "42", " zoo "], &["_", "-- !"]);
+        assert_matches(
+            pattern,
+            &["Ü", "東京", "artis", "42", " zoo "],
+            &["_", "-- !"],
+        );
     }
 
     // The return URL as the server takes it: a query string, a fragment, any port to 65535.

@@ -178,8 +178,7 @@ async fn shop_for(app: &TestApp, shop: &Shop, reference: &str) -> Shop {
     let code = app
         .headless_code(&backend, reference, Some(&shop.partner.campaign))
         .await;
-    let token = app.exchange_code(client, &code).await.assert_status(200)["data"]
-        ["access_token"]
+    let token = app.exchange_code(client, &code).await.assert_status(200)["data"]["access_token"]
         .as_str()
         .unwrap()
         .to_owned();
