@@ -92,6 +92,14 @@ async fn a_magic_link_and_a_ticket_mail_go_through_one_outbox_retried_after_an_s
         ["MAGIC_LINK", "TICKETS"].map(String::from).into()
     );
     assert_no_more_mail(&mut received, Duration::from_millis(800)).await;
+    // Each attempt is counted by kind and outcome (docs/operating.md, "Metrics").
+    let metrics = app.get("/metrics").await.text;
+    for series in [
+        r#"mail_attempts_total{kind="MAGIC_LINK",outcome="retried"}"#,
+        r#"mail_attempts_total{kind="TICKETS",outcome="sent"}"#,
+    ] {
+        assert!(metrics.contains(series), "{series} in {metrics}");
+    }
 
     // The filters: by kind, by order.
     let links = mail_rows(&app, "?kind=MAGIC_LINK").await;
