@@ -187,7 +187,7 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_ALLOW_PRIVATE_OUTBOUND", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub allow_private_outbound: bool,
 
-    /// How often the background workers (webhook delivery, expiry sweeper) look for work, in ms.
+    /// How often the background workers (webhook and mail delivery, expiry sweeper) look for work, in ms.
     #[arg(long, env = "BOXOFFICE_WORKER_INTERVAL_MS", default_value_t = 1000)]
     pub worker_interval_ms: u64,
 

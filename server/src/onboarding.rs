@@ -135,7 +135,11 @@ pub async fn provision(
     // The account exists whatever the mail does; an undelivered link stays in the outbox,
     // where the worker tries again.
     let magic_link_mail = match claim {
-        None => MagicLinkMail::Outbox,
+        None => {
+            // No recipient: the log is no place for an address.
+            tracing::info!(mail = %mail.mail_id, kind = %mail.kind, "mail kept in the outbox (no SMTP configured)");
+            MagicLinkMail::Outbox
+        }
         Some(claim) => match outbox::send_now(state.outbox, mail.mail_id, claim).await {
             Ok(Some(MailOutcome::Sent { .. })) => MagicLinkMail::Sent,
             Ok(None) => MagicLinkMail::Outbox,
