@@ -21,9 +21,7 @@ async fn a_guest_cannot_reserve_a_two_step_checkout() {
         .request(Method::POST, "/v2/checkouts")
         .header("x-campaign-id", &shop.partner.campaign)
         .json(&crate::checkout_fixtures::basket(&shop.product, 1));
-    app.send(request)
-        .await
-        .assert_problem(401, "token-invalid");
+    app.send(request).await.assert_problem(401, "token-invalid");
     assert_eq!(reserved_on_visit_day(&app, &shop).await, 0);
 }
 

@@ -71,7 +71,10 @@ async fn the_curl_steps_of_docs_integration_md_run_against_the_demo_data() {
             Ok("true"),
             "CI runs {PAGE}'s webhook receiver: .ci/docs-tools installs its library"
         );
-        eprintln!("{PAGE}'s steps not run: no {} (.ci/docs-tools)", python.display());
+        eprintln!(
+            "{PAGE}'s steps not run: no {} (.ci/docs-tools)",
+            python.display()
+        );
         return;
     }
     let app = spawn_app_with(|c| c.demo = true).await;
@@ -80,9 +83,15 @@ async fn the_curl_steps_of_docs_integration_md_run_against_the_demo_data() {
     let script = script_of(
         DOC,
         &[
-            ("BASE=http://127.0.0.1:3000", format!("BASE={}", app.base_url)),
+            (
+                "BASE=http://127.0.0.1:3000",
+                format!("BASE={}", app.base_url),
+            ),
             ("ADMIN=operator-secret", format!("ADMIN={ADMIN_TOKEN}")),
-            ("RECEIVER_PORT=8090", format!("RECEIVER_PORT={}", free_port())),
+            (
+                "RECEIVER_PORT=8090",
+                format!("RECEIVER_PORT={}", free_port()),
+            ),
         ],
     );
     assert!(
@@ -102,5 +111,8 @@ async fn the_curl_steps_of_docs_integration_md_run_against_the_demo_data() {
         ],
         "{printed}"
     );
-    assert!(!printed.contains("refused"), "every delivery verified:\n{printed}");
+    assert!(
+        !printed.contains("refused"),
+        "every delivery verified:\n{printed}"
+    );
 }

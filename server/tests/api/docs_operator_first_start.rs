@@ -34,7 +34,10 @@ async fn the_curl_steps_of_docs_operator_first_start_md_build_a_catalog_a_partne
     let script = script_of(
         DOC,
         &[
-            ("BASE=http://127.0.0.1:3000", format!("BASE={}", app.base_url)),
+            (
+                "BASE=http://127.0.0.1:3000",
+                format!("BASE={}", app.base_url),
+            ),
             ("ADMIN=operator-secret", format!("ADMIN={ADMIN_TOKEN}")),
         ],
     );
@@ -50,7 +53,9 @@ async fn the_curl_steps_of_docs_operator_first_start_md_build_a_catalog_a_partne
         .unwrap();
     let today = today_in("Europe/Amsterdam");
     assert!(
-        [today, shift(today, 1)].map(|d| d.to_string()).contains(&first.to_owned()),
+        [today, shift(today, 1)]
+            .map(|d| d.to_string())
+            .contains(&first.to_owned()),
         "first on sale {first}, today is {today}"
     );
 }

@@ -50,7 +50,10 @@ pub fn script_of(doc: &str, replacements: &[(&str, String)]) -> String {
         script.push_str(block);
     }
     for (from, to) in replacements {
-        assert!(script.contains(from), "the page's steps no longer set {from}");
+        assert!(
+            script.contains(from),
+            "the page's steps no longer set {from}"
+        );
         script = script.replace(from, to);
     }
     script
@@ -60,7 +63,10 @@ pub fn script_of(doc: &str, replacements: &[(&str, String)]) -> String {
 /// what it printed. It must write nothing to stderr (a failed step does). Programs the steps
 /// left running in the background are stopped when the script ends, however it ends.
 pub async fn run(script: String, path: Option<PathBuf>) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned();
     let script = format!("trap 'kill $(jobs -p) 2>/dev/null' EXIT\nset -u\n{script}");
     let output = tokio::task::spawn_blocking(move || {
         let mut command = Command::new("bash");
