@@ -107,3 +107,29 @@ test('a language switch re-renders the screen on view, catalog texts included', 
   await frame.getByLabel(de.language.label).selectOption('en-GB');
   await expect(frame.getByRole('heading', { level: 1, name: 'Adult admission' })).toBeVisible();
 });
+
+test('a language switch on the first screen reads the places again, names and descriptions included', async ({ page, partner }) => {
+  // The list the frame's page came with (docs/webframe.md, "The first screen") is French: the
+  // host's language is in the frame's address.
+  const [fr, de] = [texts('fr-FR'), texts('de-DE')];
+  const frame = await openShop(page, partner, { lang: 'fr-FR' });
+  const lieux = frame.getByRole('list', { name: fr.merchants.results_label });
+  await expect(lieux.getByRole('link', { name: 'Musée du Canal' })).toBeVisible();
+  await expect(lieux.getByText('Maîtres hollandais et design moderne dans une maison de canal.')).toBeVisible();
+  const count = await lieux.getByRole('listitem').count();
+
+  await frame.getByLabel(fr.language.label).selectOption('de-DE');
+  await expect(frame.getByRole('heading', { level: 1, name: de.merchants.title })).toBeVisible();
+  const orte = frame.getByRole('list', { name: de.merchants.results_label });
+  await expect(orte.getByRole('link', { name: 'Grachtenhausmuseum' })).toBeVisible();
+  await expect(orte.getByText('Niederländische Meister und modernes Design in einem Grachtenhaus.')).toBeVisible();
+  await expect(orte.getByText('Elefanten, Giraffen und ein Schmetterlingsgarten.')).toBeVisible();
+  await expect(orte.getByText(`${de.category.park} · Kaatsheuvel`)).toBeVisible();
+  // Every place once, and nothing French left in the list.
+  await expect(orte.getByRole('listitem')).toHaveCount(count);
+  await expect(orte.getByText(/Musée du Canal|Maîtres hollandais|Parc Aventure/)).toHaveCount(0);
+
+  // The list read in German is the live one: a place opens from it, in German.
+  await orte.getByRole('link', { name: 'Grachtenhausmuseum' }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: 'Grachtenhausmuseum' })).toBeVisible();
+});

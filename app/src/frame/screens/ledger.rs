@@ -42,7 +42,7 @@ pub fn LedgerScreen(first: Prefetch) -> impl IntoView {
                         </tr>
                     </thead>
                     <tbody>
-                        <For each=move || entries.items.get() key=|e| e.id let:entry>
+                        <For each=move || entries.items.get() key=move |e| entries.key(e.id) let:entry>
                             <tr>
                                 <td>
                                     <span class="entry-main">{

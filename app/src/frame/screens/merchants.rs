@@ -72,7 +72,7 @@ pub fn MerchantsScreen() -> impl IntoView {
             aria-label=move || td_string!(i18n.get_locale(), merchants.results_label)
             aria-busy=move || (merchants.state.get() == PageState::Loading).to_string()
         >
-            <For each=move || merchants.items.get() key=|m| m.id let:merchant>
+            <For each=move || merchants.items.get() key=move |m| merchants.key(m.id) let:merchant>
                 <MerchantCard merchant/>
             </For>
         </ul>

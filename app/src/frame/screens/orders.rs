@@ -38,7 +38,7 @@ pub fn OrdersScreen(first: Prefetch) -> impl IntoView {
     view! {
         <ScreenTitle>{t!(i18n, orders.title)}</ScreenTitle>
         <ul class="cards">
-            <For each=move || orders.items.get() key=|o| (o.order_id, o.last_mutation_date) let:order>
+            <For each=move || orders.items.get() key=move |o| orders.key((o.order_id, o.last_mutation_date)) let:order>
                 <OrderCard order/>
             </For>
         </ul>

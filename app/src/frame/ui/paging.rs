@@ -28,6 +28,10 @@ pub struct Paged<T: Send + Sync + 'static> {
     pub items: RwSignal<Vec<T>>,
     pub next: RwSignal<Option<String>>,
     pub state: RwSignal<PageState>,
+    /// How many times the list was read from its first page: part of a row's key ([`key`]).
+    ///
+    /// [`key`]: Paged::key
+    traversal: RwSignal<u32>,
     generation: RwSignal<u32>,
     fetch: StoredValue<FetchPage<T>, LocalStorage>,
     /// The first page, when the route started reading it before the screen's code loaded;
@@ -62,6 +66,7 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
             items: RwSignal::new(Vec::new()),
             next: RwSignal::new(None),
             state: RwSignal::new(PageState::Loading),
+            traversal: RwSignal::new(0),
             generation: RwSignal::new(0),
             fetch: StoredValue::new_local(fetch),
             first: StoredValue::new_local(None),
@@ -102,6 +107,7 @@ impl<T: Clone + Send + Sync + 'static> Paged<T> {
             match result {
                 Ok(page) => {
                     if first {
+                        self.traversal.update(|n| *n += 1);
                         self.items.set(page.data);
                     } else {
                         self.items.update(|items| items.extend(page.data));
@@ -178,6 +184,14 @@ impl<T: Clone + Send + Sync + serde::de::DeserializeOwned + 'static> Paged<T> {
         });
         paged.first.set_value(Some(page));
         paged
+    }
+
+    /// The key of the row of `id` (for `<For key=…>`): the id within the traversal that read
+    /// it. A list read again from its first page (in another language, or another search)
+    /// shows every row anew, though the ids are the same, so no row keeps the texts of the
+    /// read before; "Show more" leaves the rows already shown as they are.
+    pub fn key<K>(self, id: K) -> (u32, K) {
+        (self.traversal.get_untracked(), id)
     }
 
     /// Whether the whole collection turned out empty.
