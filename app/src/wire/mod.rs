@@ -36,11 +36,10 @@ pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticke
 pub use origin::origin_matches;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
-pub use url_pattern::{
-    HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, ORIGIN_PATTERN, RETURN_URL_PATTERN,
-};
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
     OrderStatus, PaymentStatus, TicketStatus, Transition, UnknownState,
 };
-pub use url_pattern::{HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, RETURN_URL_PATTERN};
+pub use url_pattern::{
+    HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, ORIGIN_PATTERN, RETURN_URL_PATTERN,
+};
