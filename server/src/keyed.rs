@@ -131,12 +131,12 @@ mod tests {
     fn a_value_verifies_for_its_subject_and_purpose_only() {
         let keys = KeyedValues::new(b"secret".to_vec());
         let pay = keys.key(Purpose::PaymentPage);
-        let subject = uuid::Uuid::new_v4();
+        let subject = crate::ids::random_id();
         let value = pay.value(&[subject.as_bytes()]);
         assert_eq!(value.len(), 2 * VALUE_BYTES);
         assert!(pay.verify(&[subject.as_bytes()], &value));
         assert!(!pay.verify(&[subject.as_bytes()], &value[..31]));
-        assert!(!pay.verify(&[uuid::Uuid::new_v4().as_bytes()], &value));
+        assert!(!pay.verify(&[crate::ids::random_id().as_bytes()], &value));
         // The same subject under another purpose, or another secret, is another value.
         assert!(!keys
             .key(Purpose::TicketPage)

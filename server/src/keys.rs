@@ -30,7 +30,7 @@ async fn cursor_secret(store: &dyn Store) -> anyhow::Result<Vec<u8>> {
     let mut secret = vec![0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut secret);
     let candidate = SigningKey {
-        signing_key_id: uuid::Uuid::new_v4().to_string(),
+        signing_key_id: crate::ids::random_id().to_string(),
         algorithm: "HS256".to_owned(),
         secret,
         public_key: None,

@@ -86,7 +86,7 @@ pub async fn provision(
         .await?;
     let now = Utc::now();
     let account = MerchantAccount {
-        merchant_account_id: Uuid::new_v4(),
+        merchant_account_id: crate::ids::random_id(),
         merchant_id: request.merchant_id,
         debtor_code: provisioned.debtor_code,
         email: request.email.trim().to_owned(),
@@ -106,7 +106,7 @@ pub async fn provision(
     // meanwhile; if it cannot, the worker does when the claim's lease ends.
     let claim = outbox::claim_to_send_now(state.outbox);
     let mail = NewMail {
-        mail_id: Uuid::new_v4(),
+        mail_id: crate::ids::random_id(),
         kind: MailKind::MagicLink,
         customer_order_id: None,
         merchant_account_id: Some(account.merchant_account_id),

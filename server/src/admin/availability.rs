@@ -57,7 +57,7 @@ async fn create_group(
     validate(&input)?;
     let group = state
         .store
-        .create_availability_group(Uuid::new_v4(), &input)
+        .create_availability_group(crate::ids::random_id(), &input)
         .await?;
     state.commerce.catalog.changed();
     Ok(Data::created(group))

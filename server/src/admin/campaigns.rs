@@ -38,7 +38,10 @@ async fn create_campaign(
     ApiJson(input): ApiJson<CampaignInput>,
 ) -> Result<Data<Campaign>> {
     validate(&input)?;
-    let campaign = state.store.create_campaign(Uuid::new_v4(), &input).await?;
+    let campaign = state
+        .store
+        .create_campaign(crate::ids::random_id(), &input)
+        .await?;
     Ok(Data::created(campaign))
 }
 

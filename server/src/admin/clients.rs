@@ -146,7 +146,7 @@ async fn create_client(
     };
     let client = state
         .store
-        .create_partner_client(Uuid::new_v4(), &client_id, &input, &stored)
+        .create_partner_client(crate::ids::random_id(), &client_id, &input, &stored)
         .await?;
     // A guest's return URL may have the origins of every client allowed the campaign.
     state.commerce.catalog.changed();

@@ -105,7 +105,7 @@ async fn create_issuer(
     normalize_and_validate(&mut input, state.config.outbound())?;
     let issuer = state
         .store
-        .create_identity_issuer(Uuid::new_v4(), &input)
+        .create_identity_issuer(crate::ids::random_id(), &input)
         .await?;
     Ok(Data::created(issuer))
 }

@@ -49,7 +49,7 @@ async fn create_membership(
     checks.finish()?;
     let membership = state
         .store
-        .create_membership(Uuid::new_v4(), &input)
+        .create_membership(crate::ids::random_id(), &input)
         .await?;
     Ok(Data::created(membership))
 }

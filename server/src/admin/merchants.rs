@@ -88,7 +88,10 @@ async fn create_merchant(
     ApiJson(input): ApiJson<MerchantInput>,
 ) -> Result<Data<Merchant>> {
     validate(&input)?;
-    let merchant = state.store.create_merchant(Uuid::new_v4(), &input).await?;
+    let merchant = state
+        .store
+        .create_merchant(crate::ids::random_id(), &input)
+        .await?;
     state.commerce.catalog.changed();
     Ok(Data::created(merchant))
 }

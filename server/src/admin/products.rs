@@ -129,7 +129,10 @@ async fn create_product(
     ApiJson(input): ApiJson<ProductInput>,
 ) -> Result<Data<Product>> {
     validate(&input)?;
-    let product = state.store.create_product(Uuid::new_v4(), &input).await?;
+    let product = state
+        .store
+        .create_product(crate::ids::random_id(), &input)
+        .await?;
     state.commerce.catalog.changed();
     Ok(Data::created(product))
 }

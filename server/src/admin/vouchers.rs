@@ -77,7 +77,10 @@ async fn create_voucher(
     ApiJson(mut input): ApiJson<VoucherInput>,
 ) -> Result<Data<Voucher>> {
     normalize_and_validate(&mut input)?;
-    let voucher = state.store.create_voucher(Uuid::new_v4(), &input).await?;
+    let voucher = state
+        .store
+        .create_voucher(crate::ids::random_id(), &input)
+        .await?;
     Ok(Data::created(voucher))
 }
 

@@ -115,7 +115,14 @@ async fn confirm_checkout(
     ApiPath(checkout_id): ApiPath<Uuid>,
     ApiJson(request): ApiJson<ConfirmRequest>,
 ) -> Result<Data<PlacedOrder>> {
-    let placed = confirm(&state.commerce, checkout_id, caller(user), &request, Utc::now()).await?;
+    let placed = confirm(
+        &state.commerce,
+        checkout_id,
+        caller(user),
+        &request,
+        Utc::now(),
+    )
+    .await?;
     Ok(Data::ok(placed))
 }
 

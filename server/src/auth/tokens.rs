@@ -261,7 +261,7 @@ impl TokenService {
             sub: sub.into(),
             iat: now,
             exp: now + ttl_secs as i64,
-            jti: Uuid::new_v4(),
+            jti: crate::ids::random_id(),
         }
     }
 
@@ -375,7 +375,7 @@ pub fn generate_ed25519() -> anyhow::Result<Ed25519Key> {
     use ed25519_dalek::pkcs8::EncodePrivateKey;
     let signing = ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng);
     Ok(Ed25519Key {
-        kid: Uuid::new_v4().simple().to_string(),
+        kid: crate::ids::random_id().simple().to_string(),
         private_der: signing.to_pkcs8_der()?.as_bytes().to_vec(),
         public_raw: signing.verifying_key().to_bytes().to_vec(),
     })
@@ -505,7 +505,7 @@ mod tests {
         );
 
         let now = Utc::now().timestamp();
-        let no_aud = serde_json::json!({ "iss": s.issuer(), "sub": "x", "iat": now, "exp": now + 60, "jti": Uuid::new_v4() });
+        let no_aud = serde_json::json!({ "iss": s.issuer(), "sub": "x", "iat": now, "exp": now + 60, "jti": crate::ids::random_id() });
         let token = s.sign(&no_aud).unwrap();
         assert!(s
             .verify::<serde_json::Value>(&token, Audience::Backend)

@@ -160,7 +160,7 @@ async fn express_baseline(
         .map(|p| (p.checkout.clone(), p.return_url.clone()))
         .ok_or_else(|| Error::new(ProblemType::NotFound, "PUT /bench/baseline/express first."))?;
     let now = Utc::now();
-    checkout.checkout_id = Uuid::new_v4();
+    checkout.checkout_id = crate::ids::random_id();
     checkout.expires_at = now + HOLD;
     for line in &mut checkout.lines {
         line.checkout_line_id = crate::ids::time_ordered_id();
@@ -174,7 +174,7 @@ async fn express_baseline(
         customer_id: None,
         lock_until: now + LOCK,
         expires_at: now + RETENTION,
-        owner: Uuid::new_v4(),
+        owner: crate::ids::random_id(),
     };
     let claimed = state.store.claim_and_begin(&claim, now).await?;
     let IdempotencyClaim::Claimed(mut tx) = claimed else {

@@ -102,7 +102,7 @@ mod tests {
     fn slot(start: &str, capacity: Option<i32>, reserved: i32) -> Timeslot {
         let start: DateTime<Utc> = start.parse().unwrap();
         Timeslot {
-            timeslot_id: Uuid::new_v4(),
+            timeslot_id: crate::ids::random_id(),
             availability_group_id: Uuid::nil(),
             day: start.date_naive(),
             start_time: start,

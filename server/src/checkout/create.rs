@@ -23,7 +23,7 @@ pub async fn create(
 ) -> Result<Checkout> {
     basket::check_request(request)?;
     let plan = plan(state, campaign_id, locale, request, now).await?;
-    let checkout_id = Uuid::new_v4();
+    let checkout_id = crate::ids::random_id();
     let reservation = Reservation {
         confirmed: None,
         checkout_id,

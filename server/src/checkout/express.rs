@@ -72,7 +72,7 @@ pub async fn express(
     };
     let reservation = Reservation {
         confirmed: Some(&fields),
-        checkout_id: Uuid::new_v4(),
+        checkout_id: crate::ids::random_id(),
         campaign_id,
         request: &basket_request,
         buyer,

@@ -74,7 +74,7 @@ impl IdempotencyKey {
                 customer_id,
                 lock_until: now + LOCK,
                 expires_at: now + RETENTION,
-                owner: Uuid::new_v4(),
+                owner: crate::ids::random_id(),
             },
         }
     }

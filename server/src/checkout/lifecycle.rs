@@ -372,7 +372,7 @@ fn issue_tickets(
         for _ in 0..line.quantity.max(0) {
             let code = crockford(12);
             tickets.push(NewTicket {
-                ticket_id: Uuid::new_v4(),
+                ticket_id: crate::ids::random_id(),
                 order_id,
                 checkout_line_id: line.checkout_line_id,
                 product_id: line.product_id,

@@ -75,8 +75,8 @@ pub async fn open_payment(
     amount: Decimal,
     currency: &str,
 ) -> Result<OpenedPayment> {
-    let order_id = Uuid::new_v4();
-    let payment_id = Uuid::new_v4();
+    let order_id = crate::ids::random_id();
+    let payment_id = crate::ids::random_id();
     let display_id = display_id();
     let payment_url = match state
         .payments

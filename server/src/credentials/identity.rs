@@ -5,7 +5,6 @@
 //! the token verifies.
 
 use chrono::Utc;
-use uuid::Uuid;
 
 use super::{sessions::public_token, IssuedToken};
 use crate::{
@@ -83,11 +82,11 @@ pub async fn exchange(
         integrator_params.insert("loyalty_card".into(), card.clone().into());
     }
     // The session is minted already redeemed: there is no code to hand out, only the bearer.
-    let jti = Uuid::new_v4();
+    let jti = crate::ids::random_id();
     let session = state
         .store
         .create_session(&NewSession {
-            partner_session_id: Uuid::new_v4(),
+            partner_session_id: crate::ids::random_id(),
             code_hash: code_hash(&new_code()),
             partner_client_id: None,
             customer_id,

@@ -237,7 +237,7 @@ pub async fn start(
     state
         .store
         .create_session(&NewSession {
-            partner_session_id: Uuid::new_v4(),
+            partner_session_id: crate::ids::random_id(),
             code_hash: code_hash(&code),
             partner_client_id: Some(client.partner_client_id),
             customer_id,
@@ -373,7 +373,7 @@ pub async fn exchange_for_frame(
 }
 
 async fn redeem(state: &Authn, hash: &[u8], client: Option<Uuid>) -> Result<IssuedToken> {
-    let jti = Uuid::new_v4();
+    let jti = crate::ids::random_id();
     match state
         .store
         .redeem_session_code(hash, client, jti, Utc::now())

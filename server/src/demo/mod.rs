@@ -302,7 +302,9 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             "campaign_id": DEMO_CAMPAIGN, "code": code, "kind": kind, "value": value,
             "merchant_id": merchant, "max_redemptions": max,
         }))?;
-        store.create_voucher(Uuid::new_v4(), &input).await?;
+        store
+            .create_voucher(crate::ids::random_id(), &input)
+            .await?;
     }
 
     let lights_entry = product(state, lights, &[SECOND_CAMPAIGN], json!({
@@ -345,7 +347,10 @@ async fn product(
     input["merchant_id"] = json!(merchant_id);
     input["campaign_ids"] = json!(campaigns);
     let input: ProductInput = serde_json::from_value(input)?;
-    let product = state.store.create_product(Uuid::new_v4(), &input).await?;
+    let product = state
+        .store
+        .create_product(crate::ids::random_id(), &input)
+        .await?;
     Ok((product.product_id, product.availability_group_id))
 }
 

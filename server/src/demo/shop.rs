@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_visitor_is_a_demo_visit_with_a_uuid_and_nothing_else() {
-        let id = uuid::Uuid::new_v4();
+        let id = crate::ids::random_id();
         let visitor = format!("demo-visit-{id}");
         assert_eq!(visitor_reference(&visitor).unwrap(), visitor);
         for refused in [

@@ -8,7 +8,6 @@ use axum::{
     middleware::Next,
     response::Response,
 };
-use uuid::Uuid;
 
 pub static HEADER: HeaderName = HeaderName::from_static("x-correlation-id");
 
@@ -43,7 +42,7 @@ fn inbound(request: &Request) -> Option<String> {
 }
 
 pub async fn middleware(mut request: Request, next: Next) -> Response {
-    let id = inbound(&request).unwrap_or_else(|| Uuid::new_v4().to_string());
+    let id = inbound(&request).unwrap_or_else(|| crate::ids::random_id().to_string());
     request.extensions_mut().insert(CorrelationId(id.clone()));
     let mut response = CORRELATION_ID.scope(id.clone(), next.run(request)).await;
     if let Ok(value) = HeaderValue::from_str(&id) {

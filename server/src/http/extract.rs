@@ -164,7 +164,10 @@ fn whole_numbers_as_integers(value: &mut serde_json::Value) {
 }
 
 /// The problem of a body (`bytes`) serde refused as a `T`.
-fn json_problem<T: ToSchema>(err: serde_path_to_error::Error<serde_json::Error>, bytes: &[u8]) -> Error {
+fn json_problem<T: ToSchema>(
+    err: serde_path_to_error::Error<serde_json::Error>,
+    bytes: &[u8],
+) -> Error {
     let path = err.path().to_string();
     let inner = err.into_inner();
     let message = strip_position(&inner.to_string());

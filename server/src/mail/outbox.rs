@@ -95,7 +95,7 @@ pub async fn deliver_due(state: &Outbox) -> anyhow::Result<usize> {
 pub fn claim_to_send_now(state: &Outbox) -> Option<MailClaim> {
     state.mailer.sender()?;
     Some(MailClaim {
-        claim_id: Uuid::new_v4(),
+        claim_id: crate::ids::random_id(),
         until: LEASE.until(Utc::now()),
     })
 }

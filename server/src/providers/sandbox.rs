@@ -108,7 +108,7 @@ impl PaymentProvider for SandboxPayments {
         _email: &str,
     ) -> anyhow::Result<ProvisionedAccount> {
         Ok(ProvisionedAccount {
-            provider_account_id: format!("sbx_acct_{}", uuid::Uuid::new_v4().simple()),
+            provider_account_id: format!("sbx_acct_{}", crate::ids::random_id().simple()),
             debtor_code: format!("D{}", crockford(9)),
         })
     }
@@ -146,7 +146,7 @@ mod tests {
     #[test]
     fn a_payment_pages_key_is_its_own_and_the_servers() {
         let key = pay_key(b"secret");
-        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let (a, b) = (crate::ids::random_id(), crate::ids::random_id());
         let for_a = key.for_payment(a);
         assert_eq!(for_a.len(), 32);
         assert!(key.verify(a, &for_a));
@@ -169,7 +169,7 @@ mod tests {
         assert!(!key.verify("sbx_acct_a", ""), "no key");
         assert!(!kyc_key(b"other").verify("sbx_acct_a", &for_a));
         // Even under the same secret, a payment's key is no account's.
-        let payment = Uuid::new_v4();
+        let payment = crate::ids::random_id();
         let pay = pay_key(b"secret").for_payment(payment);
         assert!(!key.verify(&payment.to_string(), &pay));
     }

@@ -162,13 +162,13 @@ mod tests {
         until: Option<NaiveDate>,
     ) -> Ticket {
         Ticket {
-            ticket_id: Uuid::new_v4(),
+            ticket_id: crate::ids::random_id(),
             code: "AAAA-BBBB-CCCC".into(),
             product_title: "Zoo".into(),
             age_group: None,
             visit_date: visit,
             timeslot: slot.map(|(start, end)| TimeslotWindow {
-                timeslot_id: Uuid::new_v4(),
+                timeslot_id: crate::ids::random_id(),
                 start_time: DateTime::parse_from_rfc3339(start).unwrap(),
                 end_time: DateTime::parse_from_rfc3339(end).unwrap(),
             }),
@@ -183,9 +183,9 @@ mod tests {
             order: Order {
                 order_id: Uuid::from_u128(7),
                 order_display_id: "BX-AAAA-BBBB".into(),
-                checkout_id: Uuid::new_v4(),
+                checkout_id: crate::ids::random_id(),
                 status: app::wire::OrderStatus::Paid,
-                merchant_id: Uuid::new_v4(),
+                merchant_id: crate::ids::random_id(),
                 visit_date: day(2027, 3, 20),
                 total: Money::new(rust_decimal::Decimal::ONE, "EUR"),
                 items: Vec::new(),
@@ -196,7 +196,7 @@ mod tests {
             },
             locale: app::wire::Locale::NlNl,
             merchant: Merchant {
-                merchant_id: Uuid::new_v4(),
+                merchant_id: crate::ids::random_id(),
                 name: "Artis".into(),
                 description: String::new(),
                 category: "zoo".into(),

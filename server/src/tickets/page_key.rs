@@ -46,12 +46,12 @@ mod tests {
     #[test]
     fn a_key_opens_its_order_under_its_nonce_only() {
         let keys = TicketPageKey::new(KeyedValues::new(b"secret").key(Purpose::TicketPage));
-        let (order, nonce) = (Uuid::new_v4(), TicketPageKey::new_nonce());
+        let (order, nonce) = (crate::ids::random_id(), TicketPageKey::new_nonce());
         let key = keys.for_order(order, &nonce);
         assert_eq!(key.len(), 32);
         assert!(keys.verify(order, &nonce, &key));
         assert!(!keys.verify(order, &nonce, &key[..31]));
-        assert!(!keys.verify(Uuid::new_v4(), &nonce, &key));
+        assert!(!keys.verify(crate::ids::random_id(), &nonce, &key));
         assert!(!keys.verify(order, &TicketPageKey::new_nonce(), &key));
     }
 }

@@ -104,7 +104,7 @@ impl ClientStore for SqlStore {
                  updated_at = excluded.updated_at
              RETURNING partner_client_id",
         )
-        .bind(Uuid::new_v4())
+        .bind(crate::ids::random_id())
         .bind(client_id)
         .bind(&input.name)
         .bind(&secrets.secret_hash)

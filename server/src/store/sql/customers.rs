@@ -52,7 +52,7 @@ impl CustomerStore for SqlStore {
              RETURNING customer_id"
         );
         sqlx::query_scalar(&sql)
-            .bind(Uuid::new_v4())
+            .bind(crate::ids::random_id())
             .bind(partner)
             .bind(reference)
             .bind(issuer)

@@ -126,7 +126,7 @@ impl EventStore for SqlStore {
         lock_until: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<DueDelivery>> {
-        let claim_id = Uuid::new_v4();
+        let claim_id = crate::ids::random_id();
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         // Only deliveries whose partner still has a webhook to send them to.
         let claimed: Vec<Uuid> = sqlx::query_scalar(&DELIVERIES.claim_due(

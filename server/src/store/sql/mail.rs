@@ -67,7 +67,7 @@ impl MailStore for SqlStore {
         Ok(sqlx::query_as(claim_sql())
             .bind(now)
             .bind(lock_until)
-            .bind(Uuid::new_v4())
+            .bind(crate::ids::random_id())
             .bind(i64::from(limit))
             .fetch_all(&self.writer)
             .await?)

@@ -40,7 +40,7 @@ impl MerchantAccountStore for SqlStore {
             "INSERT INTO onboarding_code (onboarding_code_id, merchant_account_id, code_hash, expires_at, created_at)
              VALUES ($1, $2, $3, $4, $5)",
         )
-        .bind(Uuid::new_v4())
+        .bind(crate::ids::random_id())
         .bind(a.merchant_account_id)
         .bind(code_hash)
         .bind(code_expires_at)

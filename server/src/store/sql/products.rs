@@ -99,7 +99,7 @@ impl SqlStore {
         match current {
             Some((merchant_id, group_id)) if merchant_id == input.merchant_id => Ok(group_id),
             _ => {
-                let group_id = Uuid::new_v4();
+                let group_id = crate::ids::random_id();
                 sqlx::query(
                     "INSERT INTO availability_group (availability_group_id, merchant_id, name, created_at, updated_at)
                      VALUES ($1, $2, $3, $4, $4)",

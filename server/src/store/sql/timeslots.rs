@@ -27,7 +27,7 @@ impl TimeslotStore for SqlStore {
                 "INSERT INTO timeslot (timeslot_id, availability_group_id, day, start_time, end_time, capacity) ",
             );
             query.push_values(chunk, |mut row, slot| {
-                row.push_bind(Uuid::new_v4())
+                row.push_bind(crate::ids::random_id())
                     .push_bind(availability_group_id)
                     .push_bind(slot.day)
                     .push_bind(slot.start_time)
