@@ -152,7 +152,7 @@ async fn attempt(state: &Outbox, mail: &MailRecord) -> MailOutcome {
     let Some(from) = state.mailer.sender().cloned() else {
         return failed(DeliveryError::transient("no SMTP server is configured"));
     };
-    let rendered = match render(state, mail, from).await {
+    let rendered = match render(&state.tickets, mail, from).await {
         Ok(rendered) => rendered,
         Err(err) => return failed(err),
     };

@@ -4,12 +4,15 @@
 use app::wire::MailKind;
 use lettre::{message::Mailbox, Message};
 
-use super::{outbox::Outbox, DeliveryError, Rendered};
-use crate::{store::MailRecord, tickets};
+use super::{DeliveryError, Rendered};
+use crate::{
+    store::MailRecord,
+    tickets::{self, Tickets},
+};
 
 /// The mail `mail` as it is sent now, from `from`.
 pub async fn render(
-    state: &Outbox,
+    tickets: &Tickets,
     mail: &MailRecord,
     from: Mailbox,
 ) -> Result<Rendered, DeliveryError> {
@@ -19,7 +22,7 @@ pub async fn render(
             let order_id = mail
                 .customer_order_id
                 .ok_or_else(|| DeliveryError::permanent("the ticket mail names no order"))?;
-            tickets::render::ticket_mail(&state.tickets, order_id, from).await
+            tickets::render::ticket_mail(tickets, order_id, from).await
         }
     }
 }

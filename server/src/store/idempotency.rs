@@ -1,7 +1,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{backend::Backend, CalendarDay, StoreResult};
+use super::{backend::Backend, stored_names::stored_names, CalendarDay, StoreResult};
 
 /// What claiming an idempotency key found; a claim may come with what was started for it
 /// (the checkout transaction of [`IdempotencyStore::claim_and_begin`]).
@@ -29,35 +29,14 @@ impl<T> IdempotencyClaim<T> {
     }
 }
 
-/// The state of a key's record: claimed by a request still running, done with its stored
-/// answer, or (refused by the table, migration 0006) completed by a request whose claim a retry
-/// took over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyState {
-    InFlight,
-    Done,
-    TakenOver,
-}
-
-impl KeyState {
-    /// The name stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::InFlight => "IN_FLIGHT",
-            Self::Done => "DONE",
-            Self::TakenOver => "TAKEN_OVER",
-        }
-    }
-}
-
-impl TryFrom<String> for KeyState {
-    type Error = String;
-
-    fn try_from(value: String) -> Result<Self, String> {
-        [Self::InFlight, Self::Done, Self::TakenOver]
-            .into_iter()
-            .find(|state| state.as_str() == value)
-            .ok_or_else(|| format!("unknown idempotency record state {value:?}"))
+stored_names! {
+    /// The state of a key's record: claimed by a request still running, done with its stored
+    /// answer, or (refused by the table, migration 0006) completed by a request whose claim a
+    /// retry took over.
+    pub enum KeyState {
+        InFlight => "IN_FLIGHT",
+        Done => "DONE",
+        TakenOver => "TAKEN_OVER",
     }
 }
 

@@ -32,6 +32,7 @@ pub mod postgres;
 mod products;
 mod sessions;
 pub mod sqlite;
+mod stored_names;
 mod ticket_mail;
 mod timeslots;
 pub mod two_decimals;

@@ -1,39 +1,20 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::StoreResult;
+use super::{stored_names::stored_names, StoreResult};
 
-/// How a session was started, which decides who may redeem its code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SessionMode {
-    /// The partner's own frontend calls the API; the partner redeems the code.
-    Headless,
-    /// The partner opens the hosted frame with the code; only the frame redeems it.
-    Webframe,
-    /// Minted from a retail identity token; there is no code to redeem.
-    Identity,
-}
-
-impl SessionMode {
-    /// The name stored, and carried in the public bearer's `mode` claim.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Headless => "headless",
-            Self::Webframe => "webframe",
-            Self::Identity => "identity",
-        }
-    }
-}
-
-impl TryFrom<String> for SessionMode {
-    type Error = String;
-
-    fn try_from(value: String) -> Result<Self, String> {
-        [Self::Headless, Self::Webframe, Self::Identity]
-            .into_iter()
-            .find(|mode| mode.as_str() == value)
-            .ok_or_else(|| format!("unknown session mode {value:?}"))
+stored_names! {
+    /// How a session was started, which decides who may redeem its code; the public bearer's
+    /// `mode` claim carries it too.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum SessionMode {
+        /// The partner's own frontend calls the API; the partner redeems the code.
+        Headless => "headless",
+        /// The partner opens the hosted frame with the code; only the frame redeems it.
+        Webframe => "webframe",
+        /// Minted from a retail identity token; there is no code to redeem.
+        Identity => "identity",
     }
 }
 
