@@ -167,33 +167,6 @@ pub fn return_to(return_url: &str, payment_id: Uuid) -> String {
     url.to_string()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_return_url_keeps_the_partners_parameters() {
-        let id = Uuid::from_u128(7);
-        assert_eq!(
-            return_to("https://shop.example/done?order=42&x=a%20b", id),
-            format!("https://shop.example/done?order=42&x=a+b&payment_id={id}")
-        );
-        assert_eq!(
-            return_to("https://shop.example/done?payment_id=forged", id),
-            format!("https://shop.example/done?payment_id={id}")
-        );
-        assert_eq!(
-            return_to("https://shop.example/done", id),
-            format!("https://shop.example/done?payment_id={id}")
-        );
-        // embed.js's default return URL is the page's whole address, fragment included.
-        assert_eq!(
-            return_to("https://shop.example/done?boxoffice_checkout=c#tickets", id),
-            format!("https://shop.example/done?boxoffice_checkout=c&payment_id={id}#tickets")
-        );
-    }
-}
-
 /// The sandbox payment page (`GET /pay/{payment_id}?key=…`) is rendered only for its key: a
 /// missing or wrong key, an unknown id and a switched-off sandbox answer `404 not-found`
 /// before anything is rendered (`sandbox::pay`).
@@ -219,4 +192,31 @@ pub async fn page_key_gate(
         }
     }
     next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_return_url_keeps_the_partners_parameters() {
+        let id = Uuid::from_u128(7);
+        assert_eq!(
+            return_to("https://shop.example/done?order=42&x=a%20b", id),
+            format!("https://shop.example/done?order=42&x=a+b&payment_id={id}")
+        );
+        assert_eq!(
+            return_to("https://shop.example/done?payment_id=forged", id),
+            format!("https://shop.example/done?payment_id={id}")
+        );
+        assert_eq!(
+            return_to("https://shop.example/done", id),
+            format!("https://shop.example/done?payment_id={id}")
+        );
+        // embed.js's default return URL is the page's whole address, fragment included.
+        assert_eq!(
+            return_to("https://shop.example/done?boxoffice_checkout=c#tickets", id),
+            format!("https://shop.example/done?boxoffice_checkout=c&payment_id={id}#tickets")
+        );
+    }
 }
