@@ -5,11 +5,51 @@ use uuid::Uuid;
 
 use super::references::CampaignLinks;
 use super::sessions::BUMP_AUTH_REVISION;
-use super::{Db, SqlStore, ThisBackend};
+use super::{Args, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, clients::fold_client_rows, clients::PartnerClientRow, ClientSecrets,
     ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets, StoreError, StoreResult,
 };
+
+/// A client's row as both writes insert it, its values bound by [`ClientRow::bind`].
+const INSERT_CLIENT: &str =
+    "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash,
+     frame_origins, return_origins, webhook_url, webhook_secret, created_at, updated_at,
+     hold_limits, theme)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)";
+
+/// What [`INSERT_CLIENT`] writes.
+struct ClientRow<'a> {
+    partner_client_id: Uuid,
+    client_id: &'a str,
+    input: &'a PartnerClientInput,
+    secrets: &'a ClientSecrets,
+}
+
+impl<'a> ClientRow<'a> {
+    /// `query` (an [`INSERT_CLIENT`] returning the client's id) with the row's values bound.
+    fn bind<'q>(
+        &self,
+        query: sqlx::query::QueryAs<'q, Db, (Uuid,), Args<'q>>,
+    ) -> sqlx::query::QueryAs<'q, Db, (Uuid,), Args<'q>>
+    where
+        'a: 'q,
+    {
+        let input = self.input;
+        query
+            .bind(self.partner_client_id)
+            .bind(self.client_id)
+            .bind(&input.name)
+            .bind(&self.secrets.secret_hash)
+            .bind(sqlx::types::Json(&input.frame_origins))
+            .bind(sqlx::types::Json(&input.return_origins))
+            .bind(&input.webhook_url)
+            .bind(&self.secrets.webhook_secret)
+            .bind(Utc::now())
+            .bind(input.hold_limits.map(sqlx::types::Json))
+            .bind(input.theme.as_ref().map(sqlx::types::Json))
+    }
+}
 
 /// The campaigns a client may sell in.
 const CAMPAIGNS: CampaignLinks = CampaignLinks {
@@ -49,25 +89,17 @@ impl ClientStore for SqlStore {
         input: &PartnerClientInput,
         secrets: &ClientSecrets,
     ) -> StoreResult<PartnerClient> {
-        let now = Utc::now();
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        sqlx::query(
-            "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
-                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits, theme)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)",
-        )
-        .bind(partner_client_id)
-        .bind(client_id)
-        .bind(&input.name)
-        .bind(&secrets.secret_hash)
-        .bind(sqlx::types::Json(&input.frame_origins))
-        .bind(sqlx::types::Json(&input.return_origins))
-        .bind(&input.webhook_url)
-        .bind(&secrets.webhook_secret)
-        .bind(now)
-        .bind(input.hold_limits.map(sqlx::types::Json))
-        .bind(input.theme.as_ref().map(sqlx::types::Json))
-        .execute(&mut *tx)
+        let row = ClientRow {
+            partner_client_id,
+            client_id,
+            input,
+            secrets,
+        };
+        row.bind(sqlx::query_as(&format!(
+            "{INSERT_CLIENT} RETURNING partner_client_id"
+        )))
+        .fetch_one(&mut *tx)
         .await
         .map_err(|e| StoreError::classify(e, "A partner client with this client_id"))?;
         CAMPAIGNS
@@ -86,12 +118,16 @@ impl ClientStore for SqlStore {
         input: &PartnerClientInput,
         secrets: &ClientSecrets,
     ) -> StoreResult<PartnerClient> {
-        let now = Utc::now();
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        let (partner_client_id,): (Uuid,) = sqlx::query_as(
-            "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash, frame_origins,
-                 return_origins, webhook_url, webhook_secret, created_at, updated_at, hold_limits, theme)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)
+        let row = ClientRow {
+            partner_client_id: crate::ids::random_id(),
+            client_id,
+            input,
+            secrets,
+        };
+        let (partner_client_id,) = row
+            .bind(sqlx::query_as(&format!(
+                "{INSERT_CLIENT}
              ON CONFLICT (client_id) DO UPDATE SET
                  name = excluded.name,
                  secret_hash = excluded.secret_hash,
@@ -102,21 +138,10 @@ impl ClientStore for SqlStore {
                  theme = excluded.theme,
                  webhook_secret = COALESCE(partner_client.webhook_secret, excluded.webhook_secret),
                  updated_at = excluded.updated_at
-             RETURNING partner_client_id",
-        )
-        .bind(crate::ids::random_id())
-        .bind(client_id)
-        .bind(&input.name)
-        .bind(&secrets.secret_hash)
-        .bind(sqlx::types::Json(&input.frame_origins))
-        .bind(sqlx::types::Json(&input.return_origins))
-        .bind(&input.webhook_url)
-        .bind(&secrets.webhook_secret)
-        .bind(now)
-        .bind(input.hold_limits.map(sqlx::types::Json))
-        .bind(input.theme.as_ref().map(sqlx::types::Json))
-        .fetch_one(&mut *tx)
-        .await?;
+             RETURNING partner_client_id"
+            )))
+            .fetch_one(&mut *tx)
+            .await?;
         CAMPAIGNS
             .replace(&mut tx, partner_client_id, &input.campaign_ids)
             .await?;
