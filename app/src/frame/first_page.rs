@@ -4,7 +4,7 @@
 //! screen"). Without it the list would wait for the WASM, its hydration, the exchange and an
 //! API read, which on a throttled phone is two seconds after the page itself.
 //!
-//! The server (`server/src/frame_first_page.rs`) provides the page as [`FirstPage`]: the
+//! The server (`server/src/frame/first_page.rs`) provides the page as [`FirstPage`]: the
 //! answer `GET /v2/merchants` gives for the session's campaign, never a bearer. The shell
 //! writes it into the head as a JSON data block, which the browser reads once, when the list
 //! is first made, so both sides render the same list and hydration keeps it.

@@ -1,5 +1,5 @@
 //! Everything the frame asks its own server, in one place: the port the server crate answers
-//! (`FrameBackend`, implemented by `server/src/frame_session.rs`), every server function and
+//! (`FrameBackend`, implemented by `server/src/frame/backend.rs`), every server function and
 //! their payloads. Server functions are the frame's exception: they exist only for what a
 //! browser cannot do with the `/v2` API (`frame/api.rs`): redeeming the webframe code, a
 //! partner's frame origins before there is a bearer (identity handoff), the sandbox payment

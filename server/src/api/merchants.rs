@@ -63,7 +63,7 @@ async fn list_merchants(
 }
 
 /// The page of the campaign's merchants `page` asks for, as `GET /v2/merchants` answers it
-/// (the frame's first screen is rendered with it too: `frame_first_page`).
+/// (the frame's first screen is rendered with it too: `frame::first_page`).
 pub async fn merchant_list_page(
     state: &AppState,
     campaign_id: Uuid,

@@ -5,7 +5,7 @@
 //!
 //! A mail holds the keyed ticket page link, the ticket codes and the customer's address, so a
 //! visit sees only its own: the mails of the customer whose reference is the visit's
-//! (`demo_shop.rs` makes one per browser tab, a random UUID, and links the page here with it).
+//! (`demo/shop.rs` makes one per browser tab, a random UUID, and links the page here with it).
 //! Knowing the reference is being that visitor: it opens that customer's sessions in the demo
 //! shop just as well. Without one the page shows nobody's mail.
 

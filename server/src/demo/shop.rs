@@ -9,7 +9,7 @@
 //! a code for it. The endpoint takes no other form of reference, so nobody can open a session
 //! as a customer of their choosing, and both routes are limited per client address
 //! (`BOXOFFICE_AUTH_RATE_PER_MINUTE`, like the other session endpoints). The page links to the
-//! visit's own demo mailbox (`/demo/mail?visitor=…`, `demo_mail.rs`).
+//! visit's own demo mailbox (`/demo/mail?visitor=…`, `demo/mail.rs`).
 
 use axum::{
     extract::State,
@@ -154,7 +154,7 @@ const SHOP_SCRIPT: &str = r#"(function () {
     visitor = 'demo-visit-' + uuid();
     try { sessionStorage.setItem(key, visitor); } catch (e) { /* one page view only */ }
   }
-  // The demo mailbox shows this visit's mails only (`demo_mail.rs`).
+  // The demo mailbox shows this visit's mails only (`demo/mail.rs`).
   document.getElementById('mailbox').href = '/demo/mail?visitor=' + encodeURIComponent(visitor);
   fetch('/demo/shop/session', {
     method: 'POST',

@@ -9,7 +9,7 @@
 //!   Leptos writes to start hydration carrying a nonce made for this response ([`CspNonce`],
 //!   handed to Leptos by `frame.rs`); no plugins, no `<base>`.
 //!
-//! Under `/frame` it also hands the code's session to `frame_first_page`, for the first
+//! Under `/frame` it also hands the code's session to `first_page`, for the first
 //! screen's data the page is rendered with.
 //!
 //! A policy that cannot be built (an origin that is no origin) is sent as `frame-ancestors

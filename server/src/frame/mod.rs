@@ -131,7 +131,7 @@ async fn limit_server_functions(
     }
 }
 
-/// Hands Leptos the nonce of this response's script policy (`frame_headers`), in place of the
+/// Hands Leptos the nonce of this response's script policy (`headers`), in place of the
 /// one leptos_axum makes for every render, so the hydration script it writes carries the nonce
 /// the header names. Runs after leptos_axum's own contexts, so this one is the one used.
 fn provide_response_nonce() {
@@ -142,7 +142,7 @@ fn provide_response_nonce() {
     }
 }
 
-/// Hands the render what `frame_headers` found for this frame page, if it found it: the
+/// Hands the render what `headers` found for this frame page, if it found it: the
 /// partner's look (`ThemeStyle`) and the first screen's data (`FirstPage`).
 fn provide_from_request<T: Clone + Send + Sync + 'static>() {
     let found = use_context::<axum::http::request::Parts>()

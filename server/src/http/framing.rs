@@ -1,7 +1,7 @@
 //! Nobody frames this service's responses unless a page says otherwise: every response without
 //! a `Content-Security-Policy` of its own gets `frame-ancestors 'none'` (the demo shop, the
 //! sandbox KYC page, the API's answers, every error). Only the frame's pages set their own
-//! policy (`frame_headers`), which is the one place partners' origins are let in.
+//! policy (`frame::headers`), which is the one place partners' origins are let in.
 
 use axum::{
     extract::Request,

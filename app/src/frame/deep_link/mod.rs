@@ -3,7 +3,7 @@
 //! that merchant's page or product instead of the list. Its parameter names, its parsing and
 //! the path it leads to are here once, for the browser (`session::browser::opening`) and for
 //! the server, whose first page of merchants is only for a frame that stays on the list
-//! (`server/src/frame_first_page.rs`). The product screen makes the linked choice
+//! (`server/src/frame/first_page.rs`). The product screen makes the linked choice
 //! (`choice`: what the link chose, judged against the product; `follow`: made on the screen).
 
 pub mod choice;

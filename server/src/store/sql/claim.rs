@@ -1,5 +1,5 @@
 //! The claim of an outbox's due rows, written once for the webhook deliveries (`events.rs`) and
-//! the mails (`mail.rs`). A queue's rows have `status`, `next_attempt_at`, `locked_until` and
+//! the mails (`mail/outbox.rs`). A queue's rows have `status`, `next_attempt_at`, `locked_until` and
 //! `claim_id`; a row is due when PENDING, its next attempt has come and no live lease holds it.
 //!
 //! One statement is the claim: the rows are picked and leased together. Postgres skips rows a

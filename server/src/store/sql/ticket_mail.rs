@@ -1,4 +1,4 @@
-//! `TicketMailStore`: ticket mails written into the outbox (`mail.rs`) on request, and the
+//! `TicketMailStore`: ticket mails written into the outbox (`mail/`) on request, and the
 //! ticket pages' key nonces.
 
 use app::wire::MailKind;
