@@ -97,8 +97,10 @@ BETWEEN_FIELDS = {
     "PUT /admin/v1/availability-groups/{availability_group_id}/timeslots": {**RANGE, **TIMES},
     # Two ways to say where to read from; one request takes one.
     "GET /v2/events": {("resume_token", "conflict"): "next_token or resume_token, not both"},
-    "GET /v2/merchants/search": {**NEAR, **PAGED},
-    "GET /v2/merchants/broadsearch": PAGED,
+    # A search needs a word: the pattern admits any character but white space and ASCII
+    # punctuation (portable between ECMA-262 and Python's re), the server a letter or digit.
+    "GET /v2/merchants/search": {**NEAR, **PAGED, ("q", "no_words"): "a letter or digit"},
+    "GET /v2/merchants/broadsearch": {**PAGED, ("q", "no_words"): "a letter or digit"},
     "POST /admin/v1/merchants": LOCALES,
     "PUT /admin/v1/merchants/{merchant_id}": LOCALES,
     "POST /admin/v1/products": {**LOCALES, **PRODUCT},
@@ -135,6 +137,9 @@ EVERYWHERE = {
     # Nor a control character (a line break would start a line of its own in a mail or a
     # calendar file); the same price for the same pattern.
     ("*", "control_character"): "text with a control character",
+    # A time zone is a name of the IANA database: the pattern states its spelling, the list
+    # of names is the server's (600 values made an enum no client generator could take).
+    ("*", "timezone"): "a name the IANA time zone database does not hold",
 }
 
 

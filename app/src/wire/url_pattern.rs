@@ -46,12 +46,12 @@ macro_rules! http_url_pattern {
 }
 
 /// A partner's origin as a client record lists it (frame and return origins): scheme, host
-/// (a name, an IPv4 address or a bracketed IPv6 one) and port, nothing else; the port may be
-/// `*`, any port (`http://localhost:*`).
+/// (a name or an IPv4 address, as in the URL patterns) and port, nothing else; the port may
+/// be `*`, any port (`http://localhost:*`).
 pub const ORIGIN_PATTERN: &str = concat!(
     r"^https?://(",
     host_pattern!(),
-    r"|\[[0-9A-Fa-f:.]+\])(:(\*|",
+    r")(:(\*|",
     port_pattern!(),
     r"))?$"
 );

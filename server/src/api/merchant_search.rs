@@ -45,9 +45,12 @@ struct SearchParams {
     /// Words to find in the merchant's name (any language); case and diacritics do not matter.
     /// Optional: without it (or blank) every merchant passing the other filters matches; else
     /// at most 200 characters with a letter or a digit, and at most 10 words.
-    // A letter or digit of any script: JSON Schema patterns are ECMA-262's, where `\w` and `\W`
-    // are ASCII's, so a validating client would refuse "Ü" and "東京", which the server takes.
-    #[param(max_length = 200, pattern = r"^\s*$|[\p{L}\p{N}]")]
+    // A character that is neither white space nor ASCII punctuation, so any script's letters
+    // and digits: JSON Schema patterns are ECMA-262's, where `\w` and `\W` are ASCII's (a
+    // validating client would refuse "Ü" and "東京", which the server takes), and Unicode
+    // classes (`\p{L}`) are no regular expression to Python's `re`, which validators of the
+    // document use. That a symbol alone is no word is the server's to say (400 `no_words`).
+    #[param(max_length = 200, pattern = r"^\s*$|[^\s!-/:-@\[-`{-~]")]
     q: Option<String>,
     /// With `longitude`: order by distance from this point and report `distance_km`.
     #[param(minimum = -90, maximum = 90)]
@@ -79,7 +82,7 @@ struct BroadSearchParams {
         required = true,
         min_length = 1,
         max_length = 200,
-        pattern = r"[\p{L}\p{N}]"
+        pattern = r"[^\s!-/:-@\[-`{-~]"
     )]
     q: Option<String>,
     /// Page size 1 to 100; without it every match comes in one response, unpaged.
