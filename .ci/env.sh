@@ -9,6 +9,9 @@ TOOLS_DIR="${BOXOFFICE_TOOLS_DIR:-$HOME/.cache/boxoffice-tools}"
 export PATH="$TOOLS_DIR/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # Playwright must never try to download a browser; Debian's Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# The fake Stripe's Python (.ci/install-tools stripe): the tests run
+# `$BOXOFFICE_LOCALSTRIPE_PYTHON end2end/stripe/fake_stripe.py --port 0`.
+export BOXOFFICE_LOCALSTRIPE_PYTHON="$TOOLS_DIR/localstripe-venv/bin/python"
 
 # One build cache per machine, outside the clone, for both commands, local or CI (unless
 # CARGO_TARGET_DIR is already set): CI clones afresh each run, and what `.ci/serve` built (the

@@ -2,7 +2,8 @@
 //! the server killed with SIGKILL mid-load several times and restarted, then the database's
 //! invariants checked: each day's reserved count equals its live holds and sold places, every
 //! Idempotency-Key's record is complete or holds no order, every event reports a committed
-//! change and none is missing, and every order answered 2xx is stored.
+//! change and none is missing, and every order answered 2xx is stored. Then the same again
+//! paid through Stripe (`crash_stripe`): every PaymentIntent paid is a PAID order exactly once.
 //!
 //! The sweeper is given work at each kill: a share of the open payments is aged past its window
 //! in the database just before, so the kill lands while orders are being cancelled and places
@@ -90,7 +91,7 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<CrashRun>> 
 
 /// Answers the load collected.
 #[derive(Default)]
-struct Seen {
+pub struct Seen {
     /// Order ids answered 200 or 208.
     orders: HashSet<Uuid>,
     placed: usize,
@@ -158,7 +159,9 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
 
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let db = read_database(&url).await?;
-    let checks = invariants(&db, &seen);
+    let mut checks = invariants(&db, &seen);
+    // The same database, then paid through Stripe (a fake of it) under the same kills.
+    checks.extend(crate::crash_stripe::run(args, &url, dir, &shop, &days).await?);
     Ok(CrashRun {
         backend: backend.name(),
         kills: KILLS + 1,
@@ -177,7 +180,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
 /// One client: express checkouts of 1 to 3 places on one of `days`, each with its own key, and
 /// now and then the previous request again with its key (a retry). Requests that find the
 /// server down are counted and the client goes on.
-async fn buyer(
+pub async fn buyer(
     server: Arc<RwLock<Option<ServerProcess>>>,
     shop: Shop,
     days: Vec<NaiveDate>,

@@ -58,6 +58,19 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_DEMO_ALLOW_PUBLIC", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub demo_allow_public: bool,
 
+    /// The payment provider: `sandbox` (built in, pretend money: the demo and tests) or
+    /// `stripe` (real money; the BOXOFFICE_STRIPE_* settings below, docs/payments.md).
+    #[arg(
+        long,
+        env = "BOXOFFICE_PAYMENT_PROVIDER",
+        value_enum,
+        default_value = "sandbox"
+    )]
+    pub payment_provider: PaymentProviderKind,
+
+    #[command(flatten)]
+    pub stripe: crate::providers::stripe::settings::StripeSettings,
+
     /// The built-in sandbox payment provider (`0` switches it off: its page `/pay` answers 404
     /// and checkouts fail with `checkout-order-failed`, as with any provider that fails).
     #[arg(long, env = "BOXOFFICE_SANDBOX_PAYMENTS", default_value = "1", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
@@ -274,6 +287,11 @@ impl Config {
                 self.base_url()
             ));
         }
+        if self.payment_provider == PaymentProviderKind::Stripe {
+            if let Some(missing) = self.stripe.missing() {
+                return Err(missing);
+            }
+        }
         Ok(())
     }
 
@@ -281,6 +299,15 @@ impl Config {
     pub fn defaults() -> Self {
         Self::parse_from(["server"])
     }
+}
+
+/// Which payment provider takes the payments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PaymentProviderKind {
+    /// The built-in sandbox: its own payment page, pretend money.
+    Sandbox,
+    /// Stripe Connect: merchants as connected accounts, real money.
+    Stripe,
 }
 
 /// The header trusted proxies write the client address into.

@@ -28,6 +28,7 @@ pub mod keys;
 pub mod mail;
 pub mod onboarding;
 pub mod outbound;
+pub mod payments;
 pub mod providers;
 pub mod retry;
 pub mod router;
@@ -35,6 +36,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod state;
 pub mod store;
+pub mod sweeper;
 pub mod text;
 pub mod theme;
 pub mod tickets;
@@ -89,12 +91,26 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let hold_addresses = keyed.key(Purpose::HoldAddress);
     let google_wallet = tickets::google_wallet::GoogleWallet::from_config(&config)?;
     let apple_wallet = tickets::apple_wallet::AppleWallet::from_config(&config)?;
-    let payments: Arc<dyn providers::PaymentProvider> =
-        Arc::new(providers::sandbox::SandboxPayments::new(
+    let stripe = match config.payment_provider {
+        config::PaymentProviderKind::Stripe => Some(Arc::new(
+            providers::stripe::StripePayments::new(
+                &config.stripe,
+                config.base_url(),
+                providers::sandbox::PaymentPageKey::new(keyed.key(Purpose::PaymentPage)),
+                providers::sandbox::KycPageKey::new(keyed.key(Purpose::KycPage)),
+            )
+            .context("configuring Stripe")?,
+        )),
+        config::PaymentProviderKind::Sandbox => None,
+    };
+    let payments: Arc<dyn providers::PaymentProvider> = match &stripe {
+        Some(stripe) => stripe.clone(),
+        None => Arc::new(providers::sandbox::SandboxPayments::new(
             config.base_url(),
             sandbox_pay.clone(),
             sandbox_kyc.clone(),
-        ));
+        )),
+    };
     let leptos = leptos_options(&config);
     let catalog = Arc::new(catalog::Catalog::new(&config));
     let identity = Arc::new(auth::identity::IdentityVerifier::new(config.outbound()));
@@ -118,6 +134,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         catalog,
         fulfillment: Arc::default(),
         payments,
+        stripe,
         auth,
         customer_copies,
         hold_addresses,
@@ -163,7 +180,7 @@ pub async fn serve(
         workers_stopped,
         state.config.outbound(),
     ));
-    let sweeper = tokio::spawn(checkout::lifecycle::run_sweeper(
+    let sweeper = tokio::spawn(sweeper::run(
         state.commerce.clone(),
         std::time::Duration::from_millis(state.config.worker_interval_ms),
         stop_workers.subscribe(),

@@ -83,7 +83,8 @@ pub async fn provision(
     let provisioned = state
         .payments
         .provision_account(&request.legal_name, &request.email)
-        .await?;
+        .await
+        .map_err(crate::providers::payment::unavailable)?;
     let now = Utc::now();
     let account = MerchantAccount {
         merchant_account_id: crate::ids::random_id(),
@@ -93,6 +94,9 @@ pub async fn provision(
         legal_name: request.legal_name.trim().to_owned(),
         provider_account_id: provisioned.provider_account_id,
         status: MerchantAccountStatus::PendingKyc,
+        provider: state.payments.name().to_owned(),
+        // A provider that does not pay merchants' own accounts never gates their sales.
+        charges_enabled: !state.payments.pays_merchant_accounts(),
         created_at: now,
         updated_at: now,
     };
@@ -204,7 +208,11 @@ pub async fn status(
                 "This debtorCode does not belong to the merchant account of the token.",
             )
         })?;
-    let kyc_url = state.payments.kyc_url(&account.provider_account_id).await?;
+    let kyc_url = state
+        .payments
+        .kyc_url(&account.provider_account_id)
+        .await
+        .map_err(crate::providers::payment::unavailable)?;
     Ok(OnboardingStatus {
         debtor_code: account.debtor_code,
         status: account.status,

@@ -29,6 +29,7 @@ pub fn router(state: AppState) -> (Router, serde_json::Value) {
         .merge(auth::jwks::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
+        .merge(crate::payments::router())
         .merge(demo::shop::router(&state))
         .merge(demo::mail::router())
         .merge(crate::tickets::page::router())

@@ -95,6 +95,9 @@ problem_types! {
     CheckoutBillingDetailRejected => "checkout-billing-detail-rejected", 422, "The billing details were rejected";
     CheckoutOrderFailed => "checkout-order-failed", 502, "The order could not be placed";
     CheckoutOrderEmptyRedirect => "checkout-order-empty-redirect", 502, "The payment provider gave no redirect";
+    CheckoutMerchantNotPayable => "checkout-merchant-not-payable", 409, "The merchant cannot take payments yet";
+    PaymentProviderUnavailable => "payment-provider-unavailable", 502, "The payment provider is unavailable";
+    WebhookSignatureInvalid => "webhook-signature-invalid", 400, "The webhook signature is not valid";
     CheckoutFulfillmentReservationFailed => "checkout-fulfillment-reservation-failed", 502, "The reservation at the provider failed";
     IdempotencyKeyInUse => "idempotency-key-in-use", 409, "A request with this Idempotency-Key is in progress";
     IdempotencyKeyReused => "idempotency-key-reused", 409, "This Idempotency-Key was used for another request";

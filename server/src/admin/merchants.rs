@@ -96,16 +96,61 @@ async fn create_merchant(
     Ok(Data::created(merchant))
 }
 
-/// Reads a merchant with all its translations.
+/// A merchant as the operator reads it: the catalog record and its account at the payment
+/// provider.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+struct MerchantRead {
+    #[serde(flatten)]
+    merchant: Merchant,
+    /// The merchant's account at the configured payment provider (its latest), `null` when
+    /// it has none: its payments then go to the platform's own account.
+    payment_account: Option<PaymentAccount>,
+}
+
+/// A merchant's account at the payment provider.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+struct PaymentAccount {
+    merchant_account_id: Uuid,
+    /// `sandbox` or `stripe`.
+    provider: String,
+    status: app::wire::MerchantAccountStatus,
+    /// Whether the provider lets the account take charges (Stripe's `charges_enabled`, from
+    /// its `account.updated` events); while it is false, checkouts of the merchant are refused
+    /// with `checkout-merchant-not-payable`.
+    charges_enabled: bool,
+}
+
+/// Reads a merchant with all its translations and its payment account.
 #[utoipa::path(get, path = "/admin/v1/merchants/{merchant_id}",
     params(("merchant_id" = Uuid, Path)),
-    responses((status = 200, body = inline(app::wire::Envelope<Merchant>)),
+    responses((status = 200, body = inline(app::wire::Envelope<MerchantRead>)),
               Problem404))]
 async fn get_merchant(
     Admin(state): Admin,
     ApiPath(merchant_id): ApiPath<Uuid>,
-) -> Result<Data<Merchant>> {
-    found(state.store.merchant(merchant_id).await?, "The merchant")
+) -> Result<Data<MerchantRead>> {
+    let merchant = state.store.merchant(merchant_id).await?;
+    let account = match &merchant {
+        Some(_) => {
+            state
+                .store
+                .merchant_payment_account(merchant_id, state.commerce.payments.name())
+                .await?
+        }
+        None => None,
+    };
+    found(
+        merchant.map(|merchant| MerchantRead {
+            merchant,
+            payment_account: account.map(|a| PaymentAccount {
+                merchant_account_id: a.merchant_account_id,
+                provider: a.provider,
+                status: a.status,
+                charges_enabled: a.charges_enabled,
+            }),
+        }),
+        "The merchant",
+    )
 }
 
 /// Replaces a merchant's writable fields and its translations.

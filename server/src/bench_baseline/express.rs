@@ -166,7 +166,14 @@ async fn express_baseline(
         line.checkout_line_id = crate::ids::time_ordered_id();
     }
     let campaign_id = checkout.campaign_id;
-    let payment = open_payment(&state.commerce, checkout.total, &checkout.currency).await?;
+    let payment = open_payment(
+        &state.commerce,
+        checkout.checkout_id,
+        checkout.merchant_id,
+        checkout.total,
+        &checkout.currency,
+    )
+    .await?;
     let claim = IdempotentRequest {
         campaign_id,
         key,

@@ -10,7 +10,7 @@ use crate::{
     catalog::Catalog,
     config::Config,
     keyed::PurposeKey,
-    providers::{FulfillmentProviders, PaymentProvider},
+    providers::{stripe::StripePayments, FulfillmentProviders, PaymentProvider},
     store::Store,
 };
 
@@ -26,6 +26,9 @@ pub struct Commerce {
     /// Fulfilment providers by the name products carry.
     pub fulfillment: Arc<FulfillmentProviders>,
     pub payments: Arc<dyn PaymentProvider>,
+    /// The same provider as `payments` when it is Stripe: its payment page, webhook and KYC
+    /// pages need what only Stripe has (keys, Stripe.js).
+    pub stripe: Option<Arc<StripePayments>>,
     /// What public bearers may do (`auth::cache`): a session's partner client must still be
     /// allowed a checkout's campaign on every operation on it (`read::visible`).
     pub auth: Arc<AuthCache>,

@@ -37,7 +37,14 @@ pub async fn confirm(
     .await?;
     // The partner's locked fields are those of the session the checkout was made in.
     customer::check_locked(state, checkout.session_id, request).await?;
-    let payment = open_payment(state, checkout.total, &checkout.currency).await?;
+    let payment = open_payment(
+        state,
+        checkout.checkout_id,
+        checkout.merchant_id,
+        checkout.total,
+        &checkout.currency,
+    )
+    .await?;
     let mut tx = state.store.begin_checkout().await?;
     // Going to payment holds the places for the payment window, as long as the payment.
     if !tx

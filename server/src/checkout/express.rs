@@ -90,7 +90,14 @@ pub async fn express(
         let (plan, prepared) =
             plan_express(state, &reservation, has_address, &key, &mut seen).await?;
         let total = prepared.expected_total(&plan, &reservation);
-        let payment = open_payment(state, total, &plan.merchant.currency).await?;
+        let payment = open_payment(
+            state,
+            reservation.checkout_id,
+            plan.merchant.merchant_id,
+            total,
+            &plan.merchant.currency,
+        )
+        .await?;
         Ok::<_, crate::error::Error>((plan, prepared, payment))
     };
     let (plan, prepared, payment) = match ready.await {

@@ -385,36 +385,3 @@ fn issue_tickets(
     }
     tickets
 }
-
-/// Expires what ran out by `now`, and retries unfinished fulfilments: one pass of the sweeper.
-pub async fn sweep(state: &Commerce, now: DateTime<Utc>) -> Result<u32> {
-    let mut done = 0;
-    for checkout_id in state.store.lapsed_reservations(now, 100).await? {
-        done += u32::from(expire_reservation(state, checkout_id, now).await?);
-    }
-    for payment_id in state.store.lapsed_payments(now, 100).await? {
-        done += u32::from(settle_payment(state, payment_id, PaymentOutcome::Expired).await?);
-    }
-    for order_id in state.store.unfulfilled_orders(100).await? {
-        fulfil(state, order_id).await?;
-    }
-    state.store.purge_idempotency_records(now).await?;
-    Ok(done)
-}
-
-/// Runs `sweep` every `interval` until `stop` turns true. Safe on several nodes at once.
-pub async fn run_sweeper(
-    state: Commerce,
-    interval: std::time::Duration,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) {
-    loop {
-        if let Err(err) = sweep(&state, Utc::now()).await {
-            tracing::warn!(error = ?err, "checkout sweep failed");
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(interval) => {}
-            _ = stop.changed() => return,
-        }
-    }
-}

@@ -65,30 +65,58 @@ pub struct OpenedPayment {
     payment_id: Uuid,
     payment_url: String,
     provider: &'static str,
+    provider_ref: Option<String>,
+    destination: Option<String>,
     amount: Decimal,
     currency: String,
 }
 
-/// Opens the payment of an order of `amount` at the payment provider.
+/// Opens the payment of checkout `checkout_id`'s order of `amount` at the payment provider:
+/// with a provider that pays merchants' own accounts (Stripe), to the merchant's account when
+/// it has one, and refused with 409 `checkout-merchant-not-payable` when that account cannot
+/// take charges yet.
 pub async fn open_payment(
     state: &Commerce,
+    checkout_id: Uuid,
+    merchant_id: Uuid,
     amount: Decimal,
     currency: &str,
 ) -> Result<OpenedPayment> {
+    let destination = if state.payments.pays_merchant_accounts() {
+        match state
+            .store
+            .merchant_payment_account(merchant_id, state.payments.name())
+            .await?
+        {
+            Some(account) if !account.charges_enabled => {
+                return Err(Error::new(
+                    ProblemType::CheckoutMerchantNotPayable,
+                    "The merchant's payment account cannot take payments yet (its onboarding at the payment provider is not complete).",
+                ))
+            }
+            Some(account) => Some(account.provider_account_id),
+            None => None,
+        }
+    } else {
+        None
+    };
     let order_id = crate::ids::random_id();
     let payment_id = crate::ids::random_id();
     let display_id = display_id();
-    let payment_url = match state
+    let opened = match state
         .payments
         .create_payment(&PaymentRequest {
             payment_id,
+            order_id,
             order_display_id: display_id.clone(),
+            checkout_id,
             amount,
             currency: currency.to_owned(),
+            destination: destination.clone(),
         })
         .await
     {
-        Ok(Some(url)) => url.to_string(),
+        Ok(Some(opened)) => opened,
         Ok(None) => {
             return Err(Error::new(
                 ProblemType::CheckoutOrderEmptyRedirect,
@@ -107,8 +135,10 @@ pub async fn open_payment(
         order_id,
         display_id,
         payment_id,
-        payment_url,
+        payment_url: opened.url.to_string(),
         provider: state.payments.name(),
+        provider_ref: opened.provider_ref,
+        destination,
         amount,
         currency: currency.to_owned(),
     })
@@ -137,6 +167,8 @@ pub async fn place_order(
         payment_id,
         payment_url,
         provider,
+        provider_ref,
+        destination,
         ..
     } = payment;
     tx.insert_order(&NewOrder {
@@ -149,6 +181,8 @@ pub async fn place_order(
         currency: c.currency.clone(),
         payment_id,
         payment_provider: provider.to_owned(),
+        payment_provider_ref: provider_ref,
+        payment_destination: destination,
         payment_url: payment_url.clone(),
         return_url: fields.return_url.clone(),
         payment_expires_at: now + PAYMENT_WINDOW,

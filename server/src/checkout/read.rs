@@ -68,7 +68,12 @@ pub async fn visible(
                 .payment_of_order(order.customer_order_id)
                 .await?
             {
-                if payment.status == PaymentStatus::Open && payment.expires_at <= now {
+                // A payment at an external provider is ended there first, by the sweeper
+                // (`payments::expire`), never on a read's time.
+                if payment.status == PaymentStatus::Open
+                    && payment.expires_at <= now
+                    && payment.provider_ref.is_none()
+                {
                     changed |=
                         settle_payment(state, payment.payment_id, PaymentOutcome::Expired).await?;
                 }

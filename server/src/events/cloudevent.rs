@@ -13,16 +13,20 @@ pub enum EventType {
     CheckoutExpired,
     OrderPaid,
     OrderCancelled,
+    /// Money went back to the customer for a payment (a payment that succeeded after its
+    /// order ended).
+    PaymentRefunded,
 }
 
 impl EventType {
     /// Every event type, for the documentation check (docs/events.md).
-    pub const ALL: [EventType; 5] = [
+    pub const ALL: [EventType; 6] = [
         EventType::CheckoutStarted,
         EventType::CheckoutFulfillmentRegistered,
         EventType::CheckoutExpired,
         EventType::OrderPaid,
         EventType::OrderCancelled,
+        EventType::PaymentRefunded,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -32,6 +36,7 @@ impl EventType {
             EventType::CheckoutExpired => "checkouts.CheckoutExpired",
             EventType::OrderPaid => "orders.OrderPaid",
             EventType::OrderCancelled => "orders.OrderCancelled",
+            EventType::PaymentRefunded => "orders.PaymentRefunded",
         }
     }
 }

@@ -35,7 +35,7 @@ use self::{
 use crate::{
     error::{Error, ProblemType},
     http::rate_limit::{self, RateLimit},
-    sandbox::pay::page_key_gate,
+    payments::page::gate as payment_page_gate,
     state::AppState,
 };
 
@@ -91,7 +91,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
             state.clone(),
             security_headers,
         ))
-        .layer(middleware::from_fn_with_state(state.clone(), page_key_gate))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            payment_page_gate,
+        ))
         .layer(middleware::from_fn(server_fn_input_errors))
         .layer(middleware::from_fn_with_state(
             RateLimit::per_minute(state.config.auth_rate_per_minute),

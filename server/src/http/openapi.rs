@@ -39,6 +39,7 @@ use crate::state::AppState;
         (name = "credentials", description = "OAuth client credentials, sessions, bearer exchange and keys"),
         (name = "merchant accounts", description = "Merchant onboarding by magic link and KYC"),
         (name = "sandbox", description = "Pages of the built-in sandbox payment provider"),
+        (name = "payments", description = "Stripe as the payment provider: its webhook (docs/payments.md)"),
         (name = "demo", description = "A demo partner page embedding the hosted frame (demo mode only)"),
         (name = "admin", description = "Operator API (bearer = BOXOFFICE_ADMIN_TOKEN; off when unset)"),
     )

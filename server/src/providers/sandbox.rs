@@ -11,7 +11,12 @@
 use url::Url;
 use uuid::Uuid;
 
-use super::{PaymentProvider, PaymentRequest, ProvisionedAccount};
+use super::{
+    payment::{
+        OpenedAtProvider, ProviderPayment, ProviderRefund, ProviderRefundState, RefundRequest,
+    },
+    PaymentProvider, PaymentRequest, ProvisionedAccount,
+};
 use crate::{display_code::crockford, keyed::PurposeKey};
 
 /// Makes and checks the keys of the sandbox payment page's URLs.
@@ -60,6 +65,9 @@ impl KycPageKey {
     }
 }
 
+/// The sandbox's name, stored with its payments and merchant accounts.
+pub const NAME: &str = "sandbox";
+
 pub struct SandboxPayments {
     base_url: String,
     /// `None`: the sandbox is switched off and opens no payment.
@@ -85,21 +93,46 @@ impl SandboxPayments {
 #[async_trait::async_trait]
 impl PaymentProvider for SandboxPayments {
     fn name(&self) -> &'static str {
-        "sandbox"
+        NAME
     }
 
-    async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<Url>> {
+    async fn create_payment(
+        &self,
+        request: &PaymentRequest,
+    ) -> anyhow::Result<Option<OpenedAtProvider>> {
         let Some(key) = &self.page_key else {
             anyhow::bail!(
                 "the sandbox payment provider is switched off (BOXOFFICE_SANDBOX_PAYMENTS)"
             );
         };
-        // The sandbox's payment page is served by this server (`crate::sandbox::pay`).
-        Ok(Some(Url::parse(&format!(
-            "{}{}",
-            self.base_url,
-            key.page_path(request.payment_id)
-        ))?))
+        // The sandbox's payment page is served by this server (`crate::sandbox::pay`), and
+        // the payment is ours alone: its page settles it.
+        Ok(Some(OpenedAtProvider {
+            url: Url::parse(&format!(
+                "{}{}",
+                self.base_url,
+                key.page_path(request.payment_id)
+            ))?,
+            provider_ref: None,
+        }))
+    }
+
+    /// Never asked: a sandbox payment has no provider reference (its page settles it).
+    async fn payment(&self, provider_ref: &str) -> anyhow::Result<ProviderPayment> {
+        anyhow::bail!("the sandbox keeps no payment {provider_ref} of its own")
+    }
+
+    /// Never asked, as `payment`.
+    async fn cancel_payment(&self, provider_ref: &str) -> anyhow::Result<ProviderPayment> {
+        anyhow::bail!("the sandbox keeps no payment {provider_ref} of its own")
+    }
+
+    /// The sandbox's money is pretend: a refund succeeds at once, one per refund id.
+    async fn refund(&self, request: &RefundRequest) -> anyhow::Result<ProviderRefund> {
+        Ok(ProviderRefund {
+            provider_ref: format!("sbx_re_{}", request.refund_id.simple()),
+            state: ProviderRefundState::Succeeded,
+        })
     }
 
     async fn provision_account(

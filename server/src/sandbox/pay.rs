@@ -5,16 +5,15 @@
 //! partner's own parameters kept.
 //!
 //! Both answer only with the payment's key (`providers::sandbox::PaymentPageKey`, checked in
-//! constant time): a missing or wrong key, an unknown payment and a switched-off sandbox are
-//! the same `404 not-found` (the GET's is checked before the page renders,
-//! `page_key_gate`, below), so the id alone, which partners see in events and
-//! return URLs, shows and settles nothing.
+//! constant time) and only for the sandbox's own payments: a missing or wrong key, an unknown
+//! payment, another provider's payment and a switched-off sandbox are the same `404
+//! not-found` (the GET's key is checked before the page renders, `payments::page::gate`), so
+//! the id alone, which partners see in events and return URLs, shows and settles nothing.
 
 use app::frame::server::PaymentPage;
 use axum::{
-    extract::{Request, State},
+    extract::State,
     http::{header, StatusCode},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use serde::Deserialize;
@@ -31,6 +30,7 @@ use crate::{
         extract::{ApiPath, ApiQuery},
         openapi::{Problem400, Problem404},
     },
+    providers::sandbox::NAME as SANDBOX,
     state::AppState,
 };
 
@@ -79,6 +79,9 @@ pub async fn payment_page(
     let Some(payment) = state.store.payment(payment_id).await? else {
         return Ok(None);
     };
+    if payment.provider != SANDBOX {
+        return Ok(None);
+    }
     let Some(order) = state.store.order(payment.customer_order_id).await? else {
         return Ok(None);
     };
@@ -109,7 +112,8 @@ enum PayAction {
 
 /// The sandbox payment page (a page of the app, `app::frame::screens::pay`): the order, its
 /// total, and the Pay, Decline and Cancel buttons that post to this address. Documented here;
-/// served by the frame, whose `page_key_gate` answers a missing or wrong key with 404.
+/// served by the frame, whose gate (`payments::page::gate`) answers a missing or wrong key
+/// with 404.
 #[utoipa::path(get, path = "/pay/{payment_id}", tag = "sandbox", operation_id = "payment_page",
     params(("payment_id" = Uuid, Path), PageKey),
     responses((status = 200, content_type = "text/html", body = String), Problem404))]
@@ -140,6 +144,10 @@ async fn complete_payment(
     let Some(payment) = state.store.payment(payment_id).await? else {
         return Err(unknown());
     };
+    // Another provider's payment shares the page key's purpose, never its settlement.
+    if payment.provider != SANDBOX {
+        return Err(unknown());
+    }
     // A second submit (or a payment that ran out meanwhile) changes nothing; the customer is
     // still sent back, and the partner reads the outcome from the checkout.
     settle_payment(&state.commerce, payment_id, outcome).await?;
@@ -165,33 +173,6 @@ pub fn return_to(return_url: &str, payment_id: Uuid) -> String {
         .extend_pairs(kept)
         .append_pair("payment_id", &payment_id.to_string());
     url.to_string()
-}
-
-/// The sandbox payment page (`GET /pay/{payment_id}?key=…`) is rendered only for its key: a
-/// missing or wrong key, an unknown id and a switched-off sandbox answer `404 not-found`
-/// before anything is rendered (`sandbox::pay`).
-pub async fn page_key_gate(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    // The page's methods only: any other reaches the router, which answers 405 with `Allow`.
-    let page = matches!(
-        *request.method(),
-        axum::http::Method::GET | axum::http::Method::HEAD
-    );
-    if let Some(rest) = request.uri().path().strip_prefix("/pay/").filter(|_| page) {
-        let key = form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
-            .find(|(name, _)| *name == "key")
-            .map(|(_, value)| value.into_owned());
-        let opens = rest
-            .parse::<uuid::Uuid>()
-            .is_ok_and(|payment_id| key_matches(&state, payment_id, key.as_deref()));
-        if !opens {
-            return unknown().into_response();
-        }
-    }
-    next.run(request).await
 }
 
 #[cfg(test)]

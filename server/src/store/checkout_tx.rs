@@ -150,6 +150,9 @@ pub trait OrderTx: Send {
         payment_id: Uuid,
         change: Transition<PaymentStatus>,
     ) -> StoreResult<bool>;
+    /// Writes a refund (PENDING) decided in this transaction; a second late-payment refund of
+    /// the same payment is a `Conflict` (a unique index).
+    async fn insert_refund(&mut self, refund: &super::NewRefund) -> StoreResult<()>;
 }
 
 /// Tickets of a paid order.

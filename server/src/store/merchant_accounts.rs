@@ -18,6 +18,11 @@ pub struct MerchantAccount {
     pub provider_account_id: String,
     #[sqlx(try_from = "String")]
     pub status: MerchantAccountStatus,
+    /// The payment provider the account is at (`sandbox`, `stripe`).
+    pub provider: String,
+    /// Whether the provider lets the account take charges (Stripe's `charges_enabled`); a
+    /// merchant whose Stripe account cannot is refused checkouts.
+    pub charges_enabled: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

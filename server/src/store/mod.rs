@@ -27,6 +27,7 @@ mod memberships;
 mod merchant_accounts;
 mod merchants;
 mod orders;
+mod payments;
 mod places;
 pub mod postgres;
 mod products;
@@ -76,6 +77,7 @@ pub use orders::{
     LoyaltyEntryKey, LoyaltyEntryRecord, NewOrder, NewTicket, OrderRecord, OrderStore,
     OrderVersion, PaymentRecord, TicketRecord,
 };
+pub use payments::{NewRefund, PaymentStore, RefundRecord};
 pub use places::Places;
 pub use products::{
     LocalizedProduct, Product, ProductFilter, ProductInput, ProductStore, ProductTranslation,
@@ -199,6 +201,7 @@ pub trait Store:
     + MembershipStore
     + MerchantAccountStore
     + OrderStore
+    + PaymentStore
     + SessionStore
     + VoucherStore
     + WalletStore

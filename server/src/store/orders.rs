@@ -63,6 +63,12 @@ pub struct PaymentRecord {
     pub updated_at: DateTime<Utc>,
     /// Where the provider takes the customer to pay.
     pub payment_url: Option<String>,
+    /// The provider's id of the payment (Stripe: the PaymentIntent); `None` for the sandbox's.
+    pub provider_ref: Option<String>,
+    /// The merchant's account a destination charge pays; `None`: the platform's own charge.
+    pub provider_destination: Option<String>,
+    pub provider_checked_at: Option<DateTime<Utc>>,
+    pub provider_final_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -113,6 +119,9 @@ pub struct NewOrder {
     pub currency: String,
     pub payment_id: Uuid,
     pub payment_provider: String,
+    /// The provider's id of the payment, when it keeps one (`providers::OpenedAtProvider`).
+    pub payment_provider_ref: Option<String>,
+    pub payment_destination: Option<String>,
     pub payment_url: String,
     pub return_url: String,
     pub payment_expires_at: DateTime<Utc>,

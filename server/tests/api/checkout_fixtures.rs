@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use server::{
     providers::{
         sandbox::SandboxPayments, Booking, FulfillmentError, FulfillmentProvider, Inventory,
-        PaymentProvider, PaymentRequest, ProvisionedAccount,
+        OpenedAtProvider, PaymentProvider, PaymentRequest, ProviderPayment, ProviderRefund,
+        ProvisionedAccount, RefundRequest,
     },
     store::CheckoutTx,
 };
@@ -241,7 +242,7 @@ pub trait CreatePayment: Send + Sync {
         &self,
         sandbox: &SandboxPayments,
         request: &PaymentRequest,
-    ) -> anyhow::Result<Option<url::Url>>;
+    ) -> anyhow::Result<Option<OpenedAtProvider>>;
 }
 
 /// The sandbox of `state`, except that `create` creates the payments.
@@ -267,8 +268,23 @@ impl<C: CreatePayment> PaymentProvider for SandboxExcept<C> {
         "sandbox"
     }
 
-    async fn create_payment(&self, request: &PaymentRequest) -> anyhow::Result<Option<url::Url>> {
+    async fn create_payment(
+        &self,
+        request: &PaymentRequest,
+    ) -> anyhow::Result<Option<OpenedAtProvider>> {
         self.create.create_payment(&self.sandbox, request).await
+    }
+
+    async fn payment(&self, provider_ref: &str) -> anyhow::Result<ProviderPayment> {
+        self.sandbox.payment(provider_ref).await
+    }
+
+    async fn cancel_payment(&self, provider_ref: &str) -> anyhow::Result<ProviderPayment> {
+        self.sandbox.cancel_payment(provider_ref).await
+    }
+
+    async fn refund(&self, request: &RefundRequest) -> anyhow::Result<ProviderRefund> {
+        self.sandbox.refund(request).await
     }
 
     async fn provision_account(
@@ -293,7 +309,7 @@ impl CreatePayment for ScriptedPayments {
         &self,
         sandbox: &SandboxPayments,
         request: &PaymentRequest,
-    ) -> anyhow::Result<Option<url::Url>> {
+    ) -> anyhow::Result<Option<OpenedAtProvider>> {
         let script = *self.0.lock().unwrap();
         match script {
             Script::Succeed => sandbox.create_payment(request).await,

@@ -227,11 +227,7 @@ async fn an_unconfirmed_hold_expires_once_and_gives_its_capacity_back() {
     let now = chrono::Utc::now();
     let sweeps = (0..6).map(|_| {
         let state = app.state.clone();
-        tokio::spawn(async move {
-            server::checkout::lifecycle::sweep(&state.commerce, now)
-                .await
-                .unwrap()
-        })
+        tokio::spawn(async move { server::sweeper::sweep(&state.commerce, now).await.unwrap() })
     });
     let read = read_checkout(&app, &shop, &checkout_id).await;
     for sweep in sweeps {

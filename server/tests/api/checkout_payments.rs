@@ -9,7 +9,9 @@ use std::{
 };
 
 use secrecy::ExposeSecret;
-use server::providers::{sandbox::SandboxPayments, PaymentProvider, PaymentRequest};
+use server::providers::{
+    sandbox::SandboxPayments, OpenedAtProvider, PaymentProvider, PaymentRequest,
+};
 use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, Connection};
 
 use crate::{
@@ -74,7 +76,7 @@ impl CreatePayment for WatchingPayments {
         &self,
         sandbox: &SandboxPayments,
         request: &PaymentRequest,
-    ) -> anyhow::Result<Option<url::Url>> {
+    ) -> anyhow::Result<Option<OpenedAtProvider>> {
         let open = self.write_transaction_open().await;
         self.seen.lock().unwrap().push(open);
         sandbox.create_payment(request).await

@@ -132,3 +132,24 @@ pub async fn run_script(app: &TestApp, script: &str) {
         .map(|_| ())
         .expect("run the script"));
 }
+
+/// Makes every open payment lapse now, as if its window had passed.
+pub async fn lapse_payments(app: &TestApp) {
+    let sql = "UPDATE payment SET expires_at = $1 WHERE status = 'OPEN'";
+    on_database!(app, |conn| sqlx::query(sql)
+        .bind(chrono::Utc::now() - chrono::Duration::seconds(1))
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .expect("update the payments"));
+}
+
+/// The refunds of `order_id` as (reason, status, amount), oldest first.
+pub async fn refunds_of(app: &TestApp, order_id: Uuid) -> Vec<(String, String, String)> {
+    let sql = "SELECT reason, status, CAST(amount AS TEXT) FROM refund WHERE customer_order_id = $1 ORDER BY created_at";
+    on_database!(app, |conn| sqlx::query_as(sql)
+        .bind(order_id)
+        .fetch_all(&mut conn)
+        .await
+        .expect("read the refunds"))
+}

@@ -9,7 +9,7 @@ use crate::{
     ticket_fixtures::wait_for_mails,
 };
 
-async fn provision(app: &TestApp, email: &str) -> Value {
+pub async fn provision(app: &TestApp, email: &str) -> Value {
     app.admin_post_created(
         "/prod/merchant-accounts",
         &json!({ "email": email, "legal_name": "Zoo Amersfoort B.V." }),
@@ -19,7 +19,7 @@ async fn provision(app: &TestApp, email: &str) -> Value {
 }
 
 /// The magic-link code from the newest mail to `email` in the outbox.
-async fn code_from_outbox(app: &TestApp, email: &str) -> String {
+pub async fn code_from_outbox(app: &TestApp, email: &str) -> String {
     let mails = crate::db_reads::mails_to(app, email, 1).await;
     let body = &mails.first().expect("a mail was recorded").body_text;
     code_from_text(body)
@@ -34,7 +34,7 @@ fn code_from_text(text: &str) -> String {
 }
 
 /// Reads the onboarding status of the account `debtor_code` with a merchant `bearer`.
-async fn onboarding_status(app: &TestApp, debtor_code: &str, bearer: &str) -> TestResponse {
+pub async fn onboarding_status(app: &TestApp, debtor_code: &str, bearer: &str) -> TestResponse {
     app.send(
         app.request(
             Method::GET,
@@ -45,7 +45,7 @@ async fn onboarding_status(app: &TestApp, debtor_code: &str, bearer: &str) -> Te
     .await
 }
 
-async fn exchange(app: &TestApp, code: &str) -> TestResponse {
+pub async fn exchange(app: &TestApp, code: &str) -> TestResponse {
     app.send(
         app.request(Method::POST, "/prod/merchant-accounts/session/token")
             .json(&json!({ "code": code })),

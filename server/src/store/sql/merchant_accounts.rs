@@ -22,8 +22,8 @@ impl MerchantAccountStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         sqlx::query(
             "INSERT INTO merchant_account (merchant_account_id, merchant_id, debtor_code, email, legal_name,
-                 provider_account_id, status, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+                 provider_account_id, status, provider, charges_enabled, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
         )
         .bind(a.merchant_account_id)
         .bind(a.merchant_id)
@@ -32,6 +32,8 @@ impl MerchantAccountStore for SqlStore {
         .bind(&a.legal_name)
         .bind(&a.provider_account_id)
         .bind(a.status.as_str())
+        .bind(&a.provider)
+        .bind(a.charges_enabled)
         .bind(a.created_at)
         .execute(&mut *tx)
         .await

@@ -90,6 +90,7 @@ mod memberships;
 mod merchant_accounts;
 mod merchants;
 mod orders;
+mod payments;
 mod products;
 mod references;
 mod sessions;

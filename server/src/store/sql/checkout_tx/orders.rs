@@ -5,7 +5,7 @@ use chrono::Utc;
 use uuid::Uuid;
 
 use super::SqlCheckoutTx;
-use crate::store::{DbDecimal, NewOrder, OrderTx, StoreResult};
+use crate::store::{DbDecimal, NewOrder, NewRefund, OrderTx, StoreError, StoreResult};
 
 #[async_trait::async_trait]
 impl OrderTx for SqlCheckoutTx {
@@ -26,8 +26,8 @@ impl OrderTx for SqlCheckoutTx {
         .bind(now);
         self.batch.statement(
             "INSERT INTO payment (payment_id, customer_order_id, provider, status, amount, currency, return_url,
-                 expires_at, created_at, updated_at, payment_url)
-             VALUES ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $8, $9)",
+                 expires_at, created_at, updated_at, payment_url, provider_ref, provider_destination)
+             VALUES ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $8, $9, $10, $11)",
         )
         .bind(o.payment_id)
         .bind(o.order_id)
@@ -37,7 +37,30 @@ impl OrderTx for SqlCheckoutTx {
         .bind(o.return_url.clone())
         .bind(o.payment_expires_at)
         .bind(now)
-        .bind(o.payment_url.clone());
+        .bind(o.payment_url.clone())
+        .bind(o.payment_provider_ref.clone())
+        .bind(o.payment_destination.clone());
+        Ok(())
+    }
+
+    async fn insert_refund(&mut self, r: &NewRefund) -> StoreResult<()> {
+        self.flush().await?;
+        let now = Utc::now();
+        sqlx::query(
+            "INSERT INTO refund (refund_id, payment_id, customer_order_id, reason, amount, currency,
+                 status, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $7)",
+        )
+        .bind(r.refund_id)
+        .bind(r.payment_id)
+        .bind(r.order_id)
+        .bind(r.reason)
+        .bind(DbDecimal(r.amount))
+        .bind(r.currency.clone())
+        .bind(now)
+        .execute(&mut *self.tx)
+        .await
+        .map_err(|e| StoreError::classify(e, "the refund"))?;
         Ok(())
     }
 
