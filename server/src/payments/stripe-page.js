@@ -31,9 +31,11 @@
       .then(function (result) {
         // Reached only when Stripe.js did not redirect: the attempt failed.
         if (result && result.error) {
+          // An alert is announced; focus moves to it too, so a keyboard user starts over
+          // from the message rather than from a button that just failed.
           message.textContent = result.error.message || "";
-          message.focus && message.setAttribute("tabindex", "-1");
-          message.focus && message.focus();
+          message.setAttribute("tabindex", "-1");
+          message.focus();
         }
         button.disabled = false;
         button.textContent = label;

@@ -85,8 +85,8 @@ impl PaymentStore for SqlStore {
     }
 
     async fn provider_event_seen(&self, provider: &str, event_id: &str) -> StoreResult<bool> {
-        let seen: Option<i64> = sqlx::query_scalar(
-            "SELECT 1 FROM provider_event WHERE provider = $1 AND event_id = $2",
+        let seen: Option<String> = sqlx::query_scalar(
+            "SELECT event_type FROM provider_event WHERE provider = $1 AND event_id = $2",
         )
         .bind(provider)
         .bind(event_id)
