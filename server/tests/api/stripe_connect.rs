@@ -121,7 +121,8 @@ async fn answer(State(double): State<Double>, request: Request) -> Response {
             let mut refund = fixture("refund");
             refund["amount"] = json!(call.param("amount").unwrap().parse::<i64>().unwrap());
             refund["payment_intent"] = json!(call.param("payment_intent"));
-            refund["status"] = json!("succeeded");
+            // Pending, as a card refund often is at first: its `charge.refunded` settles it.
+            refund["status"] = json!("pending");
             refund["metadata"] = json!({"refund_id": call.param("metadata[refund_id]")});
             refund
         }
@@ -316,7 +317,10 @@ async fn a_merchant_onboards_at_stripe_and_its_sales_are_destination_charges_wit
     let order: Uuid = placed["order_id"].as_str().unwrap().parse().unwrap();
     eventually("the refund sent", || async {
         let refunds = refunds_of(&app, order).await;
-        (refunds.len() == 1 && refunds[0].1 == "SUCCEEDED").then_some(())
+        (refunds.len() == 1
+            && refunds[0].1 == "PENDING"
+            && !double.calls_to("POST", "/v1/refunds").is_empty())
+        .then_some(())
     })
     .await;
     let refunds = double.calls_to("POST", "/v1/refunds");
@@ -331,4 +335,24 @@ async fn a_merchant_onboards_at_stripe_and_its_sales_are_destination_charges_wit
         .as_deref()
         .unwrap()
         .starts_with("boxoffice-refund-"));
+
+    // Stripe reports the refund done (`charge.refunded`, its refunds listed): recorded, once;
+    // a later `refund.updated` saying otherwise does not undo a final state.
+    let mut done = fixture("refund");
+    done["status"] = json!("succeeded");
+    done["metadata"] = json!({"refund_id": refund.param("metadata[refund_id]")});
+    let mut charge = fixture("charge");
+    charge["refunds"] = json!({"object": "list", "data": [done.clone()]});
+    let body = event("evt_refunded", "charge.refunded", charge);
+    deliver(&app, &body, signed(WEBHOOK_SECRET, &body))
+        .await
+        .assert_status(200);
+    done["status"] = json!("pending");
+    let body = event("evt_refund_late", "refund.updated", done);
+    deliver(&app, &body, signed(WEBHOOK_SECRET, &body))
+        .await
+        .assert_status(200);
+    let refunds = refunds_of(&app, order).await;
+    assert_eq!(refunds.len(), 1);
+    assert_eq!(refunds[0].1, "SUCCEEDED", "{refunds:?}");
 }
