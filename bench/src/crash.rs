@@ -19,21 +19,20 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use chrono::{Days, NaiveDate, Utc};
-use hyper::StatusCode;
 use rand::Rng;
-use serde_json::{json, Value};
+use serde_json::Value;
 use server::time::local_date;
 use sqlx::Connection;
 use uuid::Uuid;
 
 use crate::{
-    express::{Backend, RETURN_URL},
-    load::{self, Call},
+    crash_load::{buyer, Seen},
+    crash_stripe::{CLIENTS as STRIPE_CLIENTS, KILLS as STRIPE_KILLS},
+    express::Backend,
     process::{self, ServerProcess},
-    seed::{self, Shop},
-    Args,
+    seed, Args,
 };
 
 /// Places per day of the product the load buys: enough that most buyers get some, so most
@@ -87,17 +86,6 @@ pub async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<Vec<CrashRun>> 
         bail!("crash run on {}: {} does not hold", broken.0, broken.1 .0);
     }
     Ok(runs)
-}
-
-/// Answers the load collected.
-#[derive(Default)]
-pub struct Seen {
-    /// Order ids answered 200 or 208.
-    orders: HashSet<Uuid>,
-    placed: usize,
-    replayed: usize,
-    refused: usize,
-    unanswered: usize,
 }
 
 async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Result<CrashRun> {
@@ -175,107 +163,6 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         elapsed,
         checks,
     })
-}
-
-/// One client: express checkouts of 1 to 3 places on one of `days`, each with its own key, and
-/// now and then the previous request again with its key (a retry). Requests that find the
-/// server down are counted and the client goes on.
-pub async fn buyer(
-    server: Arc<RwLock<Option<ServerProcess>>>,
-    shop: Shop,
-    days: Vec<NaiveDate>,
-    seen: Arc<Mutex<Seen>>,
-    stop: Arc<AtomicBool>,
-    sent: Arc<AtomicUsize>,
-) -> anyhow::Result<()> {
-    let mut previous: Option<Call> = None;
-    while !stop.load(Ordering::Relaxed) {
-        let call = match previous.take() {
-            Some(retry) if rand::thread_rng().gen_bool(0.2) => retry,
-            _ => {
-                let (day, quantity) = {
-                    let mut rng = rand::thread_rng();
-                    (days[rng.gen_range(0..days.len())], rng.gen_range(1..=3))
-                };
-                checkout(&shop, day, quantity)
-            }
-        };
-        let addr = server.read().unwrap().as_ref().map(|s| s.addr);
-        let Some(addr) = addr else {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        };
-        sent.fetch_add(1, Ordering::Relaxed);
-        let answer = tokio::time::timeout(Duration::from_secs(10), load::once(addr, &call)).await;
-        // Half the new orders are paid on the sandbox page, so paid orders (and their ticket
-        // mails, written with the payment) meet the kills too.
-        let pay_path = {
-            let mut seen = seen.lock().unwrap();
-            let mut pay_path = None;
-            match answer {
-                Ok(Ok((status, body))) if status == StatusCode::OK || status.as_u16() == 208 => {
-                    let order: Value = serde_json::from_slice(&body).context("a placed order")?;
-                    let id = order["data"]["order_id"]
-                        .as_str()
-                        .and_then(|id| id.parse().ok())
-                        .context("an order id")?;
-                    seen.orders.insert(id);
-                    if status == StatusCode::OK {
-                        seen.placed += 1;
-                        if rand::thread_rng().gen_bool(0.5) {
-                            pay_path = order["data"]["payment_url"]
-                                .as_str()
-                                .and_then(|u| u.find("/pay/").map(|at| u[at..].to_owned()));
-                        }
-                    } else {
-                        seen.replayed += 1;
-                    }
-                }
-                Ok(Ok((status, _))) if status.is_client_error() => seen.refused += 1,
-                // The server died under the request, or answered 5xx while going down.
-                _ => {
-                    seen.unanswered += 1;
-                    previous = Some(call);
-                    continue;
-                }
-            }
-            pay_path
-        };
-        if let Some(path) = pay_path {
-            let pay = Call {
-                method: hyper::Method::POST,
-                path,
-                headers: vec![(
-                    "content-type".to_owned(),
-                    "application/x-www-form-urlencoded".to_owned(),
-                )],
-                body: "action=pay".into(),
-                fresh_key: None,
-            };
-            // Best effort: a payment the kill interrupts stays open for the sweeper.
-            let _ = tokio::time::timeout(Duration::from_secs(10), load::once(addr, &pay)).await;
-        }
-        previous = Some(call);
-    }
-    Ok(())
-}
-
-/// An express checkout of `quantity` evening places on `day`, as a guest, with its own key.
-fn checkout(shop: &Shop, day: NaiveDate, quantity: u32) -> Call {
-    Call::post_json(
-        "/v2/checkouts/express",
-        &json!({
-            "date": day,
-            "flexible_date": false,
-            "lines": [{ "product_id": shop.evening, "quantity": quantity }],
-            "email": "ada@example.com",
-            "first_name": "Ada",
-            "last_name": "Lovelace",
-            "return_url": RETURN_URL,
-        }),
-    )
-    .header("x-campaign-id", shop.campaign_id.to_string())
-    .header("idempotency-key", Uuid::new_v4().to_string())
 }
 
 /// Runs `$body` with `$conn` connected to the database at `$url`, on either backend.
@@ -535,8 +422,13 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
          request with its Idempotency-Key, while the sweeper cancels orders whose payment window\n\
          ran out (a third of the open payments are aged in the database before each kill). The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
-         after the last restart the database is read and the invariants below are checked. Any\n\
-         that does not hold fails the run.\n"
+         after the last restart the database is read and the invariants below are checked. Then\n\
+         the same database is paid through Stripe (localstripe, `end2end/stripe/`): the server\n\
+         with `BOXOFFICE_PAYMENT_PROVIDER=stripe`, reconciling after 1 s, {STRIPE_CLIENTS} clients buying,\n\
+         a payer paying every open PaymentIntent at the fake, and {STRIPE_KILLS} more kills, so\n\
+         webhooks land on a dead server and are lost; after a clean stretch every PaymentIntent\n\
+         paid must be a PAID order exactly once (the last two invariants). Any invariant that does\n\
+         not hold fails the run.\n"
     );
     crate::report::machine_table(&mut out, machine);
     let _ = writeln!(
@@ -589,7 +481,8 @@ mod tests {
     fn consistent() -> (Database, Seen) {
         let (group, checkout, order) = (Uuid::from_u128(1), Uuid::from_u128(2), Uuid::from_u128(3));
         let day = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
-        let body = serde_json::to_vec(&json!({ "data": { "order_id": order } })).unwrap();
+        let body =
+            serde_json::to_vec(&serde_json::json!({ "data": { "order_id": order } })).unwrap();
         let db = Database {
             days: HashMap::from([((group, day), 2)]),
             lines: vec![(checkout, group, day, 2, "CONFIRMED".to_owned())],

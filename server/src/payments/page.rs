@@ -153,12 +153,19 @@ async fn stripe_page(
         Some(checkout) => checkout.locale.parse().unwrap_or_default(),
         None => Locale::default(),
     };
+    let merchant = state
+        .store
+        .merchant(order.merchant_id)
+        .await?
+        .map(|m| m.name)
+        .unwrap_or_default();
     let amount = app::format::money(
         locale.tag().parse().unwrap_or_default(),
         &Money::new(payment.amount, payment.currency.clone()),
     );
     let html = render(&Page {
         locale,
+        merchant: &merchant,
         order: &order.display_id,
         amount: &amount,
         status: payment.status,
@@ -182,6 +189,7 @@ async fn stripe_page(
 
 struct Page<'a> {
     locale: Locale,
+    merchant: &'a str,
     order: &'a str,
     amount: &'a str,
     status: PaymentStatus,
@@ -212,6 +220,7 @@ fn render(page: &Page<'_>) -> String {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="robots" content="noindex, nofollow";
                 meta name="referrer" content="no-referrer";
+                link rel="icon" href="data:,";
                 title { (t.title) " – " (page.order) }
                 style { (PreEscaped(PAGE_CSS)) }
             }
@@ -219,6 +228,7 @@ fn render(page: &Page<'_>) -> String {
                 main {
                     h1 { (t.title) }
                     section.summary {
+                        @if !page.merchant.is_empty() { p.merchant { strong { (page.merchant) } } }
                         p { (t.order) " " strong { (page.order) } }
                         p { (t.amount) ": " strong.amount { (page.amount) } }
                     }
@@ -229,7 +239,8 @@ fn render(page: &Page<'_>) -> String {
                                 data-client-secret=(client_secret)
                                 data-return-url=(page.return_url)
                                 data-locale=(stripe_locale(page.locale))
-                                data-paying=(t.paying) {
+                                data-paying=(t.paying)
+                                data-failed=(t.failed_attempt) {
                                 p #payment-message .error role="alert" {
                                     @if let Some(error) = last_error { (t.failed_attempt) " " (error) }
                                 }
@@ -238,6 +249,7 @@ fn render(page: &Page<'_>) -> String {
                             }
                             noscript { p.error { (t.needs_javascript) } }
                             p.note { (t.secure_note) }
+                            p { a href=(page.back) { (t.back) } }
                             script src=(page.js_url) {}
                             script src=(SCRIPT_PATH) {}
                         }
@@ -306,7 +318,9 @@ h1 { font-size: 1.6rem; margin: 8px 0 16px; }
 section.summary, form { background: #fff; border-radius: 8px; padding: 16px 20px; margin: 0 0 16px; }
 section.summary p { margin: 4px 0; }
 .amount { font-size: 1.15rem; }
-#payment-element { margin: 12px 0 20px; min-height: 40px; }
+#payment-message { margin: 0 0 12px; }
+#payment-element { margin: 0 0 20px; min-height: 40px; }
+.merchant { font-size: 1.1rem; }
 button, a.button { display: inline-block; width: 100%; box-sizing: border-box; font: inherit;
   font-weight: 600; font-size: 1.05rem; padding: 12px 16px; border-radius: 6px; border: 0;
   background: #1d4ed8; color: #fff; text-align: center; text-decoration: none; cursor: pointer; }

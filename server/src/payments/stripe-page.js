@@ -33,7 +33,9 @@
         if (result && result.error) {
           // An alert is announced; focus moves to it too, so a keyboard user starts over
           // from the message rather than from a button that just failed.
-          message.textContent = result.error.message || "";
+          // A refused card says what to do next; Stripe's own field checks speak for themselves.
+          var prefix = result.error.type === "card_error" ? data.failed + " " : "";
+          message.textContent = prefix + (result.error.message || "");
           message.setAttribute("tabindex", "-1");
           message.focus();
         }
