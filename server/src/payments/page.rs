@@ -255,7 +255,7 @@ fn render(page: &Page<'_>) -> String {
                         }
                         (PaymentStatus::Open, Form::Processing) => {
                             p role="status" { (t.processing) }
-                            a.button href=(page.return_url) { (t.title) }
+                            a.button href=(page.back) { (t.back) }
                         }
                         (PaymentStatus::Open, Form::Unavailable) => {
                             p.error role="alert" { (t.provider_unavailable) }

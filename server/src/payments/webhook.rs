@@ -29,7 +29,7 @@ use crate::{
             objects::{Account, Charge, Event, PaymentIntent, Refund},
             signature,
         },
-        ProviderRefundState,
+        ProviderPaymentState, ProviderRefundState,
     },
     state::AppState,
 };
@@ -51,15 +51,23 @@ async fn stripe_webhook(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response> {
+    let header = headers
+        .get("stripe-signature")
+        .and_then(|v| v.to_str().ok());
+    // No signature is a bad request whatever the provider; a signed one reaches a server
+    // that does not pay through Stripe as an unknown route.
+    if header.is_none() {
+        return Err(Error::new(
+            ProblemType::WebhookSignatureInvalid,
+            signature::SignatureError::Malformed.detail(),
+        ));
+    }
     let Some(provider) = &state.commerce.stripe else {
         return Err(Error::new(
             ProblemType::NotFound,
             "Stripe is not this server's payment provider.",
         ));
     };
-    let header = headers
-        .get("stripe-signature")
-        .and_then(|v| v.to_str().ok());
     signature::verify(
         header,
         &body,
@@ -160,18 +168,14 @@ async fn payment_intent(state: &Commerce, event_type: &str, intent: &PaymentInte
     // The event's type says what happened, whatever its object's later state: an event that
     // arrives late says nothing a later one has not.
     let at_provider = match event_type {
-        "payment_intent.succeeded" => stripe::state_of(&PaymentIntent {
-            status: "succeeded".into(),
-            ..intent.clone()
-        }),
-        "payment_intent.canceled" => stripe::state_of(&PaymentIntent {
-            status: "canceled".into(),
-            ..intent.clone()
-        }),
-        _ => stripe::state_of(&PaymentIntent {
-            status: "requires_payment_method".into(),
-            ..intent.clone()
-        }),
+        "payment_intent.succeeded" => ProviderPaymentState::Succeeded,
+        "payment_intent.canceled" => ProviderPaymentState::Canceled,
+        _ => ProviderPaymentState::Open {
+            last_error: intent
+                .last_payment_error
+                .as_ref()
+                .and_then(|e| e.message.clone()),
+        },
     };
     apply(state, &payment, &at_provider).await?;
     Ok(())

@@ -171,3 +171,15 @@ async fn duplicate_and_out_of_order_events_pay_an_order_once() {
     assert_eq!(count_events(&app, &shop, "orders.OrderPaid").await, 1);
     assert_eq!(count_events(&app, &shop, "orders.OrderCancelled").await, 0);
 }
+
+#[tokio::test]
+async fn without_stripe_a_signed_event_finds_no_route_and_an_unsigned_one_is_a_bad_request() {
+    let app = crate::helpers::spawn_app().await;
+    let body = event("evt_1", "payment_intent.succeeded", json!({"id": "pi_1"}));
+    deliver(&app, &body, None)
+        .await
+        .assert_problem(400, "webhook-signature-invalid");
+    deliver(&app, &body, signed("whsec_any", &body))
+        .await
+        .assert_problem(404, "not-found");
+}

@@ -135,7 +135,7 @@ impl StripePayments {
 }
 
 /// Our state of a PaymentIntent.
-pub fn state_of(intent: &PaymentIntent) -> ProviderPaymentState {
+fn state_of(intent: &PaymentIntent) -> ProviderPaymentState {
     match intent.status.as_str() {
         "succeeded" => ProviderPaymentState::Succeeded,
         "canceled" => ProviderPaymentState::Canceled,
