@@ -7,6 +7,7 @@
 //! webframe; `config.rs` is every setting.
 
 pub mod admin;
+pub mod after_sale;
 pub mod api;
 pub mod auth;
 pub mod bench_baseline;

@@ -157,7 +157,7 @@ async fn stripe_page(
         .store
         .merchant(order.merchant_id)
         .await?
-        .map(|m| m.name)
+        .map(|m| m.localized(locale).name.to_owned())
         .unwrap_or_default();
     let amount = app::format::money(
         locale.tag().parse().unwrap_or_default(),
