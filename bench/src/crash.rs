@@ -28,7 +28,7 @@ use sqlx::Connection;
 use uuid::Uuid;
 
 use crate::{
-    crash_load::{buyer, Seen},
+    crash_load::{buyer, on_database, Seen},
     crash_stripe::{CLIENTS as STRIPE_CLIENTS, KILLS as STRIPE_KILLS},
     express::Backend,
     process::{self, ServerProcess},
@@ -163,19 +163,6 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         elapsed,
         checks,
     })
-}
-
-/// Runs `$body` with `$conn` connected to the database at `$url`, on either backend.
-macro_rules! on_database {
-    ($url:expr, |$conn:ident| $body:expr) => {{
-        if $url.starts_with("sqlite:") {
-            let mut $conn = sqlx::SqliteConnection::connect($url).await?;
-            $body
-        } else {
-            let mut $conn = sqlx::PgConnection::connect($url).await?;
-            $body
-        }
-    }};
 }
 
 /// Moves the window of a third of the open payments into the past, so the sweeper cancels

@@ -25,6 +25,20 @@ use crate::{
     seed::Shop,
 };
 
+/// Runs `$body` with `$conn` connected to the database at `$url`, on either backend.
+macro_rules! on_database {
+    ($url:expr, |$conn:ident| $body:expr) => {{
+        if $url.starts_with("sqlite:") {
+            let mut $conn = sqlx::SqliteConnection::connect($url).await?;
+            $body
+        } else {
+            let mut $conn = sqlx::PgConnection::connect($url).await?;
+            $body
+        }
+    }};
+}
+pub(crate) use on_database;
+
 /// Answers the load collected.
 #[derive(Default)]
 pub struct Seen {

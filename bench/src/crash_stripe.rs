@@ -27,7 +27,7 @@ use tokio::io::AsyncBufReadExt;
 use uuid::Uuid;
 
 use crate::{
-    crash_load::{buyer, Seen},
+    crash_load::{buyer, on_database, Seen},
     load::{self, Call},
     process::{self, ServerProcess},
     seed::Shop,
@@ -40,19 +40,6 @@ const WEBHOOK_SECRET: &str = "whsec_crash";
 pub const CLIENTS: usize = 6;
 /// Kills (besides the last one before the clean stretch).
 pub const KILLS: usize = 4;
-
-/// Runs `$body` with `$conn` connected to the database at `$url`, on either backend.
-macro_rules! on_database {
-    ($url:expr, |$conn:ident| $body:expr) => {{
-        if $url.starts_with("sqlite:") {
-            let mut $conn = sqlx::SqliteConnection::connect($url).await?;
-            $body
-        } else {
-            let mut $conn = sqlx::PgConnection::connect($url).await?;
-            $body
-        }
-    }};
-}
 
 /// The fake Stripe, stopped when dropped.
 struct FakeStripe {
