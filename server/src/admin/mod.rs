@@ -14,6 +14,7 @@ mod keys;
 mod mails;
 mod memberships;
 mod merchants;
+mod orders;
 mod products;
 pub(crate) mod timeslots;
 mod vouchers;
@@ -36,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(vouchers::router())
         .merge(wallets::router())
         .merge(merchants::router())
+        .merge(orders::router())
         .merge(availability::router())
         .merge(products::router())
         .merge(calendar::router())

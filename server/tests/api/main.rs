@@ -7,6 +7,7 @@ mod admin_catalog;
 mod admin_clients;
 mod admin_issuers;
 mod admin_memberships;
+mod admin_orders;
 mod admin_products;
 mod admin_vouchers;
 mod admin_wallets;
