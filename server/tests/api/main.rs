@@ -60,6 +60,7 @@ mod smtp_server;
 mod store_events;
 mod store_places;
 mod store_story;
+mod stripe_client;
 mod stripe_connect;
 mod stripe_fixtures;
 mod stripe_payments;
