@@ -12,6 +12,7 @@ pub mod extract;
 pub mod fallback;
 pub mod field_rules;
 pub mod framing;
+pub mod keyed_page;
 pub mod locale;
 pub mod openapi;
 pub mod openapi_links;

@@ -289,24 +289,10 @@ pub fn policy(stripe: &StripePayments) -> String {
     )
 }
 
-fn kept_to_itself(mut response: Response, stripe: &StripePayments) -> Response {
-    let headers = response.headers_mut();
-    if let Ok(policy) = HeaderValue::from_str(&policy(stripe)) {
-        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
-    }
-    for (name, value) in [
-        (header::CACHE_CONTROL, "no-store"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-        (
-            header::HeaderName::from_static("x-robots-tag"),
-            "noindex, nofollow",
-        ),
-    ] {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
-    response
+fn kept_to_itself(response: Response, stripe: &StripePayments) -> Response {
+    let policy = HeaderValue::from_str(&policy(stripe))
+        .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"));
+    crate::http::keyed_page::kept_to_itself(response, policy)
 }
 
 const PAGE_CSS: &str = "

@@ -7,7 +7,7 @@
 
 use axum::{
     extract::State,
-    http::{header, HeaderValue},
+    http::HeaderValue,
     response::{Html, IntoResponse, Response},
 };
 use base64::Engine;
@@ -87,24 +87,12 @@ async fn apple_passes(
     })
 }
 
-/// The headers of everything reached by the page's key: never cached, referred, framed or
-/// indexed.
-fn kept_to_itself(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    for (name, value) in [
-        (header::CACHE_CONTROL, "no-store"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-        (
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-        ),
-        (header::HeaderName::from_static("x-robots-tag"), "noindex, nofollow"),
-    ] {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
-    response
+/// The ticket page's script policy: no script at all, its QR codes as data URLs.
+const POLICY: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/// Everything reached by the page's key (`http::keyed_page`).
+fn kept_to_itself(response: Response) -> Response {
+    crate::http::keyed_page::kept_to_itself(response, HeaderValue::from_static(POLICY))
 }
 
 fn not_found() -> Error {

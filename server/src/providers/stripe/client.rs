@@ -31,16 +31,6 @@ pub enum StripeError {
     Transport(String),
 }
 
-impl StripeError {
-    /// The error's Stripe `code` (`payment_intent_unexpected_state`, `card_declined`…).
-    pub fn code(&self) -> Option<&str> {
-        match self {
-            Self::Api { error, .. } => error.code.as_deref(),
-            Self::Transport(_) => None,
-        }
-    }
-}
-
 /// Stripe's API at `base`, under the platform's secret key.
 #[derive(Clone)]
 pub struct StripeApi {

@@ -34,16 +34,12 @@ pub struct Refund {
     pub amount: i64,
     #[serde(default)]
     pub metadata: HashMap<String, String>,
-    #[serde(default)]
-    pub payment_intent: Option<Expandable>,
 }
 
 /// A Charge (docs.stripe.com/api/charges/object), as `charge.refunded` carries it.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Charge {
     pub id: String,
-    #[serde(default)]
-    pub payment_intent: Option<Expandable>,
     #[serde(default)]
     pub refunds: Option<List<Refund>>,
 }
@@ -84,22 +80,6 @@ pub struct EventData {
 pub struct List<T> {
     #[serde(default = "Vec::new")]
     pub data: Vec<T>,
-}
-
-/// A reference that is an id, or the object it names when expanded.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum Expandable {
-    Id(String),
-    Object { id: String },
-}
-
-impl Expandable {
-    pub fn id(&self) -> &str {
-        match self {
-            Self::Id(id) | Self::Object { id } => id,
-        }
-    }
 }
 
 /// Stripe's error body `{"error": {…}}`.
