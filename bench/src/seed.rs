@@ -185,6 +185,17 @@ fn product_input(merchant_id: Uuid, campaign_id: Uuid, title: &str, cents: i64) 
         provider: "inventory".to_owned(),
         campaign_ids: vec![campaign_id],
         translations: Vec::new(),
+        // Cancellable and movable until a day before: what the after-sale runs measure.
+        after_sale: Some(app::wire::AfterSalePolicy {
+            refund_rules: vec![app::wire::RefundRule {
+                until: "PT24H".to_owned(),
+                refund_percent: Decimal::ONE_HUNDRED,
+                fee: None,
+                keep_fees: false,
+            }],
+            rebook_until: Some("PT24H".to_owned()),
+            withdrawal_days: None,
+        }),
     }
 }
 

@@ -13,8 +13,8 @@ use crate::{
 };
 
 /// Expires what ran out by `now` (unconfirmed holds; payments, at their provider first),
-/// retries unfinished fulfilments, reconciles payments with their provider and purges old
-/// idempotency records: one pass. Answers how many checkouts and payments it ended.
+/// retries unfinished fulfilments, reconciles payments with their provider, sends again the
+/// refunds it never answered and purges old idempotency records: one pass. Answers how many checkouts and payments it ended.
 pub async fn sweep(state: &Commerce, now: DateTime<Utc>) -> Result<u32> {
     let mut done = 0;
     for checkout_id in state.store.lapsed_reservations(now, 100).await? {
@@ -29,6 +29,7 @@ pub async fn sweep(state: &Commerce, now: DateTime<Utc>) -> Result<u32> {
         fulfil(state, order_id).await?;
     }
     payments::reconcile::pass(state, now).await?;
+    payments::refunds::retry_unsent(state, now).await?;
     state.store.purge_idempotency_records(now).await?;
     Ok(done)
 }

@@ -1,5 +1,6 @@
 //! Types that cross the wire, shared by the server (serialisation, OpenAPI) and the frame.
 
+mod after_sale;
 mod availability;
 mod checkout;
 mod credentials;
@@ -17,6 +18,10 @@ mod product;
 mod status;
 mod url_pattern;
 
+pub use after_sale::{
+    AfterSaleOutcome, AfterSalePolicy, CancellationRequest, ManagedCancellationRequest,
+    OrderAfterSale, OrderRefund, RebookingRequest, RefundRule, WithdrawalRequest,
+};
 pub use availability::{CalendarEntry, TimeslotEntry, TimeslotQuery};
 pub use checkout::{
     AppliedVoucher, Attribution, BasketLine, Checkout, CheckoutLine, CheckoutRequest,

@@ -5,7 +5,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
+use super::{
+    Attribution, LoyaltyKind, Money, OrderAfterSale, OrderRefund, OrderStatus, TicketStatus,
+    TimeslotWindow,
+};
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +24,9 @@ pub struct Ticket {
     /// Last valid day, inclusive.
     pub valid_until: Option<NaiveDate>,
     pub status: TicketStatus,
+    /// The ticket that replaced this one when the visit moved to another day.
+    #[serde(default)]
+    pub replaced_by: Option<Uuid>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -56,6 +62,12 @@ pub struct Order {
     pub attribution: Option<Attribution>,
     pub created_at: DateTime<Utc>,
     pub last_mutation_date: DateTime<Utc>,
+    /// What the order allows now (cancel, change the date, withdraw); absent before payment.
+    #[serde(default)]
+    pub after_sale: Option<OrderAfterSale>,
+    /// The refunds made so far, oldest first.
+    #[serde(default)]
+    pub refunds: Vec<OrderRefund>,
 }
 
 /// One line of a receipt: what was bought, without personal data.

@@ -107,6 +107,11 @@ problem_types! {
     CheckoutHoldAlreadyExtended => "checkout-hold-already-extended", 409, "The hold was extended once already";
     CheckoutFieldLocked => "checkout-field-locked", 422, "A customer field the partner locked was changed";
     WalletNotConfigured => "wallet-not-configured", 404, "This wallet pass is not offered by this server";
+    OrderNotCancellable => "order-not-cancellable", 409, "The order's policy allows no cancellation now";
+    TicketNotCancellable => "ticket-not-cancellable", 409, "The ticket is cancelled or used already";
+    RefundAbovePolicy => "refund-above-policy", 409, "The refund is more than the merchant's policy gives";
+    OrderNotWithdrawable => "order-not-withdrawable", 409, "The order has no withdrawal right now";
+    OrderNotRebookable => "order-not-rebookable", 409, "The order's visit cannot be moved now";
 }
 
 impl ProblemType {

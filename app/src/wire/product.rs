@@ -3,7 +3,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::Money;
+use super::{AfterSalePolicy, Money};
 
 /// An item of the product list (docs/api-catalog.md, "Products"), localized by Accept-Language.
 ///
@@ -56,4 +56,12 @@ pub struct Product {
     /// VALIDITY_PERIOD: valid through `ticket_validity_date` inclusive.
     pub ticket_validity_type: Option<String>,
     pub ticket_validity_date: Option<NaiveDate>,
+    /// What may change after payment (cancel, change the date, withdraw); absent: nothing but
+    /// the EU withdrawal of physical and undated products.
+    #[serde(default)]
+    pub after_sale: Option<AfterSalePolicy>,
+    /// The policy in a sentence in the reader's language ("Free cancellation until 48 h
+    /// before your visit"); absent when there is nothing to say.
+    #[serde(default)]
+    pub after_sale_text: Option<String>,
 }

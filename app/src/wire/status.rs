@@ -209,6 +209,12 @@ states! {
         TicketsResend => "TICKETS_RESEND",
         // The tickets again, by an operator, with a new ticket page key.
         TicketsOperator => "TICKETS_OPERATOR",
+        // Some or all tickets cancelled after the sale, with the refund (one per change).
+        Cancellation => "CANCELLATION",
+        // The acknowledgement of a withdrawal from the contract (one per change).
+        Withdrawal => "WITHDRAWAL",
+        // The visit moved to another day: the new tickets (one per change).
+        Rebooking => "REBOOKING",
     }
 }
 

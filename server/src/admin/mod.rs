@@ -3,6 +3,7 @@
 //! rotation of the bearer signing key. On only
 //! when `BOXOFFICE_ADMIN_TOKEN` is set.
 
+mod after_sale;
 mod auth;
 mod availability;
 mod calendar;
@@ -38,6 +39,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(wallets::router())
         .merge(merchants::router())
         .merge(orders::router())
+        .merge(after_sale::router())
         .merge(availability::router())
         .merge(products::router())
         .merge(calendar::router())

@@ -33,6 +33,8 @@ struct OperatorOrder {
     payment: Option<OperatorPayment>,
     /// Oldest first.
     refunds: Vec<OperatorRefund>,
+    /// The order as its customer reads it now: tickets with their status, and `after_sale`.
+    order: app::wire::Order,
 }
 
 /// An order's payment as the provider took it.
@@ -57,9 +59,16 @@ struct OperatorPayment {
 struct OperatorRefund {
     refund_id: Uuid,
     payment_id: Uuid,
-    /// `LATE_PAYMENT`: the payment succeeded after its order had ended.
+    /// `LATE_PAYMENT`: the payment succeeded after its order had ended; otherwise the
+    /// after-sale change's reason (`CUSTOMER`, `PARTNER`, `OPERATOR`, `WITHDRAWAL`,
+    /// `MERCHANT_CLOSED`).
     reason: String,
+    /// What the payment provider gives back.
     amount: Money,
+    /// What went back to the customer's wallet in the same transaction.
+    to_wallet: Money,
+    /// The tickets it refunds (none for a late payment's).
+    ticket_ids: Vec<Uuid>,
     /// `PENDING` (decided, not yet confirmed by the provider), `SUCCEEDED` or `FAILED`.
     status: String,
     /// The provider's id of the refund, once it answered.
@@ -81,6 +90,8 @@ async fn get_order(
     };
     let payment = state.store.payment_of_order(order_id).await?;
     let refunds = state.store.refunds_of_order(order_id).await?;
+    let view =
+        crate::after_sale::facts::order_now(&state.commerce, order.clone(), Utc::now()).await?;
     found(
         Some(OperatorOrder {
             order_id,
@@ -107,13 +118,16 @@ async fn get_order(
                     refund_id: r.refund_id,
                     payment_id: r.payment_id,
                     reason: r.reason,
-                    amount: Money::new(r.amount, r.currency),
+                    amount: Money::new(r.amount, r.currency.clone()),
+                    to_wallet: Money::new(r.to_wallet, r.currency),
+                    ticket_ids: r.ticket_ids.0,
                     status: r.status,
                     provider_ref: r.provider_ref,
                     created_at: r.created_at,
                     updated_at: r.updated_at,
                 })
                 .collect(),
+            order: view,
         }),
         "The order",
     )

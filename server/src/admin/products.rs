@@ -99,6 +99,7 @@ fn validate(input: &ProductInput) -> Result<()> {
     checks.distinct(input.translations.iter().map(|t| t.locale), |i| {
         format!("translations[{i}].locale")
     });
+    crate::after_sale::checks::check(input, &mut checks);
     checks.finish()
 }
 

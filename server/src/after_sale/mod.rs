@@ -1,14 +1,109 @@
-//! After the sale (issue 41, in progress): the rules a merchant's policy is judged by, kept
-//! apart from the routes that will use them so each rule exists once and is tested alone.
+//! After the sale (issue 41; docs/api-checkout.md, "After the sale"): a paid order's tickets
+//! cancelled, withdrawn from or moved to another day under the policy its products had when it
+//! was paid, and money given back to the cent. Each rule exists once, here; the REST routes
+//! (customer, partner, operator), the frame and the ticket page show what these compute.
 //!
-//! - `policy`: a refund rule's deadline before the visit, in the merchant's IANA zone across
-//!   daylight-saving changes, and which rule applies at a moment;
-//! - `allocate`: what an order paid shared over its tickets to the cent, and a ticket's refund
-//!   from its share, so refunds add up to what was paid over any history.
-//!
-//! Not yet built on them: the policy on products and its freezing on order lines, the order's
-//! quote, the cancellation, rebooking and withdrawal routes, their mails and screens
-//! (docs/payments.md, "Refunds", says what the provider side already does).
+//! - `policy`: durations before the visit, in the merchant's IANA zone across daylight-saving
+//!   changes, and which refund rule applies at a moment;
+//! - `frozen`: a product's policy as an order keeps it; `checks`: its rules when written;
+//! - `allocate`: what an order paid shared over its tickets, and a ticket's refund;
+//! - `terms`: ticket by ticket, what the policy gives now, and the order's quote;
+//! - `facts`: an order with everything the rules need, read once, and its view now;
+//! - `change`: the one transaction of a cancellation or a withdrawal;
+//! - `rebook`: the one transaction of a date change;
+//! - `closure`: a day or slot the merchant cancels;
+//! - `requests`: who may ask for which change (customer, partner, operator);
+//! - `mail`: the mails about a change.
 
 pub mod allocate;
+pub mod change;
+pub mod checks;
+pub mod closure;
+pub mod facts;
+pub mod frozen;
+pub mod mail;
 pub mod policy;
+pub mod rebook;
+pub mod requests;
+pub mod terms;
+pub mod texts;
+
+pub use frozen::Frozen;
+
+/// Who asks for a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Actor {
+    /// The order's owner, by the public bearer.
+    Customer,
+    /// The partner whose session made the order, by its backend bearer.
+    Partner,
+    /// The operator.
+    Operator,
+}
+
+impl Actor {
+    /// The reason a change it asks for carries.
+    pub fn reason(self) -> Reason {
+        match self {
+            Self::Customer => Reason::Customer,
+            Self::Partner => Reason::Partner,
+            Self::Operator => Reason::Operator,
+        }
+    }
+}
+
+/// Who or what caused a change after the sale (the `reason` of `orders.TicketsCancelled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Reason {
+    Customer,
+    Partner,
+    Operator,
+    Withdrawal,
+    MerchantClosed,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Customer => "CUSTOMER",
+            Self::Partner => "PARTNER",
+            Self::Operator => "OPERATOR",
+            Self::Withdrawal => "WITHDRAWAL",
+            Self::MerchantClosed => "MERCHANT_CLOSED",
+        }
+    }
+}
+
+/// What a change after the sale did (table `order_change`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Cancellation,
+    Withdrawal,
+    Rebooking,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cancellation => "CANCELLATION",
+            Self::Withdrawal => "WITHDRAWAL",
+            Self::Rebooking => "REBOOKING",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::Cancellation, Self::Withdrawal, Self::Rebooking]
+            .into_iter()
+            .find(|k| k.as_str() == name)
+    }
+
+    /// The mail that tells the customer of it.
+    pub fn mail(self) -> app::wire::MailKind {
+        match self {
+            Self::Cancellation => app::wire::MailKind::Cancellation,
+            Self::Withdrawal => app::wire::MailKind::Withdrawal,
+            Self::Rebooking => app::wire::MailKind::Rebooking,
+        }
+    }
+}

@@ -5,10 +5,10 @@
 //! 10:00 visit is 10:00 the day before also across a daylight-saving change, while "PT24H" is
 //! exactly 24 hours earlier.
 
+use app::wire::RefundRule;
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 
 /// A duration before the visit, as ISO 8601 (`PT48H`, `P2D`, `P1DT12H`, `P1W`). Years and
 /// months are refused: their length depends on the month, which no merchant means by "before".
@@ -19,6 +19,16 @@ pub struct Before {
 }
 
 impl Before {
+    /// Its calendar days and its elapsed seconds, as written.
+    pub fn parts(self) -> (u32, u32) {
+        (self.days, self.seconds)
+    }
+
+    /// Its length counting a day as 24 hours: how rules are put in order.
+    pub fn nominal_seconds(self) -> u64 {
+        u64::from(self.days) * 86_400 + u64::from(self.seconds)
+    }
+
     pub fn parse(text: &str) -> Result<Self, String> {
         let duration: iso8601::Duration = text
             .parse()
@@ -129,28 +139,31 @@ fn first_instant(zone: Tz, date: NaiveDate) -> Option<DateTime<Utc>> {
     (1..=3).find_map(|h| crate::time::local_to_utc(zone, date, NaiveTime::from_hms_opt(h, 0, 0)?))
 }
 
-/// A refund rule as stored and sent: the first one whose deadline has not passed applies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RefundRule {
-    /// ISO 8601 duration before the visit.
-    pub until: String,
-    /// Percent of what was paid, as a decimal string.
-    #[serde(with = "rust_decimal::serde::str")]
-    pub refund_percent: Decimal,
-}
-
-/// The percent that `rules` refund at `now` for a visit starting at `start`, and until when
-/// that percent holds; `None` when every deadline has passed.
-pub fn percent_at(
+/// The rule of `rules` that applies at `now` for a visit starting at `start` (the first whose
+/// deadline has not passed), with that deadline; `None` when every deadline has passed.
+pub fn rule_at(
     rules: &[RefundRule],
     start: DateTime<Utc>,
     zone: Tz,
     now: DateTime<Utc>,
-) -> Option<(Decimal, DateTime<Utc>)> {
+) -> Option<(&RefundRule, DateTime<Utc>)> {
     rules.iter().find_map(|rule| {
         let deadline = Before::parse(&rule.until).ok()?.before(start, zone);
-        (now < deadline).then_some((rule.refund_percent, deadline))
+        (now < deadline).then_some((rule, deadline))
     })
+}
+
+/// The last moment any of `rules` refunds something for a visit starting at `start`.
+pub fn last_refund_deadline(
+    rules: &[RefundRule],
+    start: DateTime<Utc>,
+    zone: Tz,
+) -> Option<DateTime<Utc>> {
+    rules
+        .iter()
+        .filter(|rule| rule.refund_percent > Decimal::ZERO)
+        .filter_map(|rule| Some(Before::parse(&rule.until).ok()?.before(start, zone)))
+        .max()
 }
 
 #[cfg(test)]
@@ -254,14 +267,21 @@ mod tests {
             RefundRule {
                 until: "PT48H".into(),
                 refund_percent: Decimal::ONE_HUNDRED,
+                fee: None,
+                keep_fees: false,
             },
             RefundRule {
                 until: "PT24H".into(),
                 refund_percent: Decimal::new(50, 0),
+                fee: None,
+                keep_fees: false,
             },
         ];
         let visit = utc("2026-11-01T09:00:00Z"); // the Sunday after clocks went back
-        let at = |s: &str| percent_at(&rules, visit, AMSTERDAM, utc(s));
+        let at = |s: &str| {
+            rule_at(&rules, visit, AMSTERDAM, utc(s))
+                .map(|(rule, deadline)| (rule.refund_percent, deadline))
+        };
         let full = utc("2026-10-30T09:00:00Z");
         let half = utc("2026-10-31T09:00:00Z");
         assert_eq!(
@@ -277,5 +297,6 @@ mod tests {
             Some((Decimal::new(50, 0), half))
         );
         assert_eq!(at("2026-10-31T09:00:00Z"), None);
+        assert_eq!(last_refund_deadline(&rules, visit, AMSTERDAM), Some(half));
     }
 }

@@ -240,12 +240,18 @@ async fn express_checkout(
     let outcome = work
         .await
         .map_err(|e| anyhow::anyhow!("express checkout task: {e}"))??;
-    let json = HeaderValue::from_static("application/json");
     Ok(match outcome {
-        Express::Placed(body) => {
-            (StatusCode::OK, [(header::CONTENT_TYPE, json)], body).into_response()
-        }
-        Express::Replayed(body) => (
+        Express::Placed(body) => keyed_response(StatusCode::OK, body, false),
+        Express::Replayed(body) => keyed_response(StatusCode::OK, body, true),
+    })
+}
+
+/// The answer of a request made once per Idempotency-Key: its JSON `body` with `status`, or,
+/// replayed, with 208 and `Idempotent-Replayed: true`.
+pub(crate) fn keyed_response(status: StatusCode, body: Vec<u8>, replayed: bool) -> Response {
+    let json = HeaderValue::from_static("application/json");
+    if replayed {
+        (
             StatusCode::ALREADY_REPORTED,
             [
                 (header::CONTENT_TYPE, json),
@@ -253,8 +259,10 @@ async fn express_checkout(
             ],
             body,
         )
-            .into_response(),
-    })
+            .into_response()
+    } else {
+        (status, [(header::CONTENT_TYPE, json)], body).into_response()
+    }
 }
 
 /// The Idempotency-Key header: 400 `idempotency-key-missing` when absent, 400

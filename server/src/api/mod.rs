@@ -8,8 +8,10 @@ mod merchant_accounts;
 mod merchant_search;
 pub(crate) mod merchants;
 mod oauth;
+pub(crate) mod order_changes;
 mod order_tickets;
 mod orders;
+mod partner_orders;
 mod products;
 mod sessions;
 pub(crate) mod token_request;
@@ -30,6 +32,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(availability::router())
         .merge(checkouts::router())
         .merge(orders::router())
+        .merge(order_changes::router())
+        .merge(partner_orders::router())
         .merge(order_tickets::router())
         .merge(events::router())
 }

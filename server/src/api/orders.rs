@@ -7,8 +7,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::{
+    after_sale::facts::order_now,
     auth::PublicUser,
-    checkout::order_view::order_views,
     error::{Error, ProblemType, Result},
     http::{
         campaign::SessionCampaign,
@@ -60,7 +60,8 @@ async fn list_orders(
     Ok(RenderedPage::of_items(orders, page.limit, page.next_token))
 }
 
-/// One of the customer's orders, with its tickets once paid.
+/// One of the customer's orders, with its tickets once paid, its refunds and what it allows
+/// now (`after_sale`: cancel, change the date, withdraw).
 #[utoipa::path(get, path = "/v2/me/fulfillment/orders/{order_id}", tag = "orders", security(("public_bearer" = [])),
     params(("order_id" = Uuid, Path), SessionCampaignHeader),
     responses((status = 200, body = inline(Envelope<Order>)),
@@ -71,8 +72,9 @@ async fn get_order(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<Order>> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    let mut views = order_views(state.store.as_ref(), std::slice::from_ref(&order)).await?;
-    Ok(Data::ok(views.remove(0)))
+    Ok(Data::ok(
+        order_now(&state.commerce, order, Utc::now()).await?,
+    ))
 }
 
 /// The order `order_id` when it is the bearer's customer's, in the session's campaign; any

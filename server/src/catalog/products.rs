@@ -144,6 +144,15 @@ pub fn to_wire(
         conditions: text.conditions.to_owned(),
         ticket_validity_type: product.ticket_validity_type.clone(),
         ticket_validity_date: product.ticket_validity_date,
+        after_sale: product.after_sale.as_ref().map(|p| p.0.clone()),
+        after_sale_text: crate::after_sale::texts::policy_sentence(
+            &crate::after_sale::Frozen::of(
+                product.after_sale.as_ref().map(|p| &p.0),
+                product.physical_product,
+                product.no_date,
+            ),
+            locale,
+        ),
     }
 }
 
@@ -204,6 +213,7 @@ mod tests {
                 title: "Adult".into(),
                 conditions: "Valid on the chosen day".into(),
             }],
+            after_sale: None,
             created_at: now,
             updated_at: now,
         }

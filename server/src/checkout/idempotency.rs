@@ -79,6 +79,28 @@ impl IdempotencyKey {
         }
     }
 
+    /// The key of a change after the sale (`kind` on `order_id`, asked with `body`): the same
+    /// rules as the express checkout's, in the order's campaign.
+    pub fn of_change(
+        campaign_id: Uuid,
+        key: Uuid,
+        what: (&str, Uuid, &impl serde::Serialize),
+        customer_id: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            request: IdempotentRequest {
+                campaign_id,
+                key,
+                request_hash: request_hash(&what),
+                customer_id,
+                lock_until: now + LOCK,
+                expires_at: now + RETENTION,
+                owner: crate::ids::random_id(),
+            },
+        }
+    }
+
     /// Claims the key and begins the checkout transaction on the connection that claimed it
     /// (one wait for a connection, not two). Read everything the transaction needs first.
     pub async fn claim_and_begin(&self, state: &Commerce, now: DateTime<Utc>) -> Result<Claimed> {
@@ -161,7 +183,7 @@ impl IdempotencyKey {
 
 /// SHA-256 of the request as the server understood it (field order fixed by the type), so
 /// whitespace or key order in the JSON do not make a retry a different request.
-fn request_hash(request: &ExpressCheckoutRequest) -> Vec<u8> {
+fn request_hash(request: &impl serde::Serialize) -> Vec<u8> {
     let canonical = serde_json::to_vec(request).expect("a request serialises");
     Sha256::digest(canonical).to_vec()
 }

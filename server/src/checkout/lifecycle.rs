@@ -203,7 +203,7 @@ pub async fn settle_payment(
         .campaign(checkout.campaign_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("checkout {} has no campaign", checkout.checkout_id))?;
-    let validity = ticket_validity(state, &lines).await?;
+    let products = line_products(state, &lines).await?;
 
     let mut tx = state.store.begin_checkout().await?;
     if !tx.settle_payment(payment_id, outcome.transition()).await? {
@@ -214,8 +214,11 @@ pub async fn settle_payment(
         tx.transition_order(order_id, OrderStatus::PAY).await?;
         tx.transition_checkout(checkout.checkout_id, CheckoutStatus::PAY, None)
             .await?;
-        let tickets = issue_tickets(order_id, &checkout, &lines, &validity);
+        let tickets = issue_tickets(order_id, &checkout, &lines, &products);
         tx.insert_tickets(&tickets).await?;
+        // The after-sale policy each line is sold under, frozen with the payment.
+        tx.freeze_after_sale(&frozen_policies(&lines, &products))
+            .await?;
         // The ticket mail commits with the payment (the outbox): sent by
         // `tickets::delivery`, exactly one per order (a unique index), also after a crash.
         tx.write_ticket_mail(order_id, &crate::tickets::TicketPageKey::new_nonce())
@@ -336,42 +339,71 @@ pub async fn fulfil(state: &Commerce, order_id: Uuid) -> Result<()> {
     Ok(())
 }
 
-/// A ticket's last valid day per product: the product's validity date when it has one, else
-/// the visit date.
-async fn ticket_validity(
+/// Each line's product as it is when the order is paid (`None`: deleted since).
+async fn line_products(
     state: &Commerce,
     lines: &[CheckoutLineRecord],
-) -> Result<Vec<(Uuid, Option<chrono::NaiveDate>)>> {
-    let mut out = Vec::new();
+) -> Result<Vec<Option<crate::store::Product>>> {
+    let mut out = Vec::with_capacity(lines.len());
     for line in lines {
-        let product = state.store.product(line.product_id).await?;
-        out.push((
-            line.product_id,
-            product.and_then(|p| p.ticket_validity_date),
-        ));
+        out.push(state.store.product(line.product_id).await?);
     }
     Ok(out)
 }
 
+/// Each line's after-sale policy as its order keeps it.
+fn frozen_policies(
+    lines: &[CheckoutLineRecord],
+    products: &[Option<crate::store::Product>],
+) -> Vec<(Uuid, serde_json::Value)> {
+    lines
+        .iter()
+        .zip(products)
+        .filter_map(|(line, product)| {
+            let product = product.as_ref()?;
+            let frozen = crate::after_sale::Frozen::of(
+                product.after_sale.as_ref().map(|p| &p.0),
+                product.physical_product,
+                product.no_date,
+            );
+            Some((line.checkout_line_id, serde_json::to_value(frozen).ok()?))
+        })
+        .collect()
+}
+
 /// One ticket per unit, each with a unique code (`XXXX-XXXX-XXXX`, 60 random bits; the
-/// unique index is the backstop).
+/// unique index is the backstop), its last valid day (the product's validity date when it has
+/// one, else the visit date) and its share of what was paid after vouchers and wallet
+/// (`after_sale::allocate`, by price), which its refund is computed from.
 fn issue_tickets(
     order_id: Uuid,
     checkout: &CheckoutRecord,
     lines: &[CheckoutLineRecord],
-    validity: &[(Uuid, Option<chrono::NaiveDate>)],
+    products: &[Option<crate::store::Product>],
 ) -> Vec<NewTicket> {
-    let mut tickets = Vec::new();
-    for line in lines {
-        let valid_until = validity
-            .iter()
-            .find(|(p, _)| *p == line.product_id)
-            .and_then(|(_, d)| *d)
-            .or(line.visit_date)
-            .or(Some(checkout.visit_date));
-        for _ in 0..line.quantity.max(0) {
+    let units: Vec<(usize, rust_decimal::Decimal)> = lines
+        .iter()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            let price = crate::after_sale::facts::OrderFacts::price_of(line);
+            (0..line.quantity.max(0)).map(move |_| (i, price))
+        })
+        .collect();
+    let weights: Vec<_> = units.iter().map(|(_, price)| *price).collect();
+    let shares =
+        crate::after_sale::allocate::allocate(checkout.total + checkout.wallet_applied, &weights);
+    units
+        .iter()
+        .zip(shares)
+        .map(|((i, _), paid_share)| {
+            let line = &lines[*i];
+            let valid_until = products[*i]
+                .as_ref()
+                .and_then(|p| p.ticket_validity_date)
+                .or(line.visit_date)
+                .or(Some(checkout.visit_date));
             let code = crockford(12);
-            tickets.push(NewTicket {
+            NewTicket {
                 ticket_id: crate::ids::random_id(),
                 order_id,
                 checkout_line_id: line.checkout_line_id,
@@ -380,8 +412,8 @@ fn issue_tickets(
                 visit_date: line.visit_date,
                 timeslot_id: line.timeslot_id,
                 valid_until,
-            });
-        }
-    }
-    tickets
+                paid_share,
+            }
+        })
+        .collect()
 }

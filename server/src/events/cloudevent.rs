@@ -16,17 +16,29 @@ pub enum EventType {
     /// Money went back to the customer for a payment (a payment that succeeded after its
     /// order ended).
     PaymentRefunded,
+    /// Tickets of a paid order were cancelled after the sale (some or all).
+    TicketsCancelled,
+    /// A paid order's visit moved to another day or slot.
+    OrderRebooked,
+    /// The payment provider gave a refund of tickets back.
+    RefundSucceeded,
+    /// The payment provider could not give a refund of tickets back.
+    RefundFailed,
 }
 
 impl EventType {
     /// Every event type, for the documentation check (docs/events.md).
-    pub const ALL: [EventType; 6] = [
+    pub const ALL: [EventType; 10] = [
         EventType::CheckoutStarted,
         EventType::CheckoutFulfillmentRegistered,
         EventType::CheckoutExpired,
         EventType::OrderPaid,
         EventType::OrderCancelled,
         EventType::PaymentRefunded,
+        EventType::TicketsCancelled,
+        EventType::OrderRebooked,
+        EventType::RefundSucceeded,
+        EventType::RefundFailed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -37,6 +49,10 @@ impl EventType {
             EventType::OrderPaid => "orders.OrderPaid",
             EventType::OrderCancelled => "orders.OrderCancelled",
             EventType::PaymentRefunded => "orders.PaymentRefunded",
+            EventType::TicketsCancelled => "orders.TicketsCancelled",
+            EventType::OrderRebooked => "orders.OrderRebooked",
+            EventType::RefundSucceeded => "orders.RefundSucceeded",
+            EventType::RefundFailed => "orders.RefundFailed",
         }
     }
 }

@@ -24,6 +24,9 @@ pub async fn render(
                 .ok_or_else(|| DeliveryError::permanent("the ticket mail names no order"))?;
             tickets::render::ticket_mail(tickets, order_id, from).await
         }
+        MailKind::Cancellation | MailKind::Withdrawal | MailKind::Rebooking => {
+            crate::after_sale::mail::change_mail(tickets, mail, from).await
+        }
     }
 }
 

@@ -3,11 +3,12 @@
 //! did not answer or the payment was still open there, again that long after each question)
 //! are asked about and settled as the webhook would have (`super::apply`); ended payments
 //! whose provider side is not final yet are ended there too, or refunded when they were paid
-//! late. Refunds the provider never answered are sent again. Runs in the sweeper's pass.
+//! late. Runs in the sweeper's pass (which also sends again the refunds the provider never
+//! answered, for every provider: `refunds::retry_unsent`).
 
 use chrono::{DateTime, Utc};
 
-use super::{apply, refunds};
+use super::apply;
 use crate::{checkout::Commerce, error::Result};
 
 /// Payments asked about in one pass at most.
@@ -45,6 +46,5 @@ pub async fn pass(state: &Commerce, now: DateTime<Utc>) -> Result<u32> {
             }
         }
     }
-    refunds::retry_unsent(state).await?;
     Ok(asked)
 }

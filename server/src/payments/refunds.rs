@@ -4,11 +4,12 @@
 //! recorded. A crash between the two leaves a PENDING refund without a provider reference,
 //! which the reconciliation asks for again (`retry_unsent`): the same key, so never twice.
 //!
-//! Today's one cause is a payment that succeeded at the provider after Boxoffice had ended it
-//! (expired, cancelled, declined: its places were released); the after-sale's cancellations
-//! and refunds come through `send` too.
+//! Two causes: a payment that succeeded at the provider after Boxoffice had ended it (expired,
+//! cancelled, declined: its places were released), and the after-sale's cancellations
+//! (`after_sale::change`), whose refunds of tickets tell the partner when the provider has
+//! finished them (`orders.RefundSucceeded`, `orders.RefundFailed`).
 
-use chrono::{Duration, Utc};
+use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -64,6 +65,9 @@ pub async fn refund_late_payment(state: &Commerce, payment: &PaymentRecord) -> R
         reason: RefundReason::LatePayment.as_str(),
         amount: payment.amount,
         currency: payment.currency.clone(),
+        ticket_ids: Vec::new(),
+        to_wallet: rust_decimal::Decimal::ZERO,
+        status: status_name(ProviderRefundState::Pending),
     };
     let mut tx = state.store.begin_checkout().await?;
     match tx.insert_refund(&refund).await {
@@ -140,23 +144,81 @@ async fn try_send(state: &Commerce, refund: &RefundRecord) -> anyhow::Result<()>
                 .await?
         }
     };
-    state
-        .store
-        .update_refund(
-            refund.refund_id,
-            status_name(answer.state),
-            Some(&answer.provider_ref),
-        )
-        .await?;
+    finish(state, refund, answer.state, &answer.provider_ref).await?;
     Ok(())
 }
 
+/// Records the provider's answer to `refund`; a refund of tickets that became final tells
+/// the order's partner (`orders.RefundSucceeded`, `orders.RefundFailed`) in the same
+/// transaction, once however often the provider reports it.
+async fn finish(
+    state: &Commerce,
+    refund: &RefundRecord,
+    provider_state: ProviderRefundState,
+    provider_ref: &str,
+) -> Result<()> {
+    let mut tx = state.store.begin_checkout().await?;
+    let finished = tx
+        .finish_refund(
+            refund.refund_id,
+            status_name(provider_state),
+            Some(provider_ref),
+        )
+        .await?;
+    if finished && !refund.ticket_ids.0.is_empty() {
+        if let Some(event) = refund_event(state, refund, provider_state).await? {
+            tx.insert_event(&event).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The event of a refund of tickets the provider finished.
+async fn refund_event(
+    state: &Commerce,
+    refund: &RefundRecord,
+    provider_state: ProviderRefundState,
+) -> Result<Option<NewEvent>> {
+    let event_type = match provider_state {
+        ProviderRefundState::Succeeded => EventType::RefundSucceeded,
+        ProviderRefundState::Failed => EventType::RefundFailed,
+        ProviderRefundState::Pending => return Ok(None),
+    };
+    let Some(order) = state.store.order(refund.customer_order_id).await? else {
+        return Ok(None);
+    };
+    let Some(checkout) = state.store.checkout(order.checkout_id).await? else {
+        return Ok(None);
+    };
+    let wire = crate::checkout::order_view::wire_refund(refund).map(|mut r| {
+        r.status = status_name(provider_state).to_owned();
+        r
+    });
+    Ok(Some(NewEvent {
+        event_type,
+        subject: format!("orders/{}", order.customer_order_id),
+        campaign_id: checkout.campaign_id,
+        partner_client_id: checkout.partner_client_id,
+        data: json!({
+            "order_id": order.customer_order_id,
+            "order_display_id": order.display_id,
+            "refund": wire,
+            "reason": refund.reason,
+            "attribution": checkout.attribution.as_deref(),
+        }),
+    }))
+}
+
+/// How long the request that decided a refund has to send it before the sweeper does.
+const SENDER_FIRST: Duration = Duration::seconds(10);
+
 /// Sends the PENDING refunds the provider never answered (a crash or an outage after their
-/// commit), within the time the provider remembers their key.
-pub async fn retry_unsent(state: &Commerce) -> Result<()> {
-    let now = Utc::now();
+/// commit) at `now`, once their decider had its turn, within the time the provider remembers
+/// their key (the same key: never a second refund).
+pub async fn retry_unsent(state: &Commerce, now: DateTime<Utc>) -> Result<()> {
     for refund in state.store.pending_refunds(100).await? {
-        if refund.provider_ref.is_some() {
+        if refund.provider_ref.is_some() || now - refund.created_at < SENDER_FIRST {
             continue;
         }
         if now - refund.created_at > RESEND_WITHIN {
@@ -187,13 +249,6 @@ pub async fn record(
     let Some(refund) = refund else {
         return Ok(false);
     };
-    state
-        .store
-        .update_refund(
-            refund.refund_id,
-            status_name(provider_state),
-            Some(provider_ref),
-        )
-        .await?;
+    finish(state, &refund, provider_state, provider_ref).await?;
     Ok(true)
 }

@@ -40,6 +40,7 @@ pub trait CheckoutTx:
     + LoyaltyTx
     + OutboxTx
     + IdempotencyTx
+    + super::AfterSaleTx
     + Send
 {
     /// Writes the events not written yet, takes the places asked for and commits. When fewer

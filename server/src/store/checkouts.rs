@@ -74,6 +74,10 @@ pub struct CheckoutLineRecord {
     pub visit_guarantee_cost: Decimal,
     #[sqlx(try_from = "super::DbDecimal")]
     pub line_total: Decimal,
+    /// The after-sale policy frozen when the order was paid (`after_sale::Frozen`); read only
+    /// where an order's lines are.
+    #[sqlx(default)]
+    pub after_sale: Option<sqlx::types::Json<crate::after_sale::frozen::Frozen>>,
 }
 
 /// A voucher a checkout redeemed.

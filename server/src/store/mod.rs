@@ -6,6 +6,7 @@
 //! their migrations spell the column types; [`DbDecimal`] hides the one type sqlx maps
 //! differently (NUMERIC on Postgres, decimal TEXT on SQLite).
 
+mod after_sale;
 mod availability;
 mod backend;
 mod batch;
@@ -42,6 +43,7 @@ mod wallets;
 
 use std::sync::Arc;
 
+pub use after_sale::{AfterSaleStore, AfterSaleTx, OrderChangeRecord, OrderOnDay};
 pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore, DayCapacity};
 pub use calendar::{
     days, CalendarDay, CalendarInput, CalendarStore, ProductCalendarDay, MAX_CALENDAR_DAYS,
@@ -211,6 +213,7 @@ pub trait Store:
     + CalendarStore
     + TimeslotStore
     + TicketMailStore
+    + AfterSaleStore
     + Send
     + Sync
     + 'static

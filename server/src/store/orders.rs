@@ -25,6 +25,8 @@ pub struct OrderRecord {
     pub merchant_id: Uuid,
     pub visit_date: NaiveDate,
     pub attribution: Option<sqlx::types::Json<app::wire::Attribution>>,
+    /// The day the operator recorded the shipment of a physical order.
+    pub shipped_on: Option<NaiveDate>,
 }
 
 /// Which state of an order a reader saw. Whatever changes an order (its status, its tickets,
@@ -83,7 +85,13 @@ pub struct TicketRecord {
     pub valid_until: Option<NaiveDate>,
     #[sqlx(try_from = "String")]
     pub status: TicketStatus,
+    /// When it was issued: with the payment, or with the date change that replaced another.
     pub created_at: DateTime<Utc>,
+    /// What was paid for it after vouchers and wallet (`after_sale::allocate`); `None` for
+    /// tickets issued before migration 0014, whose share is computed when asked.
+    pub paid_share: Option<super::DbDecimal>,
+    pub replaced_by: Option<Uuid>,
+    pub cancelled_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -137,6 +145,8 @@ pub struct NewTicket {
     pub visit_date: Option<NaiveDate>,
     pub timeslot_id: Option<Uuid>,
     pub valid_until: Option<NaiveDate>,
+    /// What was paid for it after vouchers and wallet.
+    pub paid_share: rust_decimal::Decimal,
 }
 
 #[async_trait::async_trait]

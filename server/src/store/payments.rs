@@ -22,6 +22,11 @@ pub struct RefundRecord {
     pub provider_ref: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The tickets it refunds (none for a late payment's).
+    pub ticket_ids: sqlx::types::Json<Vec<Uuid>>,
+    /// The part that went back to the wallet; `amount` is the provider's part.
+    #[sqlx(try_from = "super::DbDecimal")]
+    pub to_wallet: Decimal,
 }
 
 /// A refund decided, written with the event that reports it.
@@ -31,8 +36,14 @@ pub struct NewRefund {
     pub payment_id: Uuid,
     pub order_id: Uuid,
     pub reason: &'static str,
+    /// What the payment provider is asked to give back.
     pub amount: Decimal,
     pub currency: String,
+    pub ticket_ids: Vec<Uuid>,
+    /// What goes back to the wallet, in the same transaction.
+    pub to_wallet: Decimal,
+    /// PENDING while the provider has something to give back, else SUCCEEDED at once.
+    pub status: &'static str,
 }
 
 #[async_trait::async_trait]

@@ -88,6 +88,10 @@ pub struct ProductInput {
     #[serde(default)]
     #[schema(max_items = 4)]
     pub translations: Vec<ProductTranslation>,
+    /// What may change after payment (docs/operator-catalog.md, "After the sale"); absent:
+    /// nothing but the EU withdrawal of physical and undated products.
+    #[serde(default)]
+    pub after_sale: Option<app::wire::AfterSalePolicy>,
 }
 
 /// `#[schema(schema_with = distinct_ids)]`: UUIDs, each at most once.
@@ -141,6 +145,8 @@ pub struct Product {
     pub campaign_ids: Vec<Uuid>,
     #[sqlx(skip)]
     pub translations: Vec<ProductTranslation>,
+    #[schema(value_type = Option<app::wire::AfterSalePolicy>)]
+    pub after_sale: Option<sqlx::types::Json<app::wire::AfterSalePolicy>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

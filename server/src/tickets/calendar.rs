@@ -174,6 +174,7 @@ mod tests {
             }),
             valid_until: until,
             status: app::wire::TicketStatus::Valid,
+            replaced_by: None,
         }
     }
 
@@ -193,6 +194,8 @@ mod tests {
                 attribution: None,
                 created_at: now,
                 last_mutation_date: now,
+                after_sale: None,
+                refunds: Vec::new(),
             },
             locale: app::wire::Locale::NlNl,
             merchant: Merchant {

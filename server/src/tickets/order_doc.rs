@@ -41,14 +41,24 @@ impl OrderDoc {
     }
 }
 
-/// The documents' view of `order_id`, when it is a paid (or fulfilled) order.
+/// The documents' view of `order_id`, when it is a paid (or fulfilled) order, with its
+/// valid and used tickets (a cancelled ticket is in no document but its cancellation mail).
 pub async fn load(state: &Tickets, order_id: Uuid) -> Result<Option<OrderDoc>> {
+    let doc = load_any(state, order_id).await?;
+    Ok(doc.filter(|d| d.order.status.is_paid()).map(|mut d| {
+        d.order
+            .tickets
+            .retain(|t| t.status != app::wire::TicketStatus::Cancelled);
+        d
+    }))
+}
+
+/// The documents' view of `order_id` with every ticket it ever had, paid or not (the mails
+/// about a change after the sale also speak of an order all of whose tickets were cancelled).
+pub async fn load_any(state: &Tickets, order_id: Uuid) -> Result<Option<OrderDoc>> {
     let Some(record) = state.store.order(order_id).await? else {
         return Ok(None);
     };
-    if !record.status.is_paid() {
-        return Ok(None);
-    }
     let Some(checkout) = state.store.checkout(record.checkout_id).await? else {
         return Ok(None);
     };

@@ -60,8 +60,16 @@ async fn every_event_type_is_delivered_signed_and_verifies_with_the_docs_snippet
     }
 
     let (hook_url, received) = receiver().await;
-    let app = crate::helpers::spawn_app_with(|c| c.worker_interval_ms = 100).await;
+    let (app, refunds) =
+        crate::after_sale_fixtures::spawn_with_refunds(|c| c.worker_interval_ms = 100).await;
     let shop = shop(&app, None).await;
+    crate::after_sale_fixtures::set_policy(
+        &app,
+        &shop.product,
+        crate::after_sale_fixtures::generous(),
+    )
+    .await
+    .assert_status(200);
     let client = app.stored_client(&shop.partner.client.client_id).await;
     let id = client.client.partner_client_id;
     let current = serde_json::to_value(&client.client).unwrap();
@@ -105,6 +113,36 @@ async fn every_event_type_is_delivered_signed_and_verifies_with_the_docs_snippet
         .delete(&app, &format!("/v2/checkouts/{reserved}"))
         .await;
     assert_eq!(released.status.as_u16(), 204, "{}", released.text);
+    // After the sale: a ticket moved (OrderRebooked), one cancelled with a refund the provider
+    // makes (TicketsCancelled, RefundSucceeded), one whose refund it refuses (RefundFailed).
+    let paid = crate::ticket_fixtures::paid_order(&app, &shop, "en-GB", 3).await;
+    let order_path = format!("/v2/me/fulfillment/orders/{}", paid.order_id);
+    let order = shop.partner.get_ok(&app, &order_path).await["data"].clone();
+    let tickets = crate::after_sale_fixtures::tickets_in(&order, "VALID");
+    let next_day = crate::partner_fixtures::shift(crate::checkout_fixtures::visit_day(), 1);
+    let change = |what: &'static str, body: serde_json::Value| {
+        let (app, shop, id) = (&app, &shop, paid.order_id.clone());
+        async move {
+            crate::after_sale_fixtures::customer_change(
+                app,
+                shop,
+                &id,
+                what,
+                &body,
+                &crate::checkout_fixtures::key(),
+            )
+            .await
+            .assert_status(200)
+        }
+    };
+    change(
+        "rebooking",
+        json!({ "date": next_day.to_string(), "ticket_ids": [tickets[0]] }),
+    )
+    .await;
+    change("cancellation", json!({ "ticket_ids": [tickets[1]] })).await;
+    refunds.set(crate::after_sale_fixtures::RefundScript::Fail);
+    change("cancellation", json!({ "ticket_ids": [tickets[2]] })).await;
 
     let types_seen = || -> BTreeSet<String> {
         received

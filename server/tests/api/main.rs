@@ -11,6 +11,9 @@ mod admin_orders;
 mod admin_products;
 mod admin_vouchers;
 mod admin_wallets;
+mod after_sale;
+mod after_sale_changes;
+mod after_sale_fixtures;
 mod bench_baselines;
 #[macro_use]
 mod catalog_fixtures;

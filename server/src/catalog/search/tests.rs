@@ -64,6 +64,7 @@ fn product(n: u128, merchant: u128, title: &str, campaigns: &[Uuid]) -> Product 
         provider: "inventory".into(),
         campaign_ids: campaigns.to_vec(),
         translations: Vec::new(),
+        after_sale: None,
         created_at: Utc::now(),
         updated_at: Utc::now(),
     }

@@ -38,7 +38,8 @@ impl CalendarStore for SqlStore {
                 .push_bind(input.capacity);
         });
         capacity.push(
-            " ON CONFLICT (availability_group_id, day) DO UPDATE SET capacity = excluded.capacity
+            " ON CONFLICT (availability_group_id, day) DO UPDATE SET capacity = excluded.capacity,
+                  closed = FALSE
               WHERE excluded.capacity IS NULL OR availability_day.reserved <= excluded.capacity",
         );
         let conflict = "capacity is below what is already reserved on a day of the range";

@@ -72,6 +72,7 @@ impl SqlStore {
     }
 }
 
+mod after_sale;
 mod availability;
 mod calendar;
 mod campaigns;

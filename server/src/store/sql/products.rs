@@ -177,9 +177,10 @@ impl ProductStore for SqlStore {
                 "INSERT INTO product (product_id, merchant_id, availability_group_id, title,
                  product_type, physical_product, sku, age_group, unit_price, list_price,
                  booking_costs, visit_guarantee_cost, no_date, requires_timeslot, conditions,
-                 ticket_validity_type, ticket_validity_date, provider, created_at, updated_at)
+                 ticket_validity_type, ticket_validity_date, provider, after_sale, created_at,
+                 updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                 $18, $19, $19)",
+                 $18, $19, $20, $20)",
             ),
             product_id,
             group_id,
@@ -224,7 +225,7 @@ impl ProductStore for SqlStore {
                  unit_price = $9, list_price = $10, booking_costs = $11,
                  visit_guarantee_cost = $12, no_date = $13, requires_timeslot = $14,
                  conditions = $15, ticket_validity_type = $16, ticket_validity_date = $17,
-                 provider = $18, updated_at = $19
+                 provider = $18, after_sale = $19, updated_at = $20
              WHERE product_id = $1",
             ),
             product_id,
@@ -270,7 +271,7 @@ impl ProductStore for SqlStore {
     }
 }
 
-/// Binds a product's columns to `$1..$19` in the order the insert and the update name them:
+/// Binds a product's columns to `$1..$20` in the order the insert and the update name them:
 /// the id, then the input's fields, then the time of the write.
 fn product_values<'q>(
     query: Query<'q, Db, Args<'q>>,
@@ -297,5 +298,6 @@ fn product_values<'q>(
         .bind(&input.ticket_validity_type)
         .bind(input.ticket_validity_date)
         .bind(&input.provider)
+        .bind(input.after_sale.as_ref().map(sqlx::types::Json))
         .bind(Utc::now())
 }

@@ -38,7 +38,8 @@ impl TimeslotStore for SqlStore {
             // skipped by the condition, and the shortfall in rows affected reveals it.
             query.push(
                 " ON CONFLICT (availability_group_id, start_time) DO UPDATE
-                  SET day = excluded.day, end_time = excluded.end_time, capacity = excluded.capacity
+                  SET day = excluded.day, end_time = excluded.end_time, capacity = excluded.capacity,
+                      closed = FALSE
                   WHERE excluded.capacity IS NULL OR timeslot.reserved <= excluded.capacity",
             );
             let affected = query

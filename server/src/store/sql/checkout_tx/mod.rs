@@ -12,6 +12,7 @@ use crate::store::{backend::Backend, CheckoutTx, Places, StoreResult};
 
 type Work = <ThisBackend as Backend>::Work;
 
+mod after_sale;
 mod checkout_rows;
 mod loyalty;
 mod orders;

@@ -48,8 +48,8 @@ impl OrderTx for SqlCheckoutTx {
         let now = Utc::now();
         sqlx::query(
             "INSERT INTO refund (refund_id, payment_id, customer_order_id, reason, amount, currency,
-                 status, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $7)",
+                 status, created_at, updated_at, ticket_ids, to_wallet)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)",
         )
         .bind(r.refund_id)
         .bind(r.payment_id)
@@ -57,7 +57,10 @@ impl OrderTx for SqlCheckoutTx {
         .bind(r.reason)
         .bind(DbDecimal(r.amount))
         .bind(r.currency.clone())
+        .bind(r.status)
         .bind(now)
+        .bind(sqlx::types::Json(r.ticket_ids.clone()))
+        .bind(DbDecimal(r.to_wallet))
         .execute(&mut *self.tx)
         .await
         .map_err(|e| StoreError::classify(e, "the refund"))?;

@@ -1,5 +1,7 @@
 //! Places asked for, and given back. They are taken at the commit, by
-//! `ThisBackend::take_places_and_commit`: the no-oversell rule.
+//! `ThisBackend::take_places_and_commit`: the no-oversell rule. A place given back to a day or
+//! slot the merchant closed (`after_sale::closure`) takes its capacity with it, so a closed
+//! day stays full.
 
 use chrono::NaiveDate;
 use uuid::Uuid;
@@ -21,7 +23,8 @@ impl PlacesTx for SqlCheckoutTx {
     ) -> StoreResult<()> {
         self.flush().await?;
         sqlx::query(
-            "UPDATE availability_day SET reserved = reserved - $3
+            "UPDATE availability_day SET reserved = reserved - $3,
+                 capacity = CASE WHEN closed THEN capacity - $3 ELSE capacity END
              WHERE availability_group_id = $1 AND day = $2",
         )
         .bind(group)
@@ -34,11 +37,15 @@ impl PlacesTx for SqlCheckoutTx {
 
     async fn give_back_timeslot(&mut self, timeslot_id: Uuid, quantity: u32) -> StoreResult<()> {
         self.flush().await?;
-        sqlx::query("UPDATE timeslot SET reserved = reserved - $2 WHERE timeslot_id = $1")
-            .bind(timeslot_id)
-            .bind(i64::from(quantity))
-            .execute(&mut *self.tx)
-            .await?;
+        sqlx::query(
+            "UPDATE timeslot SET reserved = reserved - $2,
+                 capacity = CASE WHEN closed THEN capacity - $2 ELSE capacity END
+             WHERE timeslot_id = $1",
+        )
+        .bind(timeslot_id)
+        .bind(i64::from(quantity))
+        .execute(&mut *self.tx)
+        .await?;
         Ok(())
     }
 }
