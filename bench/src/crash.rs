@@ -2,8 +2,11 @@
 //! the server killed with SIGKILL mid-load several times and restarted, then the database's
 //! invariants checked: each day's reserved count equals its live holds and sold places, every
 //! Idempotency-Key's record is complete or holds no order, every event reports a committed
-//! change and none is missing, and every order answered 2xx is stored. Then the same again
-//! paid through Stripe (`crash_stripe`): every PaymentIntent paid is a PAID order exactly once.
+//! change and none is missing, and every order answered 2xx is stored. Meanwhile a client
+//! cancels and moves tickets of paid orders (`crash_after_sale`), whose own invariants are
+//! checked too: paid − refunded is the price of the valid tickets, to the cent. Then the same
+//! again paid through Stripe (`crash_stripe`): every PaymentIntent paid is a PAID order
+//! exactly once.
 //!
 //! The sweeper is given work at each kill: a share of the open payments is aged past its window
 //! in the database just before, so the kill lands while orders are being cancelled and places
@@ -28,6 +31,7 @@ use sqlx::Connection;
 use uuid::Uuid;
 
 use crate::{
+    crash_after_sale::{self, AfterSale, Changes},
     crash_load::{buyer, on_database, Seen},
     crash_stripe::{CLIENTS as STRIPE_CLIENTS, KILLS as STRIPE_KILLS},
     express::Backend,
@@ -55,6 +59,8 @@ pub struct CrashRun {
     pub orders: usize,
     pub cancelled: usize,
     pub elapsed: Duration,
+    /// What the after-sale client sent and was answered.
+    pub changes: Changes,
     /// Each invariant with whether it held and what was counted.
     pub checks: Vec<(&'static str, bool, String)>,
 }
@@ -98,6 +104,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     let env = [
         ("DATABASE_URL", url.as_str()),
         ("BOXOFFICE_WORKER_INTERVAL_MS", "100"),
+        ("BOXOFFICE_ADMIN_TOKEN", crash_after_sale::ADMIN_TOKEN),
     ];
     let start = || process::start(&args.server, dir, &env);
 
@@ -115,6 +122,11 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
             tokio::spawn(async move { buyer(server, shop, days, seen, stop, sent).await })
         })
         .collect();
+    let changer = {
+        let (server, stop, sent) = (server.clone(), stop.clone(), sent.clone());
+        let (url, days) = (url.clone(), days.clone());
+        tokio::spawn(async move { crash_after_sale::changer(server, url, days, stop, sent).await })
+    };
 
     for kill in 0..KILLS {
         let pause = rand::thread_rng().gen_range(400..1_500);
@@ -137,6 +149,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     for client in clients {
         client.await??;
     }
+    let changes = changer.await??;
     // One last kill with the sweeper's work pending, then a clean stretch for it to finish.
     age_open_payments(&url).await?;
     drop(server.write().unwrap().take());
@@ -147,7 +160,9 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
 
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let db = read_database(&url).await?;
-    let mut checks = invariants(&db, &seen);
+    let after = crash_after_sale::read(&url).await?;
+    let mut checks = invariants(&db, &after, &seen);
+    checks.extend(crash_after_sale::invariants(&after, &db.events));
     // The same database, then paid through Stripe (a fake of it) under the same kills.
     checks.extend(crate::crash_stripe::run(args, &url, dir, &shop, &days).await?);
     Ok(CrashRun {
@@ -161,6 +176,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         orders: db.orders.len(),
         cancelled: db.orders.values().filter(|(_, s)| s == "CANCELLED").count(),
         elapsed,
+        changes,
         checks,
     })
 }
@@ -252,14 +268,14 @@ async fn read_database(url: &str) -> anyhow::Result<Database> {
 }
 
 /// Each invariant of the run, whether it held, and what was counted for it.
-fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
+fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static str, bool, String)> {
     let mut checks = Vec::new();
 
-    // Places: a day's count is the places of the checkouts that still hold them, and of those
-    // paid for (sold): since the run pays half its orders, a paid checkout's places count too.
-    let mut held: HashMap<(Uuid, NaiveDate), i64> = HashMap::new();
+    // Places: a day's count is the places of the checkouts that still hold them (open holds)
+    // and the valid tickets on it (sold, less what was cancelled or moved after the sale).
+    let mut held: HashMap<(Uuid, NaiveDate), i64> = after.valid_places.clone();
     for (_, group, day, quantity, status) in &db.lines {
-        if matches!(status.as_str(), "RESERVED" | "CONFIRMED" | "PAID") {
+        if matches!(status.as_str(), "RESERVED" | "CONFIRMED") {
             *held.entry((*group, *day)).or_default() += quantity;
         }
     }
@@ -269,7 +285,7 @@ fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
         .filter(|(key, reserved)| held.get(key).copied().unwrap_or(0) != **reserved)
         .collect();
     checks.push((
-        "each day's reserved count equals its live holds and sold places",
+        "for every day, taken places = valid tickets + open holds",
         wrong.is_empty() && held.keys().all(|k| db.days.contains_key(k)),
         format!("{} days, {} wrong", db.days.len(), wrong.len()),
     ));
@@ -301,7 +317,8 @@ fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
     ));
 
     // Events: one CheckoutStarted per checkout, one FulfillmentRegistered per order, one
-    // OrderCancelled per cancelled order, and no event about a change that was not kept.
+    // OrderCancelled per order cancelled unpaid (one cancelled after the sale has its
+    // TicketsCancelled instead: `crash_after_sale`), and no event about a change not kept.
     let checkouts: HashSet<Uuid> = db.lines.iter().map(|l| l.0).collect();
     let count = |kind: &str, subject: String| {
         db.events
@@ -323,13 +340,14 @@ fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
             ) != 1
         })
         .count();
-    let cancelled = db.orders.iter().filter(|(_, (_, s))| s == "CANCELLED");
-    let missing_cancelled = cancelled
-        .clone()
-        .filter(|(o, (c, _))| {
+    let missing_cancelled = db
+        .orders
+        .iter()
+        .filter(|(o, (c, s))| {
+            let unpaid_end = usize::from(s == "CANCELLED" && !after.paid.contains_key(o));
             count("orders.OrderCancelled", format!("orders/{o}"))
                 + count("orders.OrderCancelled", format!("checkouts/{c}"))
-                != 1
+                != unpaid_end
         })
         .count();
     let about_nothing = db
@@ -357,12 +375,12 @@ fn invariants(db: &Database, seen: &Seen) -> Vec<(&'static str, bool, String)> {
         ),
     ));
 
-    // Ticket mails: every paid order has exactly one, sent or pending (it was written with the
-    // payment), and no other order has one.
+    // Ticket mails: every paid order (also one cancelled after the sale since) has exactly
+    // one, sent or pending (it was written with the payment), and no other order has one.
     let paid: HashSet<Uuid> = db
         .orders
         .iter()
-        .filter(|(_, (_, s))| s == "PAID" || s == "FULFILLED")
+        .filter(|(o, (_, s))| s == "PAID" || s == "FULFILLED" || after.paid.contains_key(o))
         .map(|(o, _)| *o)
         .collect();
     let mut mails: HashMap<Uuid, usize> = HashMap::new();
@@ -407,7 +425,9 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
          `bench/crash.sh` (`bench --only crash`). {CLIENTS} clients send express checkouts of 1 to 3\n\
          places on one of three days ({SEATS} places a day), a fifth of them retries of the previous\n\
          request with its Idempotency-Key, while the sweeper cancels orders whose payment window\n\
-         ran out (a third of the open payments are aged in the database before each kill). The\n\
+         ran out (a third of the open payments are aged in the database before each kill), and\n\
+         one more client cancels some or all tickets of paid orders at random percents and moves\n\
+         others to another of the days (the operator's routes, with Idempotency-Keys). The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
          after the last restart the database is read and the invariants below are checked. Then\n\
          the same database is paid through Stripe (localstripe, `end2end/stripe/`): the server\n\
@@ -420,12 +440,12 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
     crate::report::machine_table(&mut out, machine);
     let _ = writeln!(
         out,
-        "| backend | kills | requests | placed | replayed | refused (4xx) | unanswered | orders stored | cancelled by the sweeper | elapsed s |\n|---|---|---|---|---|---|---|---|---|---|"
+        "| backend | kills | requests | placed | replayed | refused (4xx) | unanswered | orders stored | cancelled | after-sale changes made / refused | elapsed s |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for r in runs {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {:.1} |",
             r.backend,
             r.kills,
             r.requests,
@@ -435,6 +455,8 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
             r.unanswered,
             r.orders,
             r.cancelled,
+            r.changes.done,
+            r.changes.refused,
             r.elapsed.as_secs_f64()
         );
     }
@@ -495,7 +517,7 @@ mod tests {
     }
 
     fn broken(db: &Database, seen: &Seen) -> Vec<&'static str> {
-        invariants(db, seen)
+        invariants(db, &AfterSale::default(), seen)
             .into_iter()
             .filter(|(_, held, _)| !held)
             .map(|(name, _, _)| name)

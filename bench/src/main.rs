@@ -8,6 +8,7 @@
 
 mod catalog;
 mod crash;
+mod crash_after_sale;
 mod crash_load;
 mod crash_stripe;
 mod express;

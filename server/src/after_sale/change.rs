@@ -148,6 +148,18 @@ pub async fn cancel(
     }
 }
 
+/// What `request` would refund of `order` at `now`, without doing it (a page's review step);
+/// refused as the change itself would be.
+pub async fn preview(
+    state: &Commerce,
+    order: OrderRecord,
+    request: &Cancellation,
+    now: DateTime<Utc>,
+) -> Result<Decimal> {
+    let facts = OrderFacts::load(state, order).await?;
+    Ok(decide(&facts, request, now)?.refund)
+}
+
 /// Which tickets, and what each gives back; a refusal writes nothing.
 fn decide(facts: &OrderFacts, request: &Cancellation, now: DateTime<Utc>) -> Result<Decision> {
     let order = &facts.order;

@@ -13,7 +13,8 @@
 //! - `rebook`: the one transaction of a date change;
 //! - `closure`: a day or slot the merchant cancels;
 //! - `requests`: who may ask for which change (customer, partner, operator);
-//! - `mail`: the mails about a change.
+//! - `mail`: the mails about a change;
+//! - `page`, `page_view`, `page_texts`: the customer's "manage your booking" page.
 
 pub mod allocate;
 pub mod change;
@@ -22,6 +23,9 @@ pub mod closure;
 pub mod facts;
 pub mod frozen;
 pub mod mail;
+pub mod page;
+pub mod page_texts;
+pub mod page_view;
 pub mod policy;
 pub mod rebook;
 pub mod requests;

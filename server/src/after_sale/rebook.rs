@@ -100,6 +100,73 @@ pub async fn rebook(
     }
 }
 
+/// What moving `request`'s tickets of `order` would refund at `now`, without doing it (a
+/// page's review step); refused as the move itself would be.
+pub async fn preview(
+    state: &Commerce,
+    order: OrderRecord,
+    actor: Actor,
+    request: &RebookingRequest,
+    now: DateTime<Utc>,
+) -> Result<Decimal> {
+    let facts = OrderFacts::load(state, order).await?;
+    let (_, moves) = decide(state, &facts, actor, request, now).await?;
+    Ok(moves.iter().map(|m| m.refund).sum())
+}
+
+/// The times a move of `order`'s valid tickets could take on `date`: `None` when its products
+/// need no timeslot (the date alone will do).
+pub async fn times_on(
+    state: &Commerce,
+    order: &OrderRecord,
+    date: chrono::NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<Option<Vec<app::wire::TimeslotEntry>>> {
+    let tickets = state
+        .store
+        .tickets_of_orders(&[order.customer_order_id])
+        .await?;
+    let valid: Vec<_> = tickets
+        .iter()
+        .filter(|t| t.status == TicketStatus::Valid)
+        .collect();
+    let Some(first) = valid.first() else {
+        return Ok(None);
+    };
+    let store = state.store.as_ref();
+    let Some(product) = state
+        .catalog
+        .definitions
+        .product(store, first.product_id)
+        .await?
+    else {
+        return Ok(None);
+    };
+    if !product.requires_timeslot {
+        return Ok(None);
+    }
+    let zone = match state
+        .catalog
+        .definitions
+        .merchant(store, product.merchant_id)
+        .await?
+    {
+        Some(m) => m.zone()?,
+        None => return Ok(None),
+    };
+    let quantity = u32::try_from(valid.len()).unwrap_or(u32::MAX);
+    let slots = crate::catalog::timeslots::product_timeslots(
+        state.reads(),
+        &product,
+        zone,
+        date,
+        quantity,
+        now,
+    )
+    .await?;
+    Ok(Some(slots))
+}
+
 fn not_rebookable(detail: String) -> Error {
     Error::new(ProblemType::OrderNotRebookable, detail)
 }

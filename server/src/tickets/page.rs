@@ -131,6 +131,10 @@ async fn render(state: &Tickets, order_id: Uuid, key: Option<&str>) -> Result<St
             form_urlencoded::byte_serialize(key.unwrap_or_default().as_bytes()).collect();
         format!("/tickets/{order_id}/wallet/apple?key={key}")
     });
+    let manage = format!(
+        "/tickets/{order_id}/manage?key={}",
+        form_urlencoded::byte_serialize(key.unwrap_or_default().as_bytes()).collect::<String>()
+    );
     let t = texts(doc.locale);
     let images = doc
         .order
@@ -167,6 +171,7 @@ async fn render(state: &Tickets, order_id: Uuid, key: Option<&str>) -> Result<St
                             dt { (t.visit) } dd { (facts::visit_line(&doc)) }
                             dt { (t.address) } dd { (doc.address()) }
                         }
+                        p.manage { a href=(manage) { (t.manage_booking) } }
                     }
                     @if apple.is_some() || google.is_some() {
                         div.wallets {
@@ -226,6 +231,8 @@ table { width: 100%; border-collapse: collapse; }
 td { padding: 4px 0; vertical-align: top; }
 td.amount { text-align: right; white-space: nowrap; padding-left: 12px; }
 tr.total td { font-weight: bold; border-top: 1px solid #d4d4d8; padding-top: 8px; }
+p.manage { margin: 12px 0 0; }
+p.manage a { color: #1d4ed8; font-weight: 600; }
 div.wallets { display: flex; flex-wrap: wrap; gap: 12px; margin: 0 0 16px; }
 a.wallet { display: inline-block; padding: 12px 16px; border-radius: 8px; background: #000;
   color: #fff; font-weight: 600; text-decoration: none; min-height: 24px; }
@@ -236,7 +243,7 @@ a.wallet { display: inline-block; padding: 12px 16px; border-radius: 8px; backgr
   a.wallet { border: 1px solid #a1a1aa; }
 }
 @media print {
-  div.wallets { display: none; }
+  div.wallets, p.manage { display: none; }
   body { background: #fff; color: #000; }
   main { max-width: none; padding: 0; }
   header.summary, section { background: #fff; border: 1px solid #000; border-radius: 0;

@@ -32,6 +32,8 @@ pub struct Texts {
     /// The wallets' own button wording in each language.
     pub add_apple_wallet: &'static str,
     pub add_google_wallet: &'static str,
+    /// The link to the page that cancels, moves or withdraws (`after_sale::page`).
+    pub manage_booking: &'static str,
 }
 
 const NL: Texts = Texts {
@@ -56,6 +58,7 @@ const NL: Texts = Texts {
     address: "Adres",
     add_apple_wallet: "Toevoegen aan Apple Wallet",
     add_google_wallet: "Toevoegen aan Google Wallet",
+    manage_booking: "Boeking annuleren of wijzigen",
 };
 
 const EN: Texts = Texts {
@@ -80,6 +83,7 @@ const EN: Texts = Texts {
     address: "Address",
     add_apple_wallet: "Add to Apple Wallet",
     add_google_wallet: "Add to Google Wallet",
+    manage_booking: "Cancel or change this booking",
 };
 
 const DE: Texts = Texts {
@@ -105,6 +109,7 @@ const DE: Texts = Texts {
     address: "Adresse",
     add_apple_wallet: "Zu Apple Wallet hinzufügen",
     add_google_wallet: "Zu Google Wallet hinzufügen",
+    manage_booking: "Buchung stornieren oder ändern",
 };
 
 const FR: Texts = Texts {
@@ -129,6 +134,7 @@ const FR: Texts = Texts {
     address: "Adresse",
     add_apple_wallet: "Ajouter à Apple Wallet",
     add_google_wallet: "Ajouter à Google Wallet",
+    manage_booking: "Annuler ou modifier cette réservation",
 };
 
 /// The texts of `locale`.

@@ -14,6 +14,7 @@ mod admin_wallets;
 mod after_sale;
 mod after_sale_changes;
 mod after_sale_fixtures;
+mod after_sale_page;
 mod bench_baselines;
 #[macro_use]
 mod catalog_fixtures;
