@@ -171,6 +171,7 @@ async fn show(state: &AppState, order_id: Uuid, f: Fields) -> Result<String> {
         locale,
         key,
         today: crate::time::local_date(facts.zone, now),
+        zone: facts.zone,
         done: f.done,
     };
     Ok(page_view::render(&view, review, crate::ids::random_id()))
@@ -315,9 +316,10 @@ async fn refused_page(state: &AppState, order_id: Uuid, f: &Fields, err: &Error)
         locale,
         key: f.key.clone().unwrap_or_default(),
         today: crate::time::local_date(facts.zone, now),
+        zone: facts.zone,
         done: None,
     };
-    let problem = page_view::Problem::Refused(said(&err));
+    let problem = page_view::Problem::Refused(said(err));
     Some(page_view::render(
         &view,
         Err(problem),

@@ -21,6 +21,8 @@ pub struct View {
     pub key: String,
     /// Today in the merchant's zone: the first day a new date may be.
     pub today: NaiveDate,
+    /// The merchant's zone, which every deadline is shown in.
+    pub zone: chrono_tz::Tz,
     /// What a confirmed change did (`cancelled`, `withdrawn`, `rebooked`).
     pub done: Option<String>,
 }
@@ -60,7 +62,7 @@ fn money(view: &View, value: Decimal) -> String {
 
 fn when(view: &View, at: DateTime<Utc>) -> String {
     let locale = view.locale.tag().parse().unwrap_or_default();
-    let local = at.fixed_offset();
+    let local = at.with_timezone(&view.zone).fixed_offset();
     format!(
         "{} {}",
         format::date_long(locale, local.date_naive()),
@@ -157,7 +159,7 @@ fn change_forms(view: &View, t: &PageTexts) -> Markup {
             section aria-labelledby="cancel-heading" {
                 h2 #cancel-heading { (t.cancel_tickets) }
                 @if let (Some(quote), Some(until)) = (&after.refund_quote, after.quote_until) {
-                    p.hint { (t.refund) ": " (money(view, quote.value)) " " (t.until) " " (when(view, until)) }
+                    p.hint { (t.refund_all_now) " " (money(view, quote.value)) " (" (t.until) " " (when(view, until)) ")" }
                 }
                 form method="get" {
                     input type="hidden" name="key" value=(view.key);

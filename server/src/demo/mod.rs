@@ -200,6 +200,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "title": "Toegang volwassene", "product_type": "TICKET", "sku": "MUS-ADULT", "age_group": "adult",
         "unit_price": "22.50", "list_price": "22.50", "booking_costs": "1.00", "visit_guarantee_cost": "2.50",
         "conditions": "Geldig op de gekozen dag.",
+        "after_sale": museum_policy(),
         "translations": [
             { "locale": "en-GB", "title": "Adult admission", "conditions": "Valid on the chosen day." },
             { "locale": "de-DE", "title": "Eintritt Erwachsene", "conditions": "Gültig am gewählten Tag." },
@@ -210,6 +211,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         "title": "Toegang kind (4-17)", "product_type": "TICKET", "sku": "MUS-CHILD", "age_group": "child",
         "availability_group_id": adult.1,
         "unit_price": "11.00", "list_price": "11.00", "booking_costs": "1.00", "visit_guarantee_cost": "2.50",
+        "after_sale": museum_policy(),
         "translations": [
             { "locale": "en-GB", "title": "Child admission (4-17)" },
             { "locale": "de-DE", "title": "Eintritt Kind (4–17)" },
@@ -236,6 +238,12 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     let entry = product(state, zoo, &demo, json!({
         "title": "Dagkaart met tijdslot", "product_type": "TICKET", "sku": "ZOO-SLOT", "age_group": "adult",
         "requires_timeslot": true, "unit_price": "24.00", "list_price": "26.00", "booking_costs": "0.75",
+        // Free cancellation until the day before (a euro kept), another time until 2 h before.
+        "after_sale": {
+            "refund_rules": [{ "until": "P1D", "refund_percent": "100",
+                               "fee": { "value": "1.00", "currency": "EUR" } }],
+            "rebook_until": "PT2H"
+        },
         "translations": [
             { "locale": "en-GB", "title": "Day ticket with entry time" },
             { "locale": "de-DE", "title": "Tageskarte mit Einlasszeit" },
@@ -417,4 +425,16 @@ async fn timeslots(
     let (slots, _skipped) = expand(zone, today, today + Duration::days(DAYS - 1), &windows);
     state.store.write_timeslots(group, &slots, capacity).await?;
     Ok(())
+}
+
+/// The museum's after-sale policy: all back until 48 hours before the visit, half until 24
+/// hours, another day until 24 hours before.
+fn museum_policy() -> serde_json::Value {
+    json!({
+        "refund_rules": [
+            { "until": "PT48H", "refund_percent": "100" },
+            { "until": "PT24H", "refund_percent": "50" }
+        ],
+        "rebook_until": "PT24H"
+    })
 }

@@ -1,0 +1,148 @@
+import { expect, test } from './support/fixtures';
+import { axeViolations } from './support/a11y';
+import { BASE_URL, DEMO_CAMPAIGN, apiData, customerBearer } from './support/partner';
+
+/**
+ * After the sale, as a customer does it: from the ticket mail's link to the ticket page, then
+ * "Cancel or change this booking", where one of two tickets is cancelled after seeing its
+ * refund; a shipped book is withdrawn from (EU) in German; a dated ticket offers no withdrawal.
+ * Orders are bought through the API as the demo partner's user, so the demo mailbox shows
+ * their mails (server/src/demo/mail.rs).
+ */
+
+interface Bought {
+  orderId: string;
+  displayId: string;
+}
+
+/** The demo museum's product with `sku`. */
+async function museumProduct(bearer: string, sku: string): Promise<string> {
+  const merchants = await apiData(`/v2/merchants?limit=100`, bearer);
+  const museum = merchants.find((m: { name: string }) => /Canal House Museum|Museum aan de Gracht/.test(m.name));
+  const products = await apiData(`/v2/merchants/${museum.id}/products`, bearer);
+  return products.find((p: { sku: string }) => p.sku === sku).id;
+}
+
+/** Buys `quantity` of `product` for the customer of `bearer` in `language` and pays. */
+async function buy(bearer: string, product: string, quantity: number, language: string, date: string, extra = {}): Promise<Bought> {
+  const response = await fetch(`${BASE_URL}/v2/checkouts/express`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${bearer}`,
+      'Content-Type': 'application/json',
+      'Accept-Language': language,
+      'Idempotency-Key': crypto.randomUUID(),
+      'x-campaign-id': DEMO_CAMPAIGN,
+    },
+    body: JSON.stringify({
+      date,
+      flexible_date: false,
+      lines: [{ product_id: product, quantity }],
+      email: 'ada@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      return_url: 'http://localhost:5173/done',
+      ...extra,
+    }),
+  });
+  expect(response.status, await response.clone().text()).toBe(200);
+  const { data } = await response.json();
+  const pay = await fetch(data.payment_url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'action=pay',
+    redirect: 'manual',
+  });
+  expect(pay.status).toBe(303);
+  return { orderId: data.order_id, displayId: data.order_display_id };
+}
+
+/** A day `days` ahead, as the express checkout takes it. */
+function daysAhead(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Opens the ticket page the ticket mail of `order` links to, from the visit's demo mailbox. */
+async function openTicketPage(page: import('@playwright/test').Page, visitor: string, order: Bought, linkName: RegExp) {
+  await expect(async () => {
+    await page.goto(`${BASE_URL}/demo/mail?visitor=${visitor}`);
+    const mails = page.frameLocator('article iframe');
+    let href: string | null = null;
+    for (let i = 0; i < (await page.locator('article iframe').count()); i++) {
+      const mail = mails.nth(i);
+      if ((await mail.getByText(order.displayId).count()) > 0) {
+        href = await mail.getByRole('link', { name: linkName }).first().getAttribute('href');
+      }
+    }
+    expect(href).toBeTruthy();
+    await page.goto(href!);
+  }).toPass({ timeout: 20_000 });
+}
+
+test('a customer cancels one of two tickets on the ticket page after seeing the refund, and a dated ticket offers no withdrawal', async ({ page }) => {
+  test.setTimeout(60_000);
+  const visitor = `demo-visit-${crypto.randomUUID()}`;
+  const bearer = await customerBearer(visitor);
+  const adult = await museumProduct(bearer, 'MUS-ADULT');
+  const order = await buy(bearer, adult, 2, 'en-GB', daysAhead(5));
+
+  await openTicketPage(page, visitor, order, /View your tickets online/);
+  await page.getByRole('link', { name: 'Cancel or change this booking' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Manage your booking' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Cancel tickets' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Change date' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Withdraw from contract here' })).toHaveCount(0);
+  expect(await axeViolations(page)).toEqual([]);
+  for (const width of [360, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: test.info().outputPath(`manage-en-${width}.png`), fullPage: true });
+  }
+
+  // One ticket, chosen by keyboard; the refund shows before anything happens.
+  const first = page.getByRole('checkbox').first();
+  await first.focus();
+  await page.keyboard.press('Space');
+  await expect(first).toBeChecked();
+  await page.getByRole('button', { name: 'Review cancellation' }).click();
+  await expect(page.getByRole('heading', { name: 'Review cancellation' })).toBeVisible();
+  await expect(page.getByText(/^Refund: €\d+\.\d\d$/)).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('review-en-360.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Confirm cancellation' }).click();
+
+  await expect(page.getByRole('status')).toHaveText('Your tickets are cancelled. We sent you an e-mail with the refund.');
+  await expect(page.getByRole('heading', { name: 'Cancelled' })).toBeVisible();
+  const read = await apiData(`/v2/me/fulfillment/orders/${order.orderId}`, bearer);
+  expect(read.tickets.map((t: { status: string }) => t.status).sort()).toEqual(['CANCELLED', 'VALID']);
+  expect(read.refunds).toHaveLength(1);
+
+  // The ticket page now shows the one valid ticket.
+  await page.getByRole('link', { name: 'Back to your tickets' }).click();
+  await expect(page.getByRole('img', { name: /^[0-9A-Z]{4}-/ })).toHaveCount(1);
+});
+
+test('a shipped book is withdrawn from in German, with the control and its confirmation step', async ({ page }) => {
+  test.setTimeout(60_000);
+  const visitor = `demo-visit-${crypto.randomUUID()}`;
+  const bearer = await customerBearer(visitor);
+  const guide = await museumProduct(bearer, 'MUS-GUIDE');
+  const order = await buy(bearer, guide, 1, 'de-DE', daysAhead(0), {
+    shipping_address: { street: 'Herengracht', house_number: '386', postal_code: '1016 CJ', city: 'Amsterdam', country: 'NL' },
+  });
+
+  await openTicketPage(page, visitor, order, /online/);
+  await page.getByRole('link', { name: 'Buchung stornieren oder ändern' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Ihre Buchung verwalten' })).toBeVisible();
+  const withdraw = page.getByRole('button', { name: 'Vertrag hier widerrufen' });
+  await expect(withdraw).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  for (const width of [360, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: test.info().outputPath(`manage-de-${width}.png`), fullPage: true });
+  }
+  await withdraw.click();
+  await expect(page.getByText(/^Erstattung: /)).toBeVisible();
+  await page.getByRole('button', { name: 'Widerruf bestätigen' }).click();
+  await expect(page.getByRole('status')).toContainText('Ihr Widerruf ist eingegangen.');
+  await expect(page.getByText('Diese Bestellung ist storniert.')).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('withdrawn-de-360.png'), fullPage: true });
+});
