@@ -6,6 +6,7 @@
 //! buyers for 100 seats) and `open` (issue 29: the open loop, latency at fixed rates). See
 //! bench/run.sh.
 
+mod after_sale;
 mod catalog;
 mod crash;
 mod crash_after_sale;
@@ -47,6 +48,9 @@ pub struct Args {
     pub buyers_at_once: usize,
     /// The crash run (`--only crash`): never part of the default run.
     pub crash: bool,
+    /// Cancellations and date changes (`--only after-sale`), in the default run beside the
+    /// express checkout.
+    pub after_sale: bool,
     /// Where the express part keeps SQLite's file on disk (`--disk-dir`; by default a folder
     /// of its own under ./target, which is on the disk the project is on).
     pub disk_dir: PathBuf,
@@ -64,7 +68,7 @@ impl Args {
 }
 
 const USAGE: &str =
-    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|customer|express|open|crash, \
+    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|customer|express|open|crash|after-sale, \
      --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N, \
      --disk-dir PATH";
 
@@ -86,6 +90,7 @@ fn args() -> anyhow::Result<Args> {
         buyers_at_once: 100,
         sqlite: true,
         crash: false,
+        after_sale: true,
         disk_dir: PathBuf::from("target"),
     };
     let mut it = std::env::args().skip(1);
@@ -98,16 +103,23 @@ fn args() -> anyhow::Result<Args> {
             "--out" => args.out = value()?.into(),
             "--quick" => args.quick = true,
             "--only" => match value()?.as_str() {
-                "catalog" => (args.express, args.open) = (false, false),
+                "catalog" => (args.express, args.open, args.after_sale) = (false, false, false),
                 "customer" => {
-                    (args.express, args.open, args.customer_only) = (false, false, true);
+                    (args.express, args.open, args.customer_only, args.after_sale) =
+                        (false, false, true, false);
                 }
-                "express" => (args.catalog, args.open) = (false, false),
-                "open" => (args.catalog, args.express) = (false, false),
+                "express" => (args.catalog, args.open, args.after_sale) = (false, false, false),
+                "open" => (args.catalog, args.express, args.after_sale) = (false, false, false),
                 "crash" => {
-                    (args.catalog, args.express, args.open, args.crash) =
-                        (false, false, false, true);
+                    (
+                        args.catalog,
+                        args.express,
+                        args.open,
+                        args.crash,
+                        args.after_sale,
+                    ) = (false, false, false, true, false);
                 }
+                "after-sale" => (args.catalog, args.express, args.open) = (false, false, false),
                 other => bail!("unknown part {other}; {USAGE}"),
             },
             "--postgres" => args.postgres = Some(value()?),
@@ -168,6 +180,12 @@ async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<()> {
     if args.express {
         let section = express::run(args, &data_dir.join("express")).await?;
         page = report::splice(&page, "express", &section);
+        std::fs::write(&args.out, &page)
+            .with_context(|| format!("writing {}", args.out.display()))?;
+    }
+    if args.after_sale {
+        let section = after_sale::run(args).await?;
+        page = report::splice(&page, "after-sale", &section);
         std::fs::write(&args.out, &page)
             .with_context(|| format!("writing {}", args.out.display()))?;
     }
