@@ -5,10 +5,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{
-    Attribution, LoyaltyKind, Money, OrderAfterSale, OrderRefund, OrderStatus, TicketStatus,
-    TimeslotWindow,
-};
+use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
+#[cfg(feature = "ssr")]
+use super::{OrderAfterSale, OrderRefund};
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,6 +24,7 @@ pub struct Ticket {
     pub valid_until: Option<NaiveDate>,
     pub status: TicketStatus,
     /// The ticket that replaced this one when the visit moved to another day.
+    #[cfg(feature = "ssr")]
     #[serde(default)]
     pub replaced_by: Option<Uuid>,
 }
@@ -63,9 +63,12 @@ pub struct Order {
     pub created_at: DateTime<Utc>,
     pub last_mutation_date: DateTime<Utc>,
     /// What the order allows now (cancel, change the date, withdraw); absent before payment.
+    /// (This and `refunds` are server-side only: the frame does not read them.)
+    #[cfg(feature = "ssr")]
     #[serde(default)]
     pub after_sale: Option<OrderAfterSale>,
     /// The refunds made so far, oldest first.
+    #[cfg(feature = "ssr")]
     #[serde(default)]
     pub refunds: Vec<OrderRefund>,
 }

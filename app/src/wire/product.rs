@@ -3,7 +3,9 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{AfterSalePolicy, Money};
+#[cfg(feature = "ssr")]
+use super::AfterSalePolicy;
+use super::Money;
 
 /// An item of the product list (docs/api-catalog.md, "Products"), localized by Accept-Language.
 ///
@@ -57,7 +59,9 @@ pub struct Product {
     pub ticket_validity_type: Option<String>,
     pub ticket_validity_date: Option<NaiveDate>,
     /// What may change after payment (cancel, change the date, withdraw); absent: nothing but
-    /// the EU withdrawal of physical and undated products.
+    /// the EU withdrawal of physical and undated products. Server-side only: the frame shows
+    /// `after_sale_text` and need not carry the policy's reader in its bundle.
+    #[cfg(feature = "ssr")]
     #[serde(default)]
     pub after_sale: Option<AfterSalePolicy>,
     /// The policy in a sentence in the reader's language ("Free cancellation until 48 h

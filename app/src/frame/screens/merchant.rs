@@ -67,6 +67,11 @@ fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
                         let selected = shown.selected(index);
                         let sold_out = product.sold_out;
                         let title = product.title.clone();
+                        // The merchant's after-sale policy in a sentence, as the server words it.
+                        let policy = product
+                            .after_sale_text
+                            .clone()
+                            .map(|text| view! { <p class="card-meta">{text}</p> });
                         view! {
                             <li class="card product-card" class:sold-out=sold_out>
                                 <h3 class="card-title">
@@ -75,6 +80,7 @@ fn MerchantView(merchant: Merchant, products: Vec<Product>) -> impl IntoView {
                                 <p class="card-price">
                                     <ProductPrice product=product.clone()/>
                                 </p>
+                                {policy}
                             </li>
                         }
                     })
