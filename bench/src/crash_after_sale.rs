@@ -123,6 +123,11 @@ pub struct AfterSale {
     pub refunded: HashMap<Uuid, Decimal>,
     /// order id → the shares of its valid tickets.
     pub valid_shares: HashMap<Uuid, Decimal>,
+    /// order id → what its cancellations kept (the shares of the tickets they cancelled less
+    /// what they refunded): a policy's or a partner's percent below 100 leaves some.
+    pub kept: HashMap<Uuid, Decimal>,
+    /// Cancellations that refunded more than their tickets' shares.
+    pub over_refunded: usize,
     /// (group, day) → valid tickets.
     pub valid_places: HashMap<(Uuid, NaiveDate), i64>,
     /// order id → (cancellations and withdrawals, date changes) kept.
@@ -167,12 +172,44 @@ pub async fn read(url: &str) -> anyhow::Result<AfterSale> {
         *out.valid_shares.entry(order).or_default() += decimal(&share)?;
         *out.valid_places.entry((group, day)).or_default() += 1;
     }
-    let changes: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(
-        "SELECT customer_order_id, kind FROM order_change"
+    let shares: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT ticket_id, CAST(paid_share AS TEXT) FROM ticket"
     )
     .fetch_all(&mut conn)
     .await?);
-    for (order, kind) in changes {
+    let shares: HashMap<Uuid, Decimal> = shares
+        .into_iter()
+        .map(|(id, share)| Ok((id, decimal(&share)?)))
+        .collect::<anyhow::Result<_>>()?;
+    let refund_of: Vec<(Uuid, String, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT refund_id, CAST(amount AS TEXT), CAST(to_wallet AS TEXT) FROM refund"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    let refund_of: HashMap<Uuid, Decimal> = refund_of
+        .into_iter()
+        .map(|(id, amount, wallet)| Ok((id, decimal(&amount)? + decimal(&wallet)?)))
+        .collect::<anyhow::Result<_>>()?;
+    let changes: Vec<(Uuid, String, String, Option<Uuid>)> = on_database!(url, |conn| {
+        sqlx::query_as(
+            "SELECT customer_order_id, kind, CAST(ticket_ids AS TEXT), refund_id FROM order_change",
+        )
+        .fetch_all(&mut conn)
+        .await?
+    });
+    for (order, kind, tickets, refund) in changes {
+        if kind != "REBOOKING" {
+            let tickets: Vec<Uuid> = serde_json::from_str(&tickets)?;
+            let share: Decimal = tickets.iter().filter_map(|t| shares.get(t)).sum();
+            let refunded = refund
+                .and_then(|r| refund_of.get(&r))
+                .copied()
+                .unwrap_or_default();
+            if refunded > share {
+                out.over_refunded += 1;
+            }
+            *out.kept.entry(order).or_default() += share - refunded;
+        }
         let entry = out.changes.entry(order).or_default();
         if kind == "REBOOKING" {
             entry.1 += 1;
@@ -194,18 +231,20 @@ pub fn invariants(
         .filter(|(order, paid)| {
             let refunded = after.refunded.get(order).copied().unwrap_or_default();
             let valid = after.valid_shares.get(order).copied().unwrap_or_default();
-            **paid - refunded != valid
+            let kept = after.kept.get(order).copied().unwrap_or_default();
+            **paid - refunded != valid + kept
         })
         .collect();
     let refunds: Decimal = after.refunded.values().sum();
+    let kept: Decimal = after.kept.values().sum();
     let mut checks = vec![(
-        "for every order, paid − refunded = the price of its valid tickets, to the cent",
-        off.is_empty(),
+        "for every order, paid − refunded = the price of its valid tickets (+ what its cancellations kept), to the cent",
+        off.is_empty() && after.over_refunded == 0,
         format!(
-            "{} paid orders, {} refunded in all, {} off",
+            "{} paid orders, {refunds} refunded and {kept} kept in all; {} off, {} cancellations over their tickets' price",
             after.paid.len(),
-            refunds,
-            off.len()
+            off.len(),
+            after.over_refunded
         ),
     )];
     let count = |kind: &str, order: &Uuid| {

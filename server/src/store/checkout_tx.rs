@@ -168,7 +168,8 @@ pub trait TicketTx: Send {
 /// The customer's loyalty ledger.
 #[async_trait::async_trait]
 pub trait LoyaltyTx: Send {
-    /// Appends a loyalty entry after the account's last one; returns the balance after it.
+    /// Appends a loyalty entry after the account's last one; returns the balance after it. A
+    /// negative entry takes no more than the balance (none at all when it is zero).
     async fn add_loyalty_entry(
         &mut self,
         customer_id: Uuid,

@@ -32,7 +32,18 @@ impl LoyaltyTx for SqlCheckoutTx {
         .bind(campaign_id)
         .fetch_optional(&mut *self.tx)
         .await?;
-        let balance = (last.unwrap_or(0) + points).max(0);
+        // Points are taken back only as far as the balance goes (a customer who spent them
+        // keeps the spending); the entry records what was taken. Nothing to take: no entry.
+        let last = last.unwrap_or(0);
+        let points = if points < 0 {
+            points.max(-last)
+        } else {
+            points
+        };
+        if points == 0 {
+            return Ok(last);
+        }
+        let balance = last + points;
         sqlx::query(
             "INSERT INTO loyalty_entry (loyalty_entry_id, customer_id, campaign_id, occurred_at, kind, points,
                  balance_after, description, customer_order_id)
