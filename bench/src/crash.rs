@@ -291,29 +291,37 @@ fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static st
     ));
 
     // Idempotency: every order has exactly one completed key, whose stored answer names it;
-    // a key still in flight (its request died with the server) holds no order.
+    // every change after the sale kept has one too (the run makes each with a key), whose
+    // answer names its order; a key still in flight (its request died with the server) holds
+    // no order.
     let mut named = HashSet::new();
-    let (mut done, mut in_flight) = (0, 0);
+    let (mut done, mut changed, mut in_flight) = (0, 0, 0);
     for (state, body) in &db.keys {
-        match state.as_str() {
-            "DONE" => {
-                done += 1;
-                let order = body
-                    .as_deref()
-                    .and_then(|b| serde_json::from_slice::<Value>(b).ok())
-                    .and_then(|v| v["data"]["order_id"].as_str()?.parse::<Uuid>().ok());
-                if let Some(order) = order {
-                    named.insert(order);
-                }
-            }
-            _ => in_flight += 1,
+        if state != "DONE" {
+            in_flight += 1;
+            continue;
+        }
+        let answer = body
+            .as_deref()
+            .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+            .unwrap_or_default();
+        let id = |v: &Value| v.as_str().and_then(|id| id.parse::<Uuid>().ok());
+        if let Some(order) = id(&answer["data"]["order_id"]) {
+            done += 1;
+            named.insert(order);
+        } else if id(&answer["data"]["order"]["order_id"]).is_some() {
+            changed += 1;
         }
     }
     let orders: HashSet<Uuid> = db.orders.keys().copied().collect();
+    let changes: usize = after.changes.values().map(|(c, m)| c + m).sum();
     checks.push((
-        "every order has one completed Idempotency-Key record naming it, and no other key holds one",
-        done == orders.len() && named == orders,
-        format!("{} orders, {done} completed keys, {in_flight} in flight", orders.len()),
+        "every order, and every change after the sale, has one completed Idempotency-Key record naming it, and no other key holds one",
+        done == orders.len() && named == orders && changed == changes,
+        format!(
+            "{} orders, {done} completed keys of orders; {changes} changes, {changed} completed keys of changes; {in_flight} in flight",
+            orders.len()
+        ),
     ));
 
     // Events: one CheckoutStarted per checkout, one FulfillmentRegistered per order, one

@@ -11,7 +11,7 @@
 
 use app::wire::{AfterSaleOutcome, Envelope, LoyaltyKind, OrderRefund, ProblemType, TicketStatus};
 use chrono::{DateTime, SecondsFormat, Utc};
-use rust_decimal::{prelude::ToPrimitive, Decimal, RoundingStrategy};
+use rust_decimal::{prelude::ToPrimitive, Decimal};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -101,7 +101,36 @@ pub async fn cancel(
         Ok::<_, Error>(with_points(decision, &facts, points))
     }
     .await;
-    let decision = match (decided, &key) {
+    let key = key.as_ref();
+    let facts = &mut facts;
+    let request = &request;
+    once_per_key(state, key, decided, now, move |tx, decision| async move {
+        let (body, refund) = carry_out(state, tx, facts, request, &decision, key, now).await?;
+        Ok((body, refund, decision.refund > Decimal::ZERO))
+    })
+    .await
+}
+
+/// What a change's transaction gives back: its answer, the refund to ask the provider for,
+/// and whether money went back.
+pub(super) type Carried = (Vec<u8>, Option<RefundRecord>, bool);
+
+/// Carries a change out once per `key`, the Idempotency-Key rule of the express checkout: a
+/// refusal decided before the claim is answered as the key's record says (a replay of an
+/// earlier success, else the refusal); the key is claimed and the transaction begun on it;
+/// `carry` does the change in that transaction and commits; a failure releases the key. After
+/// the commit the provider is asked for the refund's part.
+pub(super) async fn once_per_key<D, Fut>(
+    state: &Commerce,
+    key: Option<&IdempotencyKey>,
+    decided: Result<D>,
+    now: DateTime<Utc>,
+    carry: impl FnOnce(Box<dyn CheckoutTx>, D) -> Fut,
+) -> Result<Changed>
+where
+    Fut: std::future::Future<Output = Result<Carried>>,
+{
+    let decision = match (decided, key) {
         (Ok(decision), _) => decision,
         (Err(refusal), Some(key)) => {
             let replay = key.refused_before_claim(state, refusal, None, now).await?;
@@ -109,36 +138,23 @@ pub async fn cancel(
         }
         (Err(refusal), None) => return Err(refusal),
     };
-    let tx = match &key {
+    let tx = match key {
         Some(key) => match key.claim_and_begin(state, now).await? {
             Claimed::Begun(tx) => tx,
             Claimed::Replay(body) => return Ok(Changed::Replayed(body)),
         },
         None => state.store.begin_checkout().await?,
     };
-    match carry_out(
-        state,
-        tx,
-        &mut facts,
-        &request,
-        &decision,
-        key.as_ref(),
-        now,
-    )
-    .await
-    {
-        Ok((body, refund)) => {
+    match carry(tx, decision).await {
+        Ok((body, refund, refunded)) => {
             state.catalog.capacity_changed();
             if let Some(refund) = refund {
                 refunds::send(state, &refund).await;
             }
-            Ok(Changed::Done {
-                body,
-                refunded: decision.refund > Decimal::ZERO,
-            })
+            Ok(Changed::Done { body, refunded })
         }
         Err(err) => {
-            if let Some(key) = &key {
+            if let Some(key) = key {
                 if !state.store.claim_ends_with_its_checkout() {
                     key.release(state).await;
                 }
@@ -216,17 +232,7 @@ fn decide(facts: &OrderFacts, request: &Cancellation, now: DateTime<Utc>) -> Res
         tickets.push((h.ticket_id, refund));
     }
     let refund: Decimal = tickets.iter().map(|(_, r)| *r).sum();
-    let (before, wallet_before) = facts.refunded();
-    let paid = facts.paid();
-    let wallet_after = if paid.is_zero() {
-        Decimal::ZERO
-    } else {
-        ((before + refund) * facts.checkout.wallet_applied / paid)
-            .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
-    };
-    let to_wallet = (wallet_after - wallet_before)
-        .max(Decimal::ZERO)
-        .min(refund);
+    let to_wallet = facts.wallet_part(refund);
     let valid_left = held
         .iter()
         .filter(|h| h.status == TicketStatus::Valid)

@@ -89,6 +89,22 @@ impl OrderFacts {
             })
     }
 
+    /// The part of a new refund of `refund` that goes back to the wallet: after it, the
+    /// wallet has back its share of all refunded so far, `round_half_even(refunded ×
+    /// wallet_applied / paid)`, so the parts of any history add up to what the wallet paid.
+    pub fn wallet_part(&self, refund: Decimal) -> Decimal {
+        let (before, wallet_before) = self.refunded();
+        let paid = self.paid();
+        if paid.is_zero() {
+            return Decimal::ZERO;
+        }
+        let wallet_after = ((before + refund) * self.checkout.wallet_applied / paid)
+            .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointNearestEven);
+        (wallet_after - wallet_before)
+            .max(Decimal::ZERO)
+            .min(refund)
+    }
+
     fn line(&self, line_id: Uuid) -> Option<&CheckoutLineRecord> {
         self.lines.iter().find(|l| l.checkout_line_id == line_id)
     }

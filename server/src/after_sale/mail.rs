@@ -231,25 +231,6 @@ pub fn compose_cancellation(
     }
 }
 
-const CSS: &str = "
-body { margin: 0; padding: 0; background: #f4f4f5; color: #18181b;
-  font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; line-height: 1.5; }
-.wrap { max-width: 600px; margin: 0 auto; padding: 16px; }
-.card { background: #ffffff; border-radius: 8px; padding: 20px; margin: 0 0 16px; }
-h1 { font-size: 22px; margin: 0 0 8px; }
-h2 { font-size: 18px; margin: 0 0 8px; }
-dl { margin: 0; }
-dt { font-size: 13px; color: #52525b; margin-top: 8px; }
-dd { margin: 0; font-size: 16px; }
-.code { font-family: 'SFMono-Regular', Consolas, monospace; text-decoration: line-through; }
-.muted { color: #52525b; font-size: 14px; }
-@media (prefers-color-scheme: dark) {
-  body { background: #18181b; color: #f4f4f5; }
-  .card { background: #27272a; }
-  dt, .muted { color: #a1a1aa; }
-}
-";
-
 fn html_part(
     doc: &OrderDoc,
     t: &Texts,
@@ -267,7 +248,7 @@ fn html_part(
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="color-scheme" content="light dark";
                 title { (subject) }
-                style { (PreEscaped(CSS)) }
+                style { (PreEscaped(crate::tickets::mail::MAIL_CSS)) }
             }
             body {
                 div.wrap {

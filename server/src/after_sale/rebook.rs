@@ -17,14 +17,17 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{
-    change::{choose, give_back_places, give_back_to_wallet, outcome_body, record_refund, Changed},
+    change::{
+        choose, give_back_places, give_back_to_wallet, once_per_key, outcome_body, record_refund,
+        Changed,
+    },
     facts::OrderFacts,
     terms::{rebook_deadline, Held},
     Actor, ChangeKind,
 };
 use crate::{
     checkout::{
-        idempotency::{Claimed, IdempotencyKey},
+        idempotency::IdempotencyKey,
         plan::{self, Plan},
         reserve::{booking, fulfillment_problem, refuse_if_short},
         Commerce,
@@ -32,7 +35,6 @@ use crate::{
     display_code::crockford,
     error::{Error, Result},
     events::{EventType, NewEvent},
-    payments::refunds,
     store::{CheckoutTx, NewTicket, OrderChangeRecord, OrderRecord, RefundRecord},
 };
 
@@ -54,50 +56,21 @@ pub async fn rebook(
 ) -> Result<Changed> {
     let mut facts = OrderFacts::load(state, order).await?;
     let decided = decide(state, &facts, actor, &request, now).await;
-    let (plan, moves) = match (decided, &key) {
-        (Ok(decided), _) => decided,
-        (Err(refusal), Some(key)) => {
-            let replay = key.refused_before_claim(state, refusal, None, now).await?;
-            return Ok(Changed::Replayed(replay));
-        }
-        (Err(refusal), None) => return Err(refusal),
-    };
-    let tx = match &key {
-        Some(key) => match key.claim_and_begin(state, now).await? {
-            Claimed::Begun(tx) => tx,
-            Claimed::Replay(body) => return Ok(Changed::Replayed(body)),
-        },
-        None => state.store.begin_checkout().await?,
-    };
-    match carry_out(
+    let key = key.as_ref();
+    let facts = &mut facts;
+    once_per_key(
         state,
-        tx,
-        &mut facts,
-        actor,
-        &plan,
-        &moves,
-        key.as_ref(),
+        key,
+        decided,
         now,
+        move |tx, (plan, moves)| async move {
+            let refunded = moves.iter().any(|m: &Move| m.refund > Decimal::ZERO);
+            let (body, refund) =
+                carry_out(state, tx, facts, actor, &plan, &moves, key, now).await?;
+            Ok((body, refund, refunded))
+        },
     )
     .await
-    {
-        Ok((body, refund)) => {
-            state.catalog.capacity_changed();
-            let refunded = moves.iter().any(|m| m.refund > Decimal::ZERO);
-            if let Some(refund) = refund {
-                refunds::send(state, &refund).await;
-            }
-            Ok(Changed::Done { body, refunded })
-        }
-        Err(err) => {
-            if let Some(key) = &key {
-                if !state.store.claim_ends_with_its_checkout() {
-                    key.release(state).await;
-                }
-            }
-            Err(err)
-        }
-    }
 }
 
 /// What moving `request`'s tickets of `order` would refund at `now`, without doing it (a
@@ -331,17 +304,7 @@ async fn carry_out(
         ));
     }
     let refund_total: Decimal = moves.iter().map(|m| m.refund).sum();
-    let (before, wallet_before) = facts.refunded();
-    let paid = facts.paid();
-    let wallet_after = if paid.is_zero() {
-        Decimal::ZERO
-    } else {
-        ((before + refund_total) * facts.checkout.wallet_applied / paid)
-            .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
-    };
-    let to_wallet = (wallet_after - wallet_before)
-        .max(Decimal::ZERO)
-        .min(refund_total);
+    let to_wallet = facts.wallet_part(refund_total);
     let reason = actor.reason();
     let refund = record_refund(
         tx.as_mut(),

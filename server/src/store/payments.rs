@@ -85,14 +85,6 @@ pub trait PaymentStore {
         -> StoreResult<Option<RefundRecord>>;
     /// Refunds still PENDING, the oldest first.
     async fn pending_refunds(&self, limit: u32) -> StoreResult<Vec<RefundRecord>>;
-    /// Records the provider's reference and state of a PENDING refund; a final one
-    /// (SUCCEEDED, FAILED) stays as it is. `false` when the refund was no longer PENDING.
-    async fn update_refund(
-        &self,
-        refund_id: Uuid,
-        status: &str,
-        provider_ref: Option<&str>,
-    ) -> StoreResult<bool>;
     /// The account of `merchant_id` at `provider`, the latest when there are several.
     async fn merchant_payment_account(
         &self,

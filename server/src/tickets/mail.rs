@@ -126,7 +126,8 @@ fn text(doc: &OrderDoc, page_url: &str) -> String {
     out
 }
 
-const MAIL_CSS: &str = "
+/// The mails' look, shared by the mails about a change after the sale (`after_sale::mail`).
+pub(crate) const MAIL_CSS: &str = "
 body { margin: 0; padding: 0; background: #f4f4f5; color: #18181b;
   font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; line-height: 1.5; }
 .wrap { max-width: 600px; margin: 0 auto; padding: 16px; }

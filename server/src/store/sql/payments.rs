@@ -126,26 +126,6 @@ impl PaymentStore for SqlStore {
         .await?)
     }
 
-    async fn update_refund(
-        &self,
-        refund_id: Uuid,
-        status: &str,
-        provider_ref: Option<&str>,
-    ) -> StoreResult<bool> {
-        let changed = sqlx::query(
-            "UPDATE refund SET status = $2, provider_ref = COALESCE($3, provider_ref), updated_at = $4
-             WHERE refund_id = $1 AND status = 'PENDING'",
-        )
-        .bind(refund_id)
-        .bind(status)
-        .bind(provider_ref)
-        .bind(Utc::now())
-        .execute(&self.writer)
-        .await?
-        .rows_affected();
-        Ok(changed == 1)
-    }
-
     async fn merchant_payment_account(
         &self,
         merchant_id: Uuid,

@@ -21,31 +21,30 @@ impl PlacesTx for SqlCheckoutTx {
         day: NaiveDate,
         quantity: u32,
     ) -> StoreResult<()> {
-        self.flush().await?;
-        sqlx::query(
-            "UPDATE availability_day SET reserved = reserved - $3,
-                 capacity = CASE WHEN closed THEN capacity - $3 ELSE capacity END
-             WHERE availability_group_id = $1 AND day = $2",
-        )
-        .bind(group)
-        .bind(day)
-        .bind(i64::from(quantity))
-        .execute(&mut *self.tx)
-        .await?;
+        // Batched: nothing reads the count back in the transaction, so the update goes with
+        // the next statement that needs an answer, or with the commit, right before the takes
+        // (one round trip less, and the day's row locked for less time).
+        self.batch
+            .statement(
+                "UPDATE availability_day SET reserved = reserved - $3,
+                     capacity = CASE WHEN closed THEN capacity - $3 ELSE capacity END
+                 WHERE availability_group_id = $1 AND day = $2",
+            )
+            .bind(group)
+            .bind(day)
+            .bind(i64::from(quantity));
         Ok(())
     }
 
     async fn give_back_timeslot(&mut self, timeslot_id: Uuid, quantity: u32) -> StoreResult<()> {
-        self.flush().await?;
-        sqlx::query(
-            "UPDATE timeslot SET reserved = reserved - $2,
-                 capacity = CASE WHEN closed THEN capacity - $2 ELSE capacity END
-             WHERE timeslot_id = $1",
-        )
-        .bind(timeslot_id)
-        .bind(i64::from(quantity))
-        .execute(&mut *self.tx)
-        .await?;
+        self.batch
+            .statement(
+                "UPDATE timeslot SET reserved = reserved - $2,
+                     capacity = CASE WHEN closed THEN capacity - $2 ELSE capacity END
+                 WHERE timeslot_id = $1",
+            )
+            .bind(timeslot_id)
+            .bind(i64::from(quantity));
         Ok(())
     }
 }
