@@ -79,7 +79,7 @@ async function openTicketPage(page: import('@playwright/test').Page, visitor: st
   }).toPass({ timeout: 20_000 });
 }
 
-test('a customer cancels one of two tickets on the ticket page after seeing the refund, and a dated ticket offers no withdrawal', async ({ page }) => {
+test('a customer cancels one of two tickets on the ticket page after seeing the refund, moves the other to another day, and a dated ticket offers no withdrawal', async ({ page }) => {
   test.setTimeout(60_000);
   const visitor = `demo-visit-${crypto.randomUUID()}`;
   const bearer = await customerBearer(visitor);
@@ -115,7 +115,18 @@ test('a customer cancels one of two tickets on the ticket page after seeing the 
   expect(read.tickets.map((t: { status: string }) => t.status).sort()).toEqual(['CANCELLED', 'VALID']);
   expect(read.refunds).toHaveLength(1);
 
-  // The ticket page now shows the one valid ticket.
+  // The other ticket moves a week on (the same weekday: the same price).
+  const later = daysAhead(12);
+  await page.getByLabel('New date').fill(later);
+  await page.getByRole('button', { name: 'Review new date' }).click();
+  await expect(page.getByText('Same price: nothing to pay, nothing refunded.')).toBeVisible();
+  await page.getByRole('button', { name: 'Confirm new date' }).click();
+  await expect(page.getByRole('status')).toHaveText('Your visit is moved. We sent you the new tickets by e-mail.');
+  const moved = await apiData(`/v2/me/fulfillment/orders/${order.orderId}`, bearer);
+  expect(moved.visit_date).toBe(later);
+  expect(moved.tickets.filter((t: { status: string }) => t.status === 'VALID')).toHaveLength(1);
+
+  // The ticket page now shows the one valid ticket, on its new day.
   await page.getByRole('link', { name: 'Back to your tickets' }).click();
   await expect(page.getByRole('img', { name: /^[0-9A-Z]{4}-/ })).toHaveCount(1);
 });
