@@ -74,6 +74,19 @@ PRODUCT = {
     ("ticket_validity_date", "required"): "VALIDITY_PERIOD needs ticket_validity_date",
     ("ticket_validity_date", "not_allowed"): "ticket_validity_date only with VALIDITY_PERIOD",
 }
+# A product's after-sale policy (docs/operator-catalog.md, "After the sale"): rules between its
+# fields and the product's, and bounds the patterns cannot state.
+AFTER_SALE = {
+    ("after_sale.withdrawal_days", "not_allowed"): "dated leisure tickets carry no withdrawal right",
+    ("after_sale.rebook_until", "not_allowed"): "an undated product has no date to change",
+    ("after_sale.refund_rules[*].until", "order"): "each rule closer to the visit than the one before",
+    ("after_sale.refund_rules[*].until", "invalid"): "a duration longer than ten years",
+    ("after_sale.rebook_until", "invalid"): "a duration longer than ten years",
+    # A fee is a Money, whose value the shared Money schema states only as a decimal string.
+    ("after_sale.refund_rules[*].fee", "negative"): "a fee is not negative",
+    ("after_sale.refund_rules[*].fee", "precision"): "a fee has at most two decimals",
+    ("after_sale.refund_rules[*].fee", "too_large"): "a fee within the amounts' bound",
+}
 CLIENT = {
     # The theme's colours are checked against each other (WCAG contrast, light or dark).
     ("theme.text", "contrast"): "contrast between two colours",
@@ -103,8 +116,12 @@ BETWEEN_FIELDS = {
     "GET /v2/merchants/broadsearch": {**PAGED, ("q", "no_words"): "a letter or digit"},
     "POST /admin/v1/merchants": LOCALES,
     "PUT /admin/v1/merchants/{merchant_id}": LOCALES,
-    "POST /admin/v1/products": {**LOCALES, **PRODUCT},
-    "PUT /admin/v1/products/{product_id}": {**LOCALES, **PRODUCT},
+    "POST /admin/v1/products": {**LOCALES, **PRODUCT, **AFTER_SALE},
+    "PUT /admin/v1/products/{product_id}": {**LOCALES, **PRODUCT, **AFTER_SALE},
+    # The slot must be one of the product's on that day: stored data, not shape.
+    "POST /admin/v1/products/{product_id}/calendar/{date}/cancellation": {
+        ("timeslot_id", "unknown"): "a slot of the product on that day",
+    },
     "POST /admin/v1/identity-issuers": ISSUER,
     "PUT /admin/v1/identity-issuers/{identity_issuer_id}": ISSUER,
     "POST /admin/v1/vouchers": VOUCHER,

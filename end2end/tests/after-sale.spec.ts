@@ -19,8 +19,12 @@ interface Bought {
 async function museumProduct(bearer: string, sku: string): Promise<string> {
   const merchants = await apiData(`/v2/merchants?limit=100`, bearer);
   const museum = merchants.find((m: { name: string }) => /Canal House Museum|Museum aan de Gracht/.test(m.name));
-  const products = await apiData(`/v2/merchants/${museum.id}/products`, bearer);
-  return products.find((p: { sku: string }) => p.sku === sku).id;
+  const response = await fetch(`${BASE_URL}/v2/merchants/${museum.id}/products`, {
+    headers: { 'x-campaign-id': DEMO_CAMPAIGN },
+  });
+  expect(response.status).toBe(200);
+  const products = ((await response.json()) as { data: { id: string; sku: string }[] }).data;
+  return products.find((p) => p.sku === sku)!.id;
 }
 
 /** Buys `quantity` of `product` for the customer of `bearer` in `language` and pays. */

@@ -17,10 +17,19 @@ use super::{Money, Order};
 pub struct RefundRule {
     /// An ISO 8601 duration before the visit starts (`PT48H`, `P2D`); days count on the
     /// merchant's calendar, hours as elapsed time.
-    #[cfg_attr(feature = "ssr", schema(example = "PT48H"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            example = "PT48H",
+            pattern = r"^P(?=[0-9]|T[0-9])([0-9]+W|([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+S)?)?)$"
+        )
+    )]
     pub until: String,
     /// A decimal string from 0 to 100.
-    #[cfg_attr(feature = "ssr", schema(value_type = String, example = "100"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(value_type = String, example = "100", pattern = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$")
+    )]
     pub refund_percent: Decimal,
     /// Kept per ticket after the percent (pretix's `_keep`).
     #[serde(default)]
@@ -39,13 +48,22 @@ pub struct RefundRule {
 pub struct AfterSalePolicy {
     /// The first rule whose deadline has not passed applies.
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(max_items = 10))]
     pub refund_rules: Vec<RefundRule>,
     /// An ISO 8601 duration before the visit: the last moment its date can be changed.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(
+            example = "PT24H",
+            pattern = r"^P(?=[0-9]|T[0-9])([0-9]+W|([0-9]+D)?(T(?=[0-9])([0-9]+H)?([0-9]+M)?([0-9]+S)?)?)$"
+        )
+    )]
     pub rebook_until: Option<String>,
     /// The EU withdrawal period in days (default 14 for physical and undated products; dated
     /// tickets have none).
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(maximum = 365))]
     pub withdrawal_days: Option<u32>,
 }
 
@@ -91,6 +109,7 @@ pub struct OrderRefund {
 pub struct CancellationRequest {
     /// Absent: every valid ticket.
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 200))]
     pub ticket_ids: Option<Vec<Uuid>>,
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(max_length = 500))]
@@ -105,12 +124,16 @@ pub struct CancellationRequest {
 #[serde(deny_unknown_fields)]
 pub struct ManagedCancellationRequest {
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 200))]
     pub ticket_ids: Option<Vec<Uuid>>,
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(max_length = 500))]
     pub note: Option<String>,
     /// A decimal string from 0 to 100; absent: the policy's.
-    #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, example = "50"))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(value_type = Option<String>, example = "50", pattern = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$")
+    )]
     #[serde(default)]
     pub refund_percent: Option<Decimal>,
 }
@@ -122,6 +145,7 @@ pub struct ManagedCancellationRequest {
 #[serde(deny_unknown_fields)]
 pub struct WithdrawalRequest {
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 200))]
     pub ticket_ids: Option<Vec<Uuid>>,
 }
 
@@ -134,6 +158,7 @@ pub struct RebookingRequest {
     #[cfg_attr(feature = "ssr", schema(example = "2026-12-24T10:00:00+01:00"))]
     pub date: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 200))]
     pub ticket_ids: Option<Vec<Uuid>>,
 }
 
