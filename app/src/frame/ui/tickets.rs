@@ -1,5 +1,6 @@
-//! Tickets with their QR codes. The QR image is drawn on the server (as SVG, so nothing is
-//! added to the WASM and the same image could go into a mail) and the code is shown as text.
+//! Tickets with their QR codes (a valid ticket's only: a cancelled or replaced one shows its
+//! status). The QR image is drawn on the server (as SVG, so nothing is added to the WASM and
+//! the same image could go into a mail) and the code is shown as text.
 
 use leptos::prelude::*;
 
@@ -8,7 +9,7 @@ use crate::{
     format,
     frame::{server::ticket_qr, url::encode},
     i18n::{t, td_string, use_i18n},
-    wire::{ProblemType, Ticket},
+    wire::{ProblemType, Ticket, TicketStatus},
 };
 
 /// A ticket's QR code, loaded once the ticket is on screen.
@@ -61,9 +62,12 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                         parts.join(" · ")
                     };
                     let status = ticket.status;
+                    // A cancelled or replaced ticket admits nobody: no code to show at a gate.
+                    let qr = (status == TicketStatus::Valid)
+                        .then(|| view! { <QrImage code=ticket.code.clone()/> });
                     view! {
                         <li class="ticket">
-                            <QrImage code=ticket.code.clone()/>
+                            {qr}
                             <div class="ticket-text">
                                 <h3>{ticket.product_title.clone()}</h3>
                                 <p>{when}</p>
