@@ -96,12 +96,6 @@ impl ChangeKind {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
-        [Self::Cancellation, Self::Withdrawal, Self::Rebooking]
-            .into_iter()
-            .find(|k| k.as_str() == name)
-    }
-
     /// The mail that tells the customer of it.
     pub fn mail(self) -> app::wire::MailKind {
         match self {

@@ -53,15 +53,16 @@ fn checked_percent(percent: Decimal) -> Result<Decimal> {
     Ok(percent)
 }
 
+/// A note as stored with the change: at most 500 characters, no control characters (it is
+/// shown in mails and to the operator); blank is none.
 fn checked_note(note: Option<String>) -> Result<Option<String>> {
-    match note {
-        Some(note) if note.chars().count() > 500 => Err(Error::invalid_field(
-            "note",
-            "length",
-            "note is 500 characters at most",
-        )),
-        note => Ok(note.filter(|n| !n.trim().is_empty())),
-    }
+    let Some(note) = note.filter(|n| !n.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let mut checks = crate::validate::Checks::default();
+    checks.text("note", &note, 1, 500);
+    checks.finish()?;
+    Ok(Some(note))
 }
 
 /// The customer's cancellation, under the policy.

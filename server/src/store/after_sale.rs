@@ -26,12 +26,6 @@ pub struct OrderChangeRecord {
     pub created_at: DateTime<Utc>,
 }
 
-/// A paid order on a day (and slot) the merchant closes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
-pub struct OrderOnDay {
-    pub customer_order_id: Uuid,
-}
-
 #[async_trait::async_trait]
 pub trait AfterSaleStore {
     /// The change the mail `mail_id` tells of.

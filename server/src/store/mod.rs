@@ -43,7 +43,7 @@ mod wallets;
 
 use std::sync::Arc;
 
-pub use after_sale::{AfterSaleStore, AfterSaleTx, OrderChangeRecord, OrderOnDay};
+pub use after_sale::{AfterSaleStore, AfterSaleTx, OrderChangeRecord};
 pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore, DayCapacity};
 pub use calendar::{
     days, CalendarDay, CalendarInput, CalendarStore, ProductCalendarDay, MAX_CALENDAR_DAYS,

@@ -178,6 +178,15 @@ async fn cancelling_one_ticket_then_the_rest_refunds_exactly_what_was_paid() {
     .await
     .assert_invalid(&["Idempotency-Key"]);
 
+    cancel(
+        &app,
+        &shop,
+        &paid.order_id,
+        &json!({ "note": "two\nlines" }),
+    )
+    .await
+    .assert_invalid(&["note"]);
+
     // The rest: the order is CANCELLED and its refunds add up to what was paid.
     let rest = cancel(&app, &shop, &paid.order_id, &json!({}))
         .await
