@@ -83,6 +83,7 @@ AFTER_SALE = {
     ("after_sale.refund_rules[*].until", "invalid"): "a duration longer than ten years",
     ("after_sale.rebook_until", "invalid"): "a duration longer than ten years",
     # A fee is a Money, whose value the shared Money schema states only as a decimal string.
+    ("after_sale.refund_rules[*].fee", "invalid"): "a Money's value is a decimal string",
     ("after_sale.refund_rules[*].fee", "negative"): "a fee is not negative",
     ("after_sale.refund_rules[*].fee", "precision"): "a fee has at most two decimals",
     ("after_sale.refund_rules[*].fee", "too_large"): "a fee within the amounts' bound",
