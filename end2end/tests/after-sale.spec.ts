@@ -1,11 +1,14 @@
 import { expect, test } from './support/fixtures';
 import { axeViolations } from './support/a11y';
 import { BASE_URL, DEMO_CAMPAIGN, apiData, customerBearer } from './support/partner';
+import { hostEvents, openShop, waitForHostEvent, waitForSettledFrame } from './support/shop';
 
 /**
  * After the sale, as a customer does it: from the ticket mail's link to the ticket page, then
  * "Cancel or change this booking", where one of two tickets is cancelled after seeing its
- * refund; a shipped book is withdrawn from (EU) in German; a dated ticket offers no withdrawal.
+ * refund; a shipped book is withdrawn from (EU) in German; a dated ticket offers no withdrawal;
+ * inside a partner's frame, the order screen opens the same page in the frame, which tells
+ * the host page what changed.
  * Orders are bought through the API as the demo partner's user, so the demo mailbox shows
  * their mails (server/src/demo/mail.rs).
  */
@@ -160,4 +163,62 @@ test('a shipped book is withdrawn from in German, with the control and its confi
   await expect(page.getByRole('status')).toContainText('Ihr Widerruf ist eingegangen.');
   await expect(page.getByText('Diese Bestellung ist storniert.')).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('withdrawn-de-360.png'), fullPage: true });
+});
+
+test('inside the frame, a customer cancels one of two tickets from the order screen and moves the other, and the host page is told', async ({ page, partner }) => {
+  test.setTimeout(90_000);
+  const user = `e2e-after-sale-${test.info().workerIndex}-${Date.now()}`;
+  const bearer = await customerBearer(user);
+  const adult = await museumProduct(bearer, 'MUS-ADULT');
+  const order = await buy(bearer, adult, 2, 'en-GB', daysAhead(5));
+
+  const frame = await openShop(page, partner, { user });
+  await frame.getByRole('link', { name: 'My orders' }).click();
+  await expect(frame.getByRole('heading', { name: `Order ${order.displayId}` })).toBeVisible();
+  await waitForSettledFrame(page);
+  await frame.getByText('Show tickets').click();
+  await expect(frame.getByRole('link', { name: 'Cancel tickets' })).toBeVisible();
+  await expect(frame.getByRole('link', { name: 'Change date' })).toBeVisible();
+  await expect(frame.getByRole('link', { name: 'Withdraw from contract here' })).toHaveCount(0);
+
+  await frame.getByRole('link', { name: 'Cancel tickets' }).click();
+  await expect(frame.getByRole('heading', { level: 1, name: 'Manage your booking' })).toBeVisible();
+  for (const width of [360, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: test.info().outputPath(`framed-manage-en-${width}.png`), fullPage: true });
+  }
+  await frame.getByRole('checkbox').first().check();
+  await frame.getByRole('button', { name: 'Review cancellation' }).click();
+  await expect(frame.getByText(/^Refund: €\d+\.\d\d$/)).toBeVisible();
+  await frame.getByRole('button', { name: 'Confirm cancellation' }).click();
+  await expect(frame.getByRole('status')).toHaveText('Your tickets are cancelled. We sent you an e-mail with the refund.');
+
+  const cancelled = (await waitForHostEvent(page, 'boxoffice:order-cancelled')).detail;
+  expect(cancelled.order_id).toBe(order.orderId);
+  expect(cancelled.ticket_ids).toHaveLength(1);
+  expect(cancelled.reason).toBe('CUSTOMER');
+  const refund = (await hostEvents(page)).filter((e) => e.type === 'boxoffice:analytics' && e.detail.name === 'refund');
+  expect(refund).toHaveLength(1);
+  expect(refund[0].detail.params).toEqual({
+    transaction_id: order.orderId,
+    currency: 'EUR',
+    value: Number(cancelled.refund.value),
+  });
+  await page.screenshot({ path: test.info().outputPath('framed-cancelled-en-1024.png'), fullPage: true });
+
+  // Back in the frame's order screen, in the same session: the other ticket moves a week on.
+  await frame.getByRole('link', { name: 'Back to your orders' }).click();
+  await expect(frame.getByRole('heading', { name: `Order ${order.displayId}` })).toBeVisible();
+  await waitForSettledFrame(page);
+  await frame.getByText('Show tickets').click();
+  await frame.getByRole('link', { name: 'Change date' }).click();
+  const later = daysAhead(12);
+  await frame.getByLabel('New date').fill(later);
+  await frame.getByRole('button', { name: 'Review new date' }).click();
+  await frame.getByRole('button', { name: 'Confirm new date' }).click();
+  await expect(frame.getByRole('status')).toHaveText('Your visit is moved. We sent you the new tickets by e-mail.');
+  const rebooked = (await waitForHostEvent(page, 'boxoffice:order-rebooked')).detail;
+  expect(rebooked.order_id).toBe(order.orderId);
+  expect(rebooked.to.date).toBe(later);
+  expect(rebooked.new_ticket_ids).toHaveLength(1);
 });

@@ -38,6 +38,15 @@ pub enum Analytics {
         #[serde(flatten)]
         basket: Basket,
     },
+    /// Money went back for tickets of the order `transaction_id` (posted by the manage
+    /// page, `host::Outgoing::OrderCancelled`).
+    #[cfg(feature = "ssr")]
+    Refund {
+        transaction_id: Uuid,
+        currency: String,
+        #[serde(with = "rust_decimal::serde::float")]
+        value: Decimal,
+    },
     /// The server refused a step of the purchase; `type` is the problem type's name
     /// (docs/errors.md), or `network` when it could not be reached.
     CheckoutError {

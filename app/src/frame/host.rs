@@ -43,6 +43,39 @@ pub enum Outgoing {
     /// A step of the purchase funnel for the host's analytics (`frame::analytics`).
     #[serde(rename = "boxoffice:analytics")]
     Analytics(Analytics),
+    /// Tickets of an order were cancelled or withdrawn from, on the manage page the frame's
+    /// order screen opened (that server-rendered page posts this and the next one, so they
+    /// are not in the WASM). `reason` is the event's (`CUSTOMER`, `WITHDRAWAL`).
+    #[cfg(feature = "ssr")]
+    #[serde(rename = "boxoffice:order-cancelled")]
+    OrderCancelled {
+        order_id: Uuid,
+        order_display_id: String,
+        change_id: Uuid,
+        ticket_ids: Vec<Uuid>,
+        reason: String,
+        refund: Option<crate::wire::Money>,
+    },
+    /// The visit moved: `ticket_ids` were replaced by `new_ticket_ids`, for `to`.
+    #[cfg(feature = "ssr")]
+    #[serde(rename = "boxoffice:order-rebooked")]
+    OrderRebooked {
+        order_id: Uuid,
+        order_display_id: String,
+        change_id: Uuid,
+        ticket_ids: Vec<Uuid>,
+        new_ticket_ids: Vec<Uuid>,
+        to: VisitAt,
+        refund: Option<crate::wire::Money>,
+    },
+}
+
+/// Where a moved visit now is: its day, and its slot when the product has slots.
+#[cfg(feature = "ssr")]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VisitAt {
+    pub date: Option<chrono::NaiveDate>,
+    pub timeslot_id: Option<Uuid>,
 }
 
 /// A message from the embedding page.

@@ -67,22 +67,29 @@ pub struct AfterSalePolicy {
     pub withdrawal_days: Option<u32>,
 }
 
-/// What an order allows now, computed at the read (null where nothing applies).
+/// What an order allows now, computed at the read (null where nothing applies). The frame
+/// reads only the three answers (its order screen links to the manage page for each), so
+/// the rest is server-side only and stays out of the WASM.
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OrderAfterSale {
     pub cancellable: bool,
     /// What cancelling every still valid ticket refunds now.
+    #[cfg(feature = "ssr")]
     pub refund_quote: Option<Money>,
     /// When `refund_quote` changes (the applying rule's deadline).
+    #[cfg(feature = "ssr")]
     pub quote_until: Option<DateTime<Utc>>,
     /// The last moment any rule refunds anything.
+    #[cfg(feature = "ssr")]
     pub cancel_until: Option<DateTime<Utc>>,
     pub rebookable: bool,
+    #[cfg(feature = "ssr")]
     pub rebook_until: Option<DateTime<Utc>>,
     pub withdrawable: bool,
     /// The end of the withdrawal period; null while a shipment is not recorded.
+    #[cfg(feature = "ssr")]
     pub withdrawal_until: Option<DateTime<Utc>>,
 }
 

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
+use super::OrderAfterSale;
 #[cfg(feature = "ssr")]
-use super::{OrderAfterSale, OrderRefund};
+use super::OrderRefund;
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,12 +63,15 @@ pub struct Order {
     pub attribution: Option<Attribution>,
     pub created_at: DateTime<Utc>,
     pub last_mutation_date: DateTime<Utc>,
-    /// What the order allows now (cancel, change the date, withdraw); absent before payment.
-    /// (This and `refunds` are server-side only: the frame does not read them.)
-    #[cfg(feature = "ssr")]
+    /// What the order allows now (cancel, change the date, withdraw); absent before payment
+    /// and in lists (it is computed for the moment of a read of the one order).
     #[serde(default)]
     pub after_sale: Option<OrderAfterSale>,
-    /// The refunds made so far, oldest first.
+    /// The customer's "manage your booking" page, keyed like the ticket page (docs/tickets.md),
+    /// where the changes `after_sale` allows are made; on the read of the one order, once paid.
+    #[serde(default)]
+    pub manage_url: Option<String>,
+    /// The refunds made so far, oldest first. (Server-side only: the frame does not read them.)
     #[cfg(feature = "ssr")]
     #[serde(default)]
     pub refunds: Vec<OrderRefund>,

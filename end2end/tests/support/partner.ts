@@ -42,6 +42,8 @@ export const FRAME_EVENTS = [
   'boxoffice:session-expired',
   'boxoffice:hold-expired',
   'boxoffice:analytics',
+  'boxoffice:order-cancelled',
+  'boxoffice:order-rebooked',
 ] as const;
 export type FrameEventType = (typeof FRAME_EVENTS)[number];
 

@@ -22,6 +22,7 @@ pub mod checks;
 pub mod closure;
 pub mod facts;
 pub mod frozen;
+pub mod host_messages;
 pub mod mail;
 pub mod page;
 pub mod page_texts;

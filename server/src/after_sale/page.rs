@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::{
     change::{preview, Cancellation},
-    page_view::{self, Review, View},
+    page_view::{self, Framing, HostScript, Review, View},
     requests,
     terms::Percent,
     Actor, Reason,
@@ -29,6 +29,18 @@ use crate::{
     store::OrderRecord,
 };
 
+/// The order as its owner or its partner reads it: what it allows now, and once paid the
+/// URL of this page, where those changes are made (the frame's order screen links to it).
+pub async fn order_read(state: &AppState, order: OrderRecord) -> Result<app::wire::Order> {
+    let paid = order.status.is_paid();
+    let order_id = order.customer_order_id;
+    let mut read = super::facts::order_now(&state.commerce, order, Utc::now()).await?;
+    if paid {
+        read.manage_url = crate::tickets::manage_url(&state.tickets, order_id).await?;
+    }
+    Ok(read)
+}
+
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new().route(
         "/tickets/{order_id}/manage",
@@ -36,11 +48,36 @@ pub fn router() -> axum::Router<AppState> {
     )
 }
 
-/// The page's script policy: none at all; its forms post to itself.
+/// The page's policy unframed: no script at all; its forms post to itself.
 const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-fn kept_to_itself(response: Response) -> Response {
-    crate::http::keyed_page::kept_to_itself(response, HeaderValue::from_static(POLICY))
+/// How a page goes out: framed only by the host its framing names, and running only the
+/// script that carries `nonce` (the host's messages).
+#[derive(Debug, Default)]
+struct Shown {
+    framing: Option<Framing>,
+    nonce: Option<String>,
+}
+
+fn kept_to_itself(response: Response, shown: &Shown) -> Response {
+    let Some(framing) = &shown.framing else {
+        return crate::http::keyed_page::kept_to_itself(response, HeaderValue::from_static(POLICY));
+    };
+    // The host is an exact origin (`framing_of`), so it is a valid header value.
+    let script = shown
+        .nonce
+        .as_ref()
+        .map(|nonce| format!("; script-src 'nonce-{nonce}'"))
+        .unwrap_or_default();
+    let policy = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors {}; base-uri 'none'; form-action 'self'{script}",
+        framing.host
+    );
+    let policy = HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static(POLICY));
+    let mut response = crate::http::keyed_page::kept_to_itself(response, policy);
+    // `frame-ancestors` decides; the keyed pages' blanket DENY would contradict it.
+    response.headers_mut().remove(header::X_FRAME_OPTIONS);
+    response
 }
 
 /// The fields of the page's query or form, repeated `ticket`s kept.
@@ -54,6 +91,10 @@ struct Fields {
     slot: Option<String>,
     idem: Option<Uuid>,
     done: Option<String>,
+    /// The change just made (its host messages, when framed).
+    change: Option<Uuid>,
+    host: Option<String>,
+    back: Option<String>,
 }
 
 fn fields(text: &[u8]) -> Fields {
@@ -69,6 +110,9 @@ fn fields(text: &[u8]) -> Fields {
             "slot" => out.slot = Some(value).filter(|v| !v.is_empty()),
             "idem" => out.idem = Uuid::parse_str(&value).ok(),
             "done" => out.done = Some(value),
+            "change" => out.change = Uuid::parse_str(&value).ok(),
+            "host" => out.host = Some(value),
+            "back" => out.back = Some(value),
             _ => {}
         }
     }
@@ -106,6 +150,55 @@ async fn keyed_order(state: &AppState, order_id: Uuid, key: Option<&str>) -> Res
     state.store.order(order_id).await?.ok_or_else(not_found)
 }
 
+/// The framing `f` asks for, when the partner whose session made the order registered
+/// `host` as a frame origin and `back` is an address of the frame; otherwise the page is
+/// shown unframed (and nobody may frame it).
+async fn framing_of(state: &AppState, order: &OrderRecord, f: &Fields) -> Result<Option<Framing>> {
+    let (Some(host), Some(back)) = (f.host.as_deref(), f.back.as_deref()) else {
+        return Ok(None);
+    };
+    let frame_address = (back == "/frame" || back.starts_with("/frame/") || back.starts_with("/frame?"))
+        && !back.chars().any(|c| c.is_control() || c.is_whitespace());
+    let exact_origin = url::Url::parse(host)
+        .is_ok_and(|url| url.origin().ascii_serialization() == host);
+    if !frame_address || !exact_origin {
+        return Ok(None);
+    }
+    let client = match state.store.checkout(order.checkout_id).await? {
+        Some(checkout) => match checkout.partner_client_id {
+            Some(id) => state.store.partner_client(id).await?,
+            None => None,
+        },
+        None => None,
+    };
+    Ok(client
+        .and_then(|c| app::frame::host::allowed_origin(&c.frame_origins, [host]))
+        .map(|host| Framing {
+            host,
+            back: back.to_owned(),
+        }))
+}
+
+/// The framed page's script, with the host's messages about the change `f` names, just
+/// made to `order` (none on other steps).
+async fn host_script(
+    state: &AppState,
+    order: &app::wire::Order,
+    f: &Fields,
+) -> Result<HostScript> {
+    let mut messages = Vec::new();
+    if let Some(change_id) = f.change.filter(|_| f.done.is_some()) {
+        let changes = state.store.order_changes(order.order_id).await?;
+        if let Some(change) = changes.iter().find(|c| c.order_change_id == change_id) {
+            messages = super::host_messages::messages(order, change);
+        }
+    }
+    Ok(HostScript {
+        nonce: crate::frame::headers::CspNonce::new().0.to_string(),
+        messages: serde_json::to_value(messages).map_err(anyhow::Error::from)?,
+    })
+}
+
 async fn locale_of(state: &AppState, order: &OrderRecord) -> Result<Locale> {
     Ok(state
         .store
@@ -121,16 +214,19 @@ async fn manage_page(
     RawQuery(query): RawQuery,
 ) -> Response {
     let fields = fields(query.unwrap_or_default().as_bytes());
-    kept_to_itself(match show(&state, order_id, fields).await {
+    let mut shown = Shown::default();
+    let response = match show(&state, order_id, fields, &mut shown).await {
         Ok(html) => Html(html).into_response(),
         Err(err) => err.into_response(),
-    })
+    };
+    kept_to_itself(response, &shown)
 }
 
 /// The page, or a review step of it.
-async fn show(state: &AppState, order_id: Uuid, f: Fields) -> Result<String> {
+async fn show(state: &AppState, order_id: Uuid, f: Fields, shown: &mut Shown) -> Result<String> {
     let order = keyed_order(state, order_id, f.key.as_deref()).await?;
     let locale = locale_of(state, &order).await?;
+    shown.framing = framing_of(state, &order, &f).await?;
     let now = Utc::now();
     let key = f.key.clone().unwrap_or_default();
     let review = match f.review.as_deref() {
@@ -166,13 +262,21 @@ async fn show(state: &AppState, order_id: Uuid, f: Fields) -> Result<String> {
         _ => Ok(None),
     };
     let facts = super::facts::OrderFacts::load(&state.commerce, order).await?;
+    let order = facts.view(now);
+    let host_script = match &shown.framing {
+        Some(_) => Some(host_script(state, &order, &f).await?),
+        None => None,
+    };
+    shown.nonce = host_script.as_ref().map(|s| s.nonce.clone());
     let view = View {
-        order: facts.view(now),
+        order,
         locale,
         key,
         today: crate::time::local_date(facts.zone, now),
         zone: facts.zone,
         done: f.done,
+        framing: shown.framing.clone(),
+        host_script,
     };
     Ok(page_view::render(&view, review, crate::ids::random_id()))
 }
@@ -229,14 +333,21 @@ async fn make_change(
     if f.key.is_none() {
         f.key = fields(query.unwrap_or_default().as_bytes()).key;
     }
-    kept_to_itself(match change(&state, order_id, &f).await {
-        Ok(done) => {
-            let key: String =
-                form_urlencoded::byte_serialize(f.key.unwrap_or_default().as_bytes()).collect();
-            Redirect::to(&format!("/tickets/{order_id}/manage?key={key}&done={done}"))
-                .into_response()
+    let mut shown = Shown::default();
+    let response = match change(&state, order_id, &f, &mut shown).await {
+        Ok((done, change)) => {
+            let mut to = page_view::self_url(
+                order_id,
+                f.key.as_deref().unwrap_or_default(),
+                shown.framing.as_ref(),
+            );
+            to.push_str(&format!("&done={done}"));
+            if let Some(change) = change {
+                to.push_str(&format!("&change={change}"));
+            }
+            Redirect::to(&to).into_response()
         }
-        Err(err) => match refused_page(&state, order_id, &f, &err).await {
+        Err(err) => match refused_page(&state, order_id, &f, &mut shown, &err).await {
             Some(html) => (
                 status_of(&err),
                 [(header::CACHE_CONTROL, "no-store")],
@@ -245,11 +356,25 @@ async fn make_change(
                 .into_response(),
             None => err.into_response(),
         },
-    })
+    };
+    kept_to_itself(response, &shown)
 }
 
-async fn change(state: &AppState, order_id: Uuid, f: &Fields) -> Result<&'static str> {
+/// Makes the confirmed change: what it did, and the change row it wrote (the latest).
+async fn change(
+    state: &AppState,
+    order_id: Uuid,
+    f: &Fields,
+    shown: &mut Shown,
+) -> Result<(&'static str, Option<Uuid>)> {
     let order = keyed_order(state, order_id, f.key.as_deref()).await?;
+    shown.framing = framing_of(state, &order, f).await?;
+    let done = make(state, order, f).await?;
+    let latest = state.store.order_changes(order_id).await?.pop();
+    Ok((done, latest.map(|c| c.order_change_id)))
+}
+
+async fn make(state: &AppState, order: OrderRecord, f: &Fields) -> Result<&'static str> {
     let key = f.idem.ok_or_else(|| {
         Error::invalid_field(
             "idem",
@@ -301,7 +426,13 @@ async fn change(state: &AppState, order_id: Uuid, f: &Fields) -> Result<&'static
 
 /// The page again with why a confirmed change was refused, when the order is one the key
 /// opens (a wrong key stays a bare 404).
-async fn refused_page(state: &AppState, order_id: Uuid, f: &Fields, err: &Error) -> Option<String> {
+async fn refused_page(
+    state: &AppState,
+    order_id: Uuid,
+    f: &Fields,
+    shown: &mut Shown,
+    err: &Error,
+) -> Option<String> {
     if status_of(err) == StatusCode::NOT_FOUND {
         return None;
     }
@@ -311,13 +442,22 @@ async fn refused_page(state: &AppState, order_id: Uuid, f: &Fields, err: &Error)
         .await
         .ok()?;
     let now = Utc::now();
+    let order = facts.view(now);
+    // Nothing was changed: the script only sizes the frame.
+    let host_script = shown.framing.as_ref().map(|_| HostScript {
+        nonce: crate::frame::headers::CspNonce::new().0.to_string(),
+        messages: serde_json::Value::Array(Vec::new()),
+    });
+    shown.nonce = host_script.as_ref().map(|s| s.nonce.clone());
     let view = View {
-        order: facts.view(now),
+        order,
         locale,
         key: f.key.clone().unwrap_or_default(),
         today: crate::time::local_date(facts.zone, now),
         zone: facts.zone,
         done: None,
+        framing: shown.framing.clone(),
+        host_script,
     };
     let problem = page_view::Problem::Refused(said(err));
     Some(page_view::render(

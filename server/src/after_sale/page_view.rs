@@ -25,6 +25,62 @@ pub struct View {
     pub zone: chrono_tz::Tz,
     /// What a confirmed change did (`cancelled`, `withdrawn`, `rebooked`).
     pub done: Option<String>,
+    /// Set when the page is shown inside the partner's frame.
+    pub framing: Option<Framing>,
+    /// The messages that tell the host page what changed, when framed.
+    pub host_script: Option<HostScript>,
+}
+
+/// The page inside the partner's frame: the embedding page's exact origin (one the partner
+/// registered) and the frame's address to go back to. Every form and link carries both, so
+/// the page stays framed through its steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Framing {
+    pub host: String,
+    pub back: String,
+}
+
+/// The framed page's one inline script, allowed by its nonce alone: it posts `messages` (a
+/// JSON array) to the host's origin, and the page's height as the frame does
+/// (`boxoffice:resize`), so the host sizes the iframe to this page too.
+#[derive(Debug, Clone)]
+pub struct HostScript {
+    pub nonce: String,
+    pub messages: serde_json::Value,
+}
+
+/// The page's own address: its key, and the framing when framed.
+pub fn self_url(order_id: Uuid, key: &str, framing: Option<&Framing>) -> String {
+    let mut url = format!("/tickets/{order_id}/manage?key={}", encode(key));
+    if let Some(f) = framing {
+        url.push_str(&format!("&host={}&back={}", encode(&f.host), encode(&f.back)));
+    }
+    url
+}
+
+/// The hidden fields every form of the page carries (see `self_url`).
+fn carried(view: &View) -> Markup {
+    html! {
+        input type="hidden" name="key" value=(view.key);
+        @if let Some(f) = &view.framing {
+            input type="hidden" name="host" value=(f.host);
+            input type="hidden" name="back" value=(f.back);
+        }
+    }
+}
+
+/// The script that posts the host's messages; JSON inside `<script>` never closes it early.
+fn host_script(view: &View) -> Option<Markup> {
+    let (script, framing) = (view.host_script.as_ref()?, view.framing.as_ref()?);
+    let messages = script.messages.to_string().replace("</", "<\\/");
+    let origin = serde_json::Value::from(framing.host.as_str()).to_string();
+    let js = format!(
+        "(function(){{var o={origin},p=window.parent,m={messages},h=0;\
+         for(var i=0;i<m.length;i++)p.postMessage(m[i],o);\
+         function r(){{var n=document.body.scrollHeight;if(n!==h){{h=n;p.postMessage({{type:'boxoffice:resize',height:n}},o);}}}}\
+         r();if(window.ResizeObserver)new ResizeObserver(r).observe(document.body);}})();"
+    );
+    Some(html! { script nonce=(script.nonce) { (PreEscaped(js)) } })
 }
 
 /// A change under review: what it would do, with its confirming form.
@@ -112,10 +168,13 @@ pub fn render(view: &View, review: Result<Option<Review>, Problem>, idem: Uuid) 
                         Ok(Some(review)) => { (review_form(view, t, &review, idem)) }
                         _ => { (change_forms(view, t)) }
                     }
-                    @if !reviewing && order.status.is_paid() {
+                    @if let Some(framing) = &view.framing {
+                        @if !reviewing { p { a href=(framing.back) { (t.back_to_orders) } } }
+                    } @else if !reviewing && order.status.is_paid() {
                         p { a href=(format!("/tickets/{}?key={}", order.order_id, encode(&view.key))) { (t.back_to_tickets) } }
                     }
                 }
+                @if let Some(script) = host_script(view) { (script) }
             }
         }
     }
@@ -162,7 +221,7 @@ fn change_forms(view: &View, t: &PageTexts) -> Markup {
                     p.hint { (t.refund_all_now) " " (money(view, quote.value)) " (" (t.until) " " (when(view, until)) ")" }
                 }
                 form method="get" {
-                    input type="hidden" name="key" value=(view.key);
+                    (carried(view))
                     input type="hidden" name="review" value="cancel";
                     fieldset {
                         legend { (t.cancel_hint) }
@@ -184,7 +243,7 @@ fn change_forms(view: &View, t: &PageTexts) -> Markup {
                     p.hint { (t.until) " " (when(view, until)) }
                 }
                 form method="get" {
-                    input type="hidden" name="key" value=(view.key);
+                    (carried(view))
                     input type="hidden" name="review" value="rebook";
                     label for="new-date" { (t.new_date) }
                     input #new-date type="date" name="date" required min=(view.today.to_string());
@@ -200,7 +259,7 @@ fn change_forms(view: &View, t: &PageTexts) -> Markup {
                     p.hint { (t.until) " " (when(view, until)) }
                 }
                 form method="get" {
-                    input type="hidden" name="key" value=(view.key);
+                    (carried(view))
                     input type="hidden" name="review" value="withdraw";
                     button type="submit" { (t.withdraw_here) }
                 }
@@ -221,11 +280,7 @@ fn change_forms(view: &View, t: &PageTexts) -> Markup {
 
 /// The review of a change, with the form that confirms it.
 fn review_form(view: &View, t: &PageTexts, review: &Review, idem: Uuid) -> Markup {
-    let back = format!(
-        "/tickets/{}/manage?key={}",
-        view.order.order_id,
-        encode(&view.key)
-    );
+    let back = self_url(view.order.order_id, &view.key, view.framing.as_ref());
     let refund_line = |refund: Decimal| {
         if refund > Decimal::ZERO {
             format!("{}: {}", t.refund, money(view, refund))
@@ -235,7 +290,7 @@ fn review_form(view: &View, t: &PageTexts, review: &Review, idem: Uuid) -> Marku
     };
     html! {
         form method="post" {
-            input type="hidden" name="key" value=(view.key);
+            (carried(view))
             input type="hidden" name="idem" value=(idem);
             @match review {
                 Review::Cancel { tickets, refund } => {

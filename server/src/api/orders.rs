@@ -7,7 +7,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
 use crate::{
-    after_sale::facts::order_now,
+    after_sale::page::order_read,
     auth::PublicUser,
     error::{Error, ProblemType, Result},
     http::{
@@ -72,9 +72,7 @@ async fn get_order(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<Order>> {
     let order = owned_order(&state, &user, &campaign, order_id).await?;
-    Ok(Data::ok(
-        order_now(&state.commerce, order, Utc::now()).await?,
-    ))
+    Ok(Data::ok(order_read(&state, order).await?))
 }
 
 /// The order `order_id` when it is the bearer's customer's, in the session's campaign; any

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::{checkouts::idempotency_key, order_changes::answer};
 use crate::{
-    after_sale::{facts::order_now, requests},
+    after_sale::{page::order_read, requests},
     auth::BackendClient,
     error::{Error, ProblemType, Result},
     http::{
@@ -76,9 +76,7 @@ async fn get_partner_order(
     ApiPath(order_id): ApiPath<Uuid>,
 ) -> Result<Data<Order>> {
     let order = partners_order(&state, &client, order_id).await?;
-    Ok(Data::ok(
-        order_now(&state.commerce, order, Utc::now()).await?,
-    ))
+    Ok(Data::ok(order_read(&state, order).await?))
 }
 
 /// Cancels some or all valid tickets for the customer, at the policy's `refund_percent` or a

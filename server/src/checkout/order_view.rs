@@ -95,6 +95,7 @@ pub fn build(
         created_at: order.created_at,
         last_mutation_date: order.last_mutation_date,
         after_sale: None,
+        manage_url: None,
         refunds: refunds.iter().filter_map(wire_refund).collect(),
     }
 }

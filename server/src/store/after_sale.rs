@@ -30,6 +30,8 @@ pub struct OrderChangeRecord {
 pub trait AfterSaleStore {
     /// The change the mail `mail_id` tells of.
     async fn order_change_of_mail(&self, mail_id: Uuid) -> StoreResult<Option<OrderChangeRecord>>;
+    /// The changes of `order_id`, oldest first.
+    async fn order_changes(&self, order_id: Uuid) -> StoreResult<Vec<OrderChangeRecord>>;
     /// The refunds of `order_ids`, oldest first.
     async fn refunds_of_orders(&self, order_ids: &[Uuid]) -> StoreResult<Vec<super::RefundRecord>>;
     /// The order's loyalty points: earned with its payment, and adjusted since (negative).

@@ -195,6 +195,7 @@ mod tests {
                 created_at: now,
                 last_mutation_date: now,
                 after_sale: None,
+                manage_url: None,
                 refunds: Vec::new(),
             },
             locale: app::wire::Locale::NlNl,

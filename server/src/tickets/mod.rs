@@ -39,11 +39,21 @@ pub struct Tickets {
 
 /// The order's ticket page URL with its current key, when the order has a ticket page.
 pub async fn page_url(state: &Tickets, order_id: Uuid) -> Result<Option<String>> {
+    keyed_url(state, order_id, "").await
+}
+
+/// The order's "manage your booking" page URL (`after_sale::page`), keyed like its ticket
+/// page, when the order has one.
+pub async fn manage_url(state: &Tickets, order_id: Uuid) -> Result<Option<String>> {
+    keyed_url(state, order_id, "/manage").await
+}
+
+async fn keyed_url(state: &Tickets, order_id: Uuid, below: &str) -> Result<Option<String>> {
     let Some(nonce) = state.store.ticket_page_nonce(order_id).await? else {
         return Ok(None);
     };
     Ok(Some(format!(
-        "{}/tickets/{order_id}?key={}",
+        "{}/tickets/{order_id}{below}?key={}",
         state.config.base_url(),
         state.ticket_pages.for_order(order_id, &nonce)
     )))

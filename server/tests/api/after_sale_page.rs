@@ -85,7 +85,7 @@ async fn a_customer_reviews_and_confirms_a_cancellation_once_on_the_page() {
         assert!(done
             .header("location")
             .unwrap()
-            .ends_with("&done=cancelled"));
+            .contains("&done=cancelled&change="));
     }
     let order = order_of(&app, &shop, &paid.order_id).await;
     assert_eq!(
@@ -168,4 +168,103 @@ async fn an_undated_product_offers_the_withdrawal_and_a_dutch_reader_reads_it_in
     let after = app.get(&format!("{path}&done=withdrawn")).await;
     assert!(after.text.contains("Uw herroeping is ontvangen."));
     assert!(after.text.contains("Deze bestelling is geannuleerd."));
+}
+
+#[tokio::test]
+async fn opened_from_the_frame_the_page_is_framed_by_its_host_alone_and_tells_it_what_changed() {
+    let (app, shop) = spawn_shop(Some(10)).await;
+    set_policy(&app, &shop.product, generous())
+        .await
+        .assert_status(200);
+    let paid = paid_order(&app, &shop, "en-GB", 2).await;
+    let order = order_of(&app, &shop, &paid.order_id).await;
+    let manage_url = order["manage_url"].as_str().expect("the paid order names its page");
+    let path = manage_path(&app, &paid.order_id).await;
+    assert!(manage_url.ends_with(&path), "{manage_url} is {path}");
+    assert_eq!(order["after_sale"]["cancellable"], true);
+
+    // A host the partner registered, and a frame address to go back to.
+    let host = "http://localhost:5173";
+    let back = "/frame/orders?client_id=x&opening=abc";
+    let framed = format!(
+        "{path}&host={}&back={}",
+        urlencode(host),
+        urlencode(back)
+    );
+    let page = app.get(&framed).await;
+    assert_eq!(page.status.as_u16(), 200, "{}", page.text);
+    let policy = page.header("content-security-policy").unwrap().to_owned();
+    assert!(policy.contains(&format!("frame-ancestors {host};")), "{policy}");
+    assert!(policy.contains("script-src 'nonce-"), "{policy}");
+    assert!(page.text.contains("m=[]"), "no message before a change");
+    assert_eq!(page.header("x-frame-options"), None);
+    assert!(page.text.contains("Back to your orders"));
+    assert!(page.text.contains(r#"href="/frame/orders?client_id=x&amp;opening=abc""#));
+
+    // Nobody else frames it: an origin the partner did not register, a foreign way back.
+    for (host, back) in [("https://evil.example", back), (host, "https://evil.example/frame")] {
+        let page = app
+            .get(&format!("{path}&host={}&back={}", urlencode(host), urlencode(back)))
+            .await;
+        assert!(page
+            .header("content-security-policy")
+            .unwrap()
+            .contains("frame-ancestors 'none'"));
+        assert_eq!(page.header("x-frame-options"), Some("DENY"));
+        assert!(!page.text.contains("Back to your orders"));
+    }
+
+    // The review and the confirmation stay framed; the page after it tells the host.
+    let ticket = tickets_in(&order, "VALID")[0].clone();
+    let review = app
+        .get(&format!("{framed}&review=cancel&ticket={ticket}"))
+        .await;
+    assert_eq!(hidden(&review.text, "host"), host);
+    let key = path.split("key=").nth(1).unwrap().to_owned();
+    let form = [
+        ("key", key.as_str()),
+        ("host", host),
+        ("back", back),
+        ("action", "cancel"),
+        ("ticket", ticket.as_str()),
+        ("idem", &hidden(&review.text, "idem")),
+    ];
+    let done = app
+        .send(
+            app.request(Method::POST, &format!("/tickets/{}/manage", paid.order_id))
+                .form(&form),
+        )
+        .await;
+    assert_eq!(done.status.as_u16(), 303, "{}", done.text);
+    let location = done.header("location").unwrap().to_owned();
+    assert!(location.contains(&format!("&host={}", urlencode(host))), "{location}");
+    let told = app.get(&location).await;
+    let policy = told.header("content-security-policy").unwrap();
+    let nonce = policy
+        .split("script-src 'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .unwrap_or_else(|| panic!("a nonce in {policy}"));
+    assert!(told.text.contains(&format!(r#"<script nonce="{nonce}">"#)));
+    let script = told.text.split(",m=").nth(1).unwrap();
+    let messages: serde_json::Value =
+        serde_json::from_str(&script[..script.find(",h=0;").unwrap()]).unwrap();
+    assert_eq!(messages[0]["type"], "boxoffice:order-cancelled");
+    assert_eq!(messages[0]["order_id"], paid.order_id.as_str());
+    assert_eq!(messages[0]["ticket_ids"], json!([ticket]));
+    assert_eq!(messages[0]["reason"], "CUSTOMER");
+    assert_eq!(messages[0]["refund"]["value"], "13.00");
+    assert_eq!(
+        messages[1],
+        json!({"type": "boxoffice:analytics", "name": "refund",
+               "params": {"transaction_id": paid.order_id, "currency": "EUR", "value": 13.0}})
+    );
+    assert!(
+        told.text.contains(&format!("var o=\"{host}\",p=window.parent")),
+        "posted to the host alone"
+    );
+}
+
+fn urlencode(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }

@@ -56,11 +56,13 @@ fn OrderCard(order: Order) -> impl IntoView {
     let tickets = if order.tickets.is_empty() {
         view! { <p class="hint">{t!(i18n, orders.no_tickets)}</p> }.into_any()
     } else {
+        let opened = RwSignal::new(false);
         view! {
-            <details>
+            <details on:toggle=move |_| opened.set(true)>
                 <summary>{t!(i18n, orders.show_tickets)}</summary>
                 <TicketList tickets=order.tickets.clone()/>
                 <TicketActions order_id=order.order_id/>
+                <ManageLinks order_id=order.order_id opened=opened.read_only()/>
             </details>
         }
         .into_any()
@@ -97,4 +99,62 @@ fn OrderCard(order: Order) -> impl IntoView {
             {tickets}
         </li>
     }
+}
+
+/// A link for each change the order allows now, into its "manage your booking" page, which
+/// opens inside the frame, makes the change and tells the host page (docs/webframe.md,
+/// "After the sale"). What it allows is read once its tickets are first shown: the list does
+/// not carry it, as it changes with the clock.
+#[component]
+fn ManageLinks(order_id: uuid::Uuid, opened: ReadSignal<bool>) -> impl IntoView {
+    let i18n = use_i18n();
+    let api = Api::new();
+    let read = LocalResource::new(move || {
+        let opened = opened.get();
+        async move {
+            if opened {
+                api.order(order_id).await.ok()
+            } else {
+                None
+            }
+        }
+    });
+    move || {
+        let order = read.get().flatten()?;
+        let (url, allows) = (order.manage_url?, order.after_sale?);
+        let cancel = allows.cancellable.then(|| manage_href(&url, "#cancel-heading"));
+        let rebook = allows.rebookable.then(|| manage_href(&url, "#date-heading"));
+        let withdraw = allows.withdrawable.then(|| manage_href(&url, "&review=withdraw"));
+        Some(view! {
+            <p class="ticket-actions">
+                {cancel.map(|href| view! { <a class="button" rel="external" href=href>{t!(i18n, manage.cancel)}</a> })}
+                {rebook.map(|href| view! { <a class="button" rel="external" href=href>{t!(i18n, manage.rebook)}</a> })}
+                {withdraw.map(|href| view! { <a class="button" rel="external" href=href>{t!(i18n, manage.withdraw)}</a> })}
+            </p>
+        })
+    }
+}
+
+/// The manage page's address from inside the frame: with the host page's origin (so the page
+/// may be framed by it and post it messages) and the frame's own address to come back to.
+fn manage_href(url: &str, then: &str) -> String {
+    let mut href = url.to_owned();
+    #[cfg(feature = "hydrate")]
+    if let (Some(host), Some(location)) = (
+        crate::frame::host::parent_origin_url(),
+        web_sys::window().map(|w| w.location()),
+    ) {
+        let back = format!(
+            "{}{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default()
+        );
+        href.push_str(&format!(
+            "&host={}&back={}",
+            crate::frame::url::encode(host.trim_end_matches('/')),
+            crate::frame::url::encode(&back)
+        ));
+    }
+    href.push_str(then);
+    href
 }

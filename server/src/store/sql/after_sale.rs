@@ -13,6 +13,16 @@ impl AfterSaleStore for SqlStore {
             .await
     }
 
+    async fn order_changes(&self, order_id: Uuid) -> StoreResult<Vec<OrderChangeRecord>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM order_change WHERE customer_order_id = $1
+             ORDER BY created_at, order_change_id",
+        )
+        .bind(order_id)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     async fn refunds_of_orders(&self, order_ids: &[Uuid]) -> StoreResult<Vec<RefundRecord>> {
         if order_ids.is_empty() {
             return Ok(Vec::new());
