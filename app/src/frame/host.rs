@@ -44,8 +44,9 @@ pub enum Outgoing {
     #[serde(rename = "boxoffice:analytics")]
     Analytics(Analytics),
     /// Tickets of an order were cancelled or withdrawn from, on the manage page the frame's
-    /// order screen opened (that server-rendered page posts this and the next one, so they
-    /// are not in the WASM). `reason` is the event's (`CUSTOMER`, `WITHDRAWAL`).
+    /// order screen opened in a panel (that server-rendered page posts this and the next one
+    /// to the frame, which passes them on: `forward`; so they are not in the WASM). `reason`
+    /// is the event's (`CUSTOMER`, `WITHDRAWAL`).
     #[cfg(feature = "ssr")]
     #[serde(rename = "boxoffice:order-cancelled")]
     OrderCancelled {
@@ -108,7 +109,7 @@ pub fn track(event: Analytics) {
 }
 
 #[cfg(feature = "hydrate")]
-pub use browser::{connect, is_framed, listen, parent_origin_url, post};
+pub use browser::{connect, forward, is_framed, listen, parent_origin_url, post};
 
 /// Without a browser there is no host to talk to.
 #[cfg(not(feature = "hydrate"))]
@@ -204,6 +205,17 @@ mod browser {
         };
         if let Ok(value) = js_sys::JSON::parse(&text) {
             let _ = parent.post_message(&value, &origin);
+        }
+    }
+
+    /// Passes `message`, one the manage page inside the frame posted (`boxoffice:order-*`,
+    /// `boxoffice:analytics`), on to the host, if one is connected.
+    pub fn forward(message: &wasm_bindgen::JsValue) {
+        let Some(origin) = PARENT.with(|p| p.borrow().clone()) else {
+            return;
+        };
+        if let Some(parent) = web_sys::window().and_then(|w| w.parent().ok().flatten()) {
+            let _ = parent.post_message(message, &origin);
         }
     }
 

@@ -184,6 +184,19 @@ pub mod browser {
         });
     }
 
+    /// The frame's address at `path` that resumes this tab's kept session, as a reload of
+    /// its opening does (`resumable`): for a page that leaves the app and comes back.
+    pub fn reopening(path: &str) -> Option<String> {
+        let text = storage()?.get_item(STORAGE_KEY).ok().flatten()?;
+        let kept: Kept = serde_json::from_str(&text).ok()?;
+        let encode = crate::frame::url::encode;
+        Some(format!(
+            "{path}?client_id={}&{MARK_PARAM}={}",
+            encode(&kept.session.client_id),
+            encode(&kept.mark)
+        ))
+    }
+
     pub fn forget_stored() {
         if let Some(storage) = storage() {
             let _ = storage.remove_item(STORAGE_KEY);

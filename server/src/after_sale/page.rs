@@ -69,8 +69,9 @@ fn kept_to_itself(response: Response, shown: &Shown) -> Response {
         .as_ref()
         .map(|nonce| format!("; script-src 'nonce-{nonce}'"))
         .unwrap_or_default();
+    // Framed by the frame (this origin) inside the host's page: every ancestor must be allowed.
     let policy = format!(
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors {}; base-uri 'none'; form-action 'self'{script}",
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self' {}; base-uri 'none'; form-action 'self'{script}",
         framing.host
     );
     let policy = HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static(POLICY));
@@ -94,7 +95,6 @@ struct Fields {
     /// The change just made (its host messages, when framed).
     change: Option<Uuid>,
     host: Option<String>,
-    back: Option<String>,
 }
 
 fn fields(text: &[u8]) -> Fields {
@@ -112,7 +112,6 @@ fn fields(text: &[u8]) -> Fields {
             "done" => out.done = Some(value),
             "change" => out.change = Uuid::parse_str(&value).ok(),
             "host" => out.host = Some(value),
-            "back" => out.back = Some(value),
             _ => {}
         }
     }
@@ -151,17 +150,12 @@ async fn keyed_order(state: &AppState, order_id: Uuid, key: Option<&str>) -> Res
 }
 
 /// The framing `f` asks for, when the partner whose session made the order registered
-/// `host` as a frame origin and `back` is an address of the frame; otherwise the page is
-/// shown unframed (and nobody may frame it).
+/// `host` as a frame origin; otherwise the page is shown unframed (and nobody may frame it).
 async fn framing_of(state: &AppState, order: &OrderRecord, f: &Fields) -> Result<Option<Framing>> {
-    let (Some(host), Some(back)) = (f.host.as_deref(), f.back.as_deref()) else {
+    let Some(host) = f.host.as_deref() else {
         return Ok(None);
     };
-    let frame_address = (back == "/frame" || back.starts_with("/frame/") || back.starts_with("/frame?"))
-        && !back.chars().any(|c| c.is_control() || c.is_whitespace());
-    let exact_origin = url::Url::parse(host)
-        .is_ok_and(|url| url.origin().ascii_serialization() == host);
-    if !frame_address || !exact_origin {
+    if !url::Url::parse(host).is_ok_and(|url| url.origin().ascii_serialization() == host) {
         return Ok(None);
     }
     let client = match state.store.checkout(order.checkout_id).await? {
@@ -173,10 +167,7 @@ async fn framing_of(state: &AppState, order: &OrderRecord, f: &Fields) -> Result
     };
     Ok(client
         .and_then(|c| app::frame::host::allowed_origin(&c.frame_origins, [host]))
-        .map(|host| Framing {
-            host,
-            back: back.to_owned(),
-        }))
+        .map(|host| Framing { host }))
 }
 
 /// The framed page's script, with the host's messages about the change `f` names, just
@@ -195,8 +186,14 @@ async fn host_script(
     }
     Ok(HostScript {
         nonce: crate::frame::headers::CspNonce::new().0.to_string(),
+        frame_origin: own_origin(state),
         messages: serde_json::to_value(messages).map_err(anyhow::Error::from)?,
     })
+}
+
+/// This service's origin: the frame's, which the framed page posts to.
+fn own_origin(state: &AppState) -> String {
+    state.config.public_url.origin().ascii_serialization()
 }
 
 async fn locale_of(state: &AppState, order: &OrderRecord) -> Result<Locale> {
@@ -446,6 +443,7 @@ async fn refused_page(
     // Nothing was changed: the script only sizes the frame.
     let host_script = shown.framing.as_ref().map(|_| HostScript {
         nonce: crate::frame::headers::CspNonce::new().0.to_string(),
+        frame_origin: own_origin(state),
         messages: serde_json::Value::Array(Vec::new()),
     });
     shown.nonce = host_script.as_ref().map(|s| s.nonce.clone());

@@ -31,21 +31,22 @@ pub struct View {
     pub host_script: Option<HostScript>,
 }
 
-/// The page inside the partner's frame: the embedding page's exact origin (one the partner
-/// registered) and the frame's address to go back to. Every form and link carries both, so
-/// the page stays framed through its steps.
+/// The page inside the frame, which opened it in an iframe of its own: `host` is the
+/// embedding page's exact origin (one the partner registered), carried by every form and link
+/// so the page stays framed through its steps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Framing {
     pub host: String,
-    pub back: String,
 }
 
 /// The framed page's one inline script, allowed by its nonce alone: it posts `messages` (a
-/// JSON array) to the host's origin, and the page's height as the frame does
-/// (`boxoffice:resize`), so the host sizes the iframe to this page too.
+/// JSON array) and the page's height (`boxoffice:resize`) to the frame around it, at
+/// `frame_origin` (this service's own), which sizes the panel and passes the messages on to
+/// the host.
 #[derive(Debug, Clone)]
 pub struct HostScript {
     pub nonce: String,
+    pub frame_origin: String,
     pub messages: serde_json::Value,
 }
 
@@ -53,7 +54,7 @@ pub struct HostScript {
 pub fn self_url(order_id: Uuid, key: &str, framing: Option<&Framing>) -> String {
     let mut url = format!("/tickets/{order_id}/manage?key={}", encode(key));
     if let Some(f) = framing {
-        url.push_str(&format!("&host={}&back={}", encode(&f.host), encode(&f.back)));
+        url.push_str(&format!("&host={}", encode(&f.host)));
     }
     url
 }
@@ -64,16 +65,15 @@ fn carried(view: &View) -> Markup {
         input type="hidden" name="key" value=(view.key);
         @if let Some(f) = &view.framing {
             input type="hidden" name="host" value=(f.host);
-            input type="hidden" name="back" value=(f.back);
         }
     }
 }
 
 /// The script that posts the host's messages; JSON inside `<script>` never closes it early.
 fn host_script(view: &View) -> Option<Markup> {
-    let (script, framing) = (view.host_script.as_ref()?, view.framing.as_ref()?);
+    let script = view.host_script.as_ref().filter(|_| view.framing.is_some())?;
     let messages = script.messages.to_string().replace("</", "<\\/");
-    let origin = serde_json::Value::from(framing.host.as_str()).to_string();
+    let origin = serde_json::Value::from(script.frame_origin.as_str()).to_string();
     let js = format!(
         "(function(){{var o={origin},p=window.parent,m={messages},h=0;\
          for(var i=0;i<m.length;i++)p.postMessage(m[i],o);\
@@ -168,9 +168,8 @@ pub fn render(view: &View, review: Result<Option<Review>, Problem>, idem: Uuid) 
                         Ok(Some(review)) => { (review_form(view, t, &review, idem)) }
                         _ => { (change_forms(view, t)) }
                     }
-                    @if let Some(framing) = &view.framing {
-                        @if !reviewing { p { a href=(framing.back) { (t.back_to_orders) } } }
-                    } @else if !reviewing && order.status.is_paid() {
+                    // Framed, the frame's own "Close" leads back.
+                    @if view.framing.is_none() && !reviewing && order.status.is_paid() {
                         p { a href=(format!("/tickets/{}?key={}", order.order_id, encode(&view.key))) { (t.back_to_tickets) } }
                     }
                 }

@@ -39,7 +39,7 @@ pub fn OrdersScreen(first: Prefetch) -> impl IntoView {
         <ScreenTitle>{t!(i18n, orders.title)}</ScreenTitle>
         <ul class="cards">
             <For each=move || orders.items.get() key=move |o| orders.key((o.order_id, o.last_mutation_date)) let:order>
-                <OrderCard order/>
+                <OrderCard order on_changed=Callback::new(move |_| orders.reload())/>
             </For>
         </ul>
         {empty}
@@ -48,7 +48,7 @@ pub fn OrdersScreen(first: Prefetch) -> impl IntoView {
 }
 
 #[component]
-fn OrderCard(order: Order) -> impl IntoView {
+fn OrderCard(order: Order, on_changed: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
     let reference = order.order_display_id.clone();
     let status = order.status;
@@ -62,7 +62,7 @@ fn OrderCard(order: Order) -> impl IntoView {
                 <summary>{t!(i18n, orders.show_tickets)}</summary>
                 <TicketList tickets=order.tickets.clone()/>
                 <TicketActions order_id=order.order_id/>
-                <ManageLinks order_id=order.order_id opened=opened.read_only()/>
+                <ManageLinks order_id=order.order_id opened=opened.read_only() on_changed/>
             </details>
         }
         .into_any()
@@ -101,12 +101,13 @@ fn OrderCard(order: Order) -> impl IntoView {
     }
 }
 
-/// A link for each change the order allows now, into its "manage your booking" page, which
-/// opens inside the frame, makes the change and tells the host page (docs/webframe.md,
-/// "After the sale"). What it allows is read once its tickets are first shown: the list does
-/// not carry it, as it changes with the clock.
+/// A button for each change the order allows now. Each opens the order's "manage your
+/// booking" page in a panel of the frame (an iframe of this origin), which makes the change
+/// and tells the frame, which tells the host page (docs/webframe.md, §17); the frame and its
+/// session stay as they were underneath. What the order allows is read once its tickets are
+/// first shown: the list does not carry it, as it changes with the clock.
 #[component]
-fn ManageLinks(order_id: uuid::Uuid, opened: ReadSignal<bool>) -> impl IntoView {
+fn ManageLinks(order_id: uuid::Uuid, opened: ReadSignal<bool>, on_changed: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
     let api = Api::new();
     let read = LocalResource::new(move || {
@@ -119,41 +120,117 @@ fn ManageLinks(order_id: uuid::Uuid, opened: ReadSignal<bool>) -> impl IntoView 
             }
         }
     });
+    let managing = RwSignal::new(None::<String>);
     move || {
+        if let Some(url) = managing.get() {
+            return Some(view! { <ManagePanel url managing on_changed/> }.into_any());
+        }
         let order = read.get().flatten()?;
         let (url, allows) = (order.manage_url?, order.after_sale?);
-        let cancel = allows.cancellable.then(|| manage_href(&url, "#cancel-heading"));
-        let rebook = allows.rebookable.then(|| manage_href(&url, "#date-heading"));
-        let withdraw = allows.withdrawable.then(|| manage_href(&url, "&review=withdraw"));
-        Some(view! {
-            <p class="ticket-actions">
-                {cancel.map(|href| view! { <a class="button" rel="external" href=href>{t!(i18n, manage.cancel)}</a> })}
-                {rebook.map(|href| view! { <a class="button" rel="external" href=href>{t!(i18n, manage.rebook)}</a> })}
-                {withdraw.map(|href| view! { <a class="button" rel="external" href=href>{t!(i18n, manage.withdraw)}</a> })}
-            </p>
-        })
+        let button = move |shown: bool, then: &'static str, label: AnyView| {
+            let href = manage_href(&url, then);
+            shown.then(|| {
+                view! {
+                    <button type="button" class="button" on:click=move |_| managing.set(Some(href.clone()))>
+                        {label}
+                    </button>
+                }
+            })
+        };
+        Some(
+            view! {
+                <div class="ticket-actions">
+                    {button(allows.cancellable, "#cancel-heading", t!(i18n, manage.cancel).into_any())}
+                    {button(allows.rebookable, "#date-heading", t!(i18n, manage.rebook).into_any())}
+                    {button(allows.withdrawable, "&review=withdraw", t!(i18n, manage.withdraw).into_any())}
+                </div>
+            }
+            .into_any(),
+        )
     }
 }
 
-/// The manage page's address from inside the frame: with the host page's origin (so the page
-/// may be framed by it and post it messages) and the frame's own address to come back to.
+/// The manage page in an iframe, sized to it by its `boxoffice:resize`; its other messages
+/// go on to the host. "Close" goes back to the order, read again if anything changed.
+#[component]
+fn ManagePanel(url: String, managing: RwSignal<Option<String>>, on_changed: Callback<()>) -> impl IntoView {
+    let i18n = use_i18n();
+    let frame = NodeRef::<leptos::html::Iframe>::new();
+    let height = RwSignal::new(480u32);
+    let changed = RwSignal::new(false);
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::message, move |event| {
+            relay(&event, frame, height, changed);
+        });
+        on_cleanup(move || handle.remove());
+        // The panel is where the customer now works: shown, and the keyboard's focus in it.
+        frame.on_load(|iframe| {
+            iframe.scroll_into_view();
+            let _ = iframe.focus();
+        });
+    }
+    let close = move |_| {
+        managing.set(None);
+        if changed.get_untracked() {
+            on_changed.run(());
+        }
+    };
+    view! {
+        <div class="manage-panel">
+            <iframe
+                node_ref=frame
+                src=url
+                title=move || leptos_i18n::td_string!(i18n.get_locale(), manage.title)
+                style:width="100%"
+                style:border="0"
+                style:height=move || format!("{}px", height.get())
+            ></iframe>
+            <button type="button" class="button" on:click=close>{t!(i18n, manage.close)}</button>
+        </div>
+    }
+}
+
+/// Handles a message from the panel's page (this origin, that iframe's window, nothing else).
+#[cfg(feature = "hydrate")]
+fn relay(
+    event: &web_sys::MessageEvent,
+    frame: NodeRef<leptos::html::Iframe>,
+    height: RwSignal<u32>,
+    changed: RwSignal<bool>,
+) {
+    let own = web_sys::window().and_then(|w| w.location().origin().ok());
+    let panel = frame.get_untracked().and_then(|f| f.content_window());
+    let from_panel = match (event.source(), panel) {
+        (Some(source), Some(panel)) => js_sys::Object::is(&source, &panel),
+        _ => false,
+    };
+    if own.as_deref() != Some(event.origin().as_str()) || !from_panel {
+        return;
+    }
+    let data = event.data();
+    let field = |name: &str| js_sys::Reflect::get(&data, &name.into()).ok();
+    match field("type").and_then(|t| t.as_string()).as_deref() {
+        Some("boxoffice:resize") => {
+            if let Some(h) = field("height").and_then(|h| h.as_f64()) {
+                height.set(h.clamp(120.0, 20_000.0) as u32);
+            }
+        }
+        Some("boxoffice:order-cancelled" | "boxoffice:order-rebooked" | "boxoffice:analytics") => {
+            changed.set(true);
+            crate::frame::host::forward(&data);
+        }
+        _ => {}
+    }
+}
+
+/// The manage page's address for the panel: with the host page's origin, so the page may be
+/// framed inside it (the host is checked against the partner's registered origins).
 fn manage_href(url: &str, then: &str) -> String {
     let mut href = url.to_owned();
-    #[cfg(feature = "hydrate")]
-    if let (Some(host), Some(location)) = (
-        crate::frame::host::parent_origin_url(),
-        web_sys::window().map(|w| w.location()),
-    ) {
-        let back = format!(
-            "{}{}",
-            location.pathname().unwrap_or_default(),
-            location.search().unwrap_or_default()
-        );
-        href.push_str(&format!(
-            "&host={}&back={}",
-            crate::frame::url::encode(host.trim_end_matches('/')),
-            crate::frame::url::encode(&back)
-        ));
+    if let Some(host) = crate::frame::host::parent_origin_url() {
+        href.push_str("&host=");
+        href.push_str(&crate::frame::url::encode(host.trim_end_matches('/')));
     }
     href.push_str(then);
     href
