@@ -187,7 +187,8 @@ test('inside the frame, a customer cancels one of two tickets from the order scr
   await expect(panel.getByRole('heading', { level: 1, name: 'Manage your booking' })).toBeVisible();
   await panel.getByRole('checkbox').first().check();
   for (const width of [360, 1024]) {
-    await page.setViewportSize({ width, height: 900 });
+    await page.setViewportSize({ width, height: 2400 });
+    await waitForSettledFrame(page);
     await page.screenshot({ path: test.info().outputPath(`framed-manage-en-${width}.png`), fullPage: true });
   }
   await panel.getByRole('button', { name: 'Review cancellation' }).click();
@@ -224,4 +225,29 @@ test('inside the frame, a customer cancels one of two tickets from the order scr
   expect(rebooked.order_id).toBe(order.orderId);
   expect(rebooked.to.date).toBe(later);
   expect(rebooked.new_ticket_ids).toHaveLength(1);
+});
+
+test('in German, the frame offers the changes in German and the panel reads well on a phone and a desktop', async ({ page, partner }) => {
+  test.setTimeout(60_000);
+  const user = `e2e-after-sale-de-${test.info().workerIndex}-${Date.now()}`;
+  const bearer = await customerBearer(user);
+  const adult = await museumProduct(bearer, 'MUS-ADULT');
+  const order = await buy(bearer, adult, 2, 'de-DE', daysAhead(5));
+
+  const frame = await openShop(page, partner, { user, lang: 'de-DE' });
+  await frame.getByRole('link', { name: 'Meine Bestellungen' }).click();
+  await expect(frame.getByRole('heading', { name: `Bestellung ${order.displayId}` })).toBeVisible();
+  await waitForSettledFrame(page);
+  await frame.getByText('Tickets anzeigen').click();
+  await frame.getByRole('button', { name: 'Tickets stornieren' }).click();
+  const panel = frame.frameLocator('iframe[title="Ihre Buchung verwalten"]');
+  await expect(panel.getByRole('heading', { level: 1, name: 'Ihre Buchung verwalten' })).toBeVisible();
+  await expect(frame.getByRole('button', { name: 'Schließen' })).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  // A viewport as tall as the page: Chromium paints a cross-site iframe only where it is in view.
+  for (const width of [360, 1024]) {
+    await page.setViewportSize({ width, height: 2400 });
+    await waitForSettledFrame(page);
+    await page.screenshot({ path: test.info().outputPath(`framed-manage-de-${width}.png`), fullPage: true });
+  }
 });
