@@ -5,10 +5,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
 use super::OrderAfterSale;
 #[cfg(feature = "ssr")]
 use super::OrderRefund;
+use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, TimeslotWindow};
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

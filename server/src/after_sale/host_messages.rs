@@ -59,4 +59,3 @@ pub fn messages(order: &Order, change: &OrderChangeRecord) -> Vec<Outgoing> {
     }
     out
 }
-

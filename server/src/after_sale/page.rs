@@ -172,11 +172,7 @@ async fn framing_of(state: &AppState, order: &OrderRecord, f: &Fields) -> Result
 
 /// The framed page's script, with the host's messages about the change `f` names, just
 /// made to `order` (none on other steps).
-async fn host_script(
-    state: &AppState,
-    order: &app::wire::Order,
-    f: &Fields,
-) -> Result<HostScript> {
+async fn host_script(state: &AppState, order: &app::wire::Order, f: &Fields) -> Result<HostScript> {
     let mut messages = Vec::new();
     if let Some(change_id) = f.change.filter(|_| f.done.is_some()) {
         let changes = state.store.order_changes(order.order_id).await?;

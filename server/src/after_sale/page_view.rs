@@ -71,7 +71,10 @@ fn carried(view: &View) -> Markup {
 
 /// The script that posts the host's messages; JSON inside `<script>` never closes it early.
 fn host_script(view: &View) -> Option<Markup> {
-    let script = view.host_script.as_ref().filter(|_| view.framing.is_some())?;
+    let script = view
+        .host_script
+        .as_ref()
+        .filter(|_| view.framing.is_some())?;
     let messages = script.messages.to_string().replace("</", "<\\/");
     let origin = serde_json::Value::from(script.frame_origin.as_str()).to_string();
     let js = format!(

@@ -171,14 +171,17 @@ async fn an_undated_product_offers_the_withdrawal_and_a_dutch_reader_reads_it_in
 }
 
 #[tokio::test]
-async fn opened_in_the_frame_the_page_is_framed_by_it_and_its_host_alone_and_tells_it_what_changed() {
+async fn opened_in_the_frame_the_page_is_framed_by_it_and_its_host_alone_and_tells_it_what_changed()
+{
     let (app, shop) = spawn_shop(Some(10)).await;
     set_policy(&app, &shop.product, generous())
         .await
         .assert_status(200);
     let paid = paid_order(&app, &shop, "en-GB", 2).await;
     let order = order_of(&app, &shop, &paid.order_id).await;
-    let manage_url = order["manage_url"].as_str().expect("the paid order names its page");
+    let manage_url = order["manage_url"]
+        .as_str()
+        .expect("the paid order names its page");
     let path = manage_path(&app, &paid.order_id).await;
     assert!(manage_url.ends_with(&path), "{manage_url} is {path}");
     assert_eq!(order["after_sale"]["cancellable"], true);
@@ -203,7 +206,11 @@ async fn opened_in_the_frame_the_page_is_framed_by_it_and_its_host_alone_and_tel
     );
 
     // Nobody else frames it: an origin the partner did not register, or no origin at all.
-    for host in ["https://evil.example", "localhost:5173", "http://localhost:5173/x"] {
+    for host in [
+        "https://evil.example",
+        "localhost:5173",
+        "http://localhost:5173/x",
+    ] {
         let page = app.get(&format!("{path}&host={}", urlencode(host))).await;
         assert!(page
             .header("content-security-policy")

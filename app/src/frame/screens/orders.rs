@@ -107,7 +107,11 @@ fn OrderCard(order: Order, on_changed: Callback<()>) -> impl IntoView {
 /// session stay as they were underneath. What the order allows is read once its tickets are
 /// first shown: the list does not carry it, as it changes with the clock.
 #[component]
-fn ManageLinks(order_id: uuid::Uuid, opened: ReadSignal<bool>, on_changed: Callback<()>) -> impl IntoView {
+fn ManageLinks(
+    order_id: uuid::Uuid,
+    opened: ReadSignal<bool>,
+    on_changed: Callback<()>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let api = Api::new();
     let read = LocalResource::new(move || {
@@ -153,7 +157,11 @@ fn ManageLinks(order_id: uuid::Uuid, opened: ReadSignal<bool>, on_changed: Callb
 /// The manage page in an iframe, sized to it by its `boxoffice:resize`; its other messages
 /// go on to the host. "Close" goes back to the order, read again if anything changed.
 #[component]
-fn ManagePanel(url: String, managing: RwSignal<Option<String>>, on_changed: Callback<()>) -> impl IntoView {
+fn ManagePanel(
+    url: String,
+    managing: RwSignal<Option<String>>,
+    on_changed: Callback<()>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let frame = NodeRef::<leptos::html::Iframe>::new();
     let height = RwSignal::new(480u32);
