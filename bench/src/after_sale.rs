@@ -80,19 +80,16 @@ pub async fn run(args: &Args) -> anyhow::Result<String> {
         }
     })
     .await?;
-    let to_move = buy(&server, &shop, a, 1, CLIENTS).await?;
-    let moved = changes(server.addr, "date change", count, move |n| {
-        // Each client moves its own order, to the other day each time.
-        let (order, _) = &to_move[n % CLIENTS];
-        let day = if (n / CLIENTS).is_multiple_of(2) {
-            b
-        } else {
-            a
-        };
-        Some(change(
-            &format!("/admin/v1/orders/{order}/rebooking"),
-            json!({ "date": day.to_string() }),
-        ))
+    let to_move = buy(&server, &shop, a, 1, count).await?;
+    let moved = changes(server.addr, "date change", count, {
+        let orders = Arc::new(Mutex::new(to_move));
+        move |_| {
+            let (order, _) = orders.lock().unwrap().pop()?;
+            Some(change(
+                &format!("/admin/v1/orders/{order}/rebooking"),
+                json!({ "date": b.to_string() }),
+            ))
+        }
     })
     .await?;
     drop(server);

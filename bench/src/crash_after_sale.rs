@@ -70,6 +70,18 @@ pub async fn changer(
         sent.fetch_add(1, Ordering::Relaxed);
         seen.sent += 1;
         match tokio::time::timeout(Duration::from_secs(10), load::once(addr, &call)).await {
+            // A dearer day: most customers pay the difference (its own crash window), some
+            // leave it to lapse.
+            Ok(Ok((status, body))) if status == hyper::StatusCode::ACCEPTED => {
+                seen.done += 1;
+                if rand::thread_rng().gen_bool(0.8) {
+                    if let Some(pay) = difference_payment(&body) {
+                        let _ =
+                            tokio::time::timeout(Duration::from_secs(10), load::once(addr, &pay))
+                                .await;
+                    }
+                }
+            }
             Ok(Ok((status, _))) if status.is_success() => seen.done += 1,
             Ok(Ok((status, _))) if status.is_client_error() => seen.refused += 1,
             _ => seen.unanswered += 1,
@@ -77,6 +89,22 @@ pub async fn changer(
         previous = Some(call);
     }
     Ok(seen)
+}
+
+/// The sandbox's "Pay" on the difference's payment page a 202 answer names.
+fn difference_payment(body: &[u8]) -> Option<Call> {
+    let answer: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let url = answer["data"]["payment_url"].as_str()?;
+    Some(Call {
+        method: hyper::Method::POST,
+        path: url[url.find("/pay/")?..].to_owned(),
+        headers: vec![(
+            "content-type".to_owned(),
+            "application/x-www-form-urlencoded".to_owned(),
+        )],
+        body: "action=pay".into(),
+        fresh_key: None,
+    })
 }
 
 /// A change of a recent paid order: a cancellation of one or all of its valid tickets at a
@@ -132,6 +160,11 @@ pub struct AfterSale {
     pub valid_places: HashMap<(Uuid, NaiveDate), i64>,
     /// order id → (cancellations and withdrawals, date changes) kept.
     pub changes: HashMap<Uuid, (usize, usize)>,
+    /// (group, day) → places held for date changes awaiting their difference's payment.
+    pub pending_places: HashMap<(Uuid, NaiveDate), i64>,
+    /// Date changes to a dearer day asked for (each answered 202 under its key), and those
+    /// of them whose difference was paid and which moved (a change kept without a key).
+    pub differences: (usize, usize),
 }
 
 fn decimal(text: &str) -> anyhow::Result<Decimal> {
@@ -149,6 +182,31 @@ pub async fn read(url: &str) -> anyhow::Result<AfterSale> {
     .await?);
     for (order, total, wallet) in paid {
         out.paid.insert(order, decimal(&total)? + decimal(&wallet)?);
+    }
+    // A dearer day's difference, paid and moved (one paid too late to move was refunded whole).
+    let differences: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT p.customer_order_id, CAST(p.amount AS TEXT) FROM payment p
+         JOIN pending_rebooking r ON r.payment_id = p.payment_id WHERE r.status = 'MOVED'"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    for (order, amount) in differences {
+        *out.paid.entry(order).or_default() += decimal(&amount)?;
+    }
+    let pending: Vec<(String, String)> = on_database!(url, |conn| sqlx::query_as(
+        "SELECT status, CAST(booking AS TEXT) FROM pending_rebooking"
+    )
+    .fetch_all(&mut conn)
+    .await?);
+    out.differences.0 = pending.len();
+    out.differences.1 = pending.iter().filter(|(s, _)| s == "MOVED").count();
+    for (_, booking) in pending.iter().filter(|(s, _)| s == "OPEN") {
+        let lines: Vec<server::store::HeldPlaces> = serde_json::from_str(booking)?;
+        for line in lines {
+            *out.pending_places
+                .entry((line.availability_group_id, line.day))
+                .or_default() += i64::from(line.quantity);
+        }
     }
     let refunds: Vec<(Uuid, String, String)> = on_database!(url, |conn| sqlx::query_as(
         "SELECT customer_order_id, CAST(amount AS TEXT), CAST(to_wallet AS TEXT) FROM refund
@@ -181,15 +239,27 @@ pub async fn read(url: &str) -> anyhow::Result<AfterSale> {
         .into_iter()
         .map(|(id, share)| Ok((id, decimal(&share)?)))
         .collect::<anyhow::Result<_>>()?;
-    let refund_of: Vec<(Uuid, String, String)> = on_database!(url, |conn| sqlx::query_as(
-        "SELECT refund_id, CAST(amount AS TEXT), CAST(to_wallet AS TEXT) FROM refund"
+    // A refund split over the order's payments is one row per payment, sharing its tickets:
+    // what a change refunded is every row of its tickets.
+    let refund_rows: Vec<(Uuid, String, String, String)> = on_database!(url, |conn| {
+        sqlx::query_as(
+        "SELECT refund_id, CAST(ticket_ids AS TEXT), CAST(amount AS TEXT), CAST(to_wallet AS TEXT) FROM refund"
     )
     .fetch_all(&mut conn)
-    .await?);
-    let refund_of: HashMap<Uuid, Decimal> = refund_of
+    .await?
+    });
+    let mut by_tickets: HashMap<Vec<Uuid>, Decimal> = HashMap::new();
+    let mut tickets_of: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
+    for (id, tickets, amount, wallet) in refund_rows {
+        let mut tickets: Vec<Uuid> = serde_json::from_str(&tickets)?;
+        tickets.sort();
+        *by_tickets.entry(tickets.clone()).or_default() += decimal(&amount)? + decimal(&wallet)?;
+        tickets_of.insert(id, tickets);
+    }
+    let refund_of: HashMap<Uuid, Decimal> = tickets_of
         .into_iter()
-        .map(|(id, amount, wallet)| Ok((id, decimal(&amount)? + decimal(&wallet)?)))
-        .collect::<anyhow::Result<_>>()?;
+        .map(|(id, tickets)| (id, by_tickets[&tickets]))
+        .collect();
     let changes: Vec<(Uuid, String, String, Option<Uuid>)> = on_database!(url, |conn| {
         sqlx::query_as(
             "SELECT customer_order_id, kind, CAST(ticket_ids AS TEXT), refund_id FROM order_change",

@@ -406,6 +406,29 @@ pub struct Shop {
     pub evening_group: Uuid,
 }
 
+/// Makes `day` of `product` (the shop's evening, 19.50) cost 21.50, with `seats` places.
+pub async fn dearer_day(
+    store: &dyn Store,
+    product: Uuid,
+    day: chrono::NaiveDate,
+    seats: i32,
+) -> anyhow::Result<()> {
+    store
+        .write_calendar(
+            product,
+            &CalendarInput {
+                from: day,
+                until: day,
+                price: money(2150),
+                list_price: money(2400),
+                capacity: Some(seats),
+            },
+        )
+        .await?
+        .context("the product exists")?;
+    Ok(())
+}
+
 pub async fn shop(store: &dyn Store, seats: i32) -> anyhow::Result<Shop> {
     let campaign_id = campaign_and_partner(store).await?;
     let merchant = store

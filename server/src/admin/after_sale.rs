@@ -84,6 +84,7 @@ async fn cancel_order(
         ("Idempotency-Key" = Option<Uuid>, Header, description = "Optional; a retry with it replays the first answer")),
     request_body = RebookingRequest,
     responses((status = 200, body = inline(Envelope<AfterSaleOutcome>)),
+              (status = 202, body = inline(Envelope<AfterSaleOutcome>), description = "A dearer day: the new places are held and the visit moves once the difference is paid at `payment_url`"),
               Problem400, Problem404, Problem409, Problem422))]
 async fn rebook_order(
     Admin(state): Admin,
@@ -93,12 +94,14 @@ async fn rebook_order(
 ) -> Result<Response> {
     let key = optional_key(&headers)?;
     let order = order(&state, order_id).await?;
+    let return_url = crate::after_sale::page::after_paying(&state, order_id).await?;
     let changed = requests::rebooking(
         &state.commerce,
         order,
         crate::after_sale::Actor::Operator,
         request,
         key,
+        return_url,
         Utc::now(),
     )
     .await?;

@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::{
     facts::OrderFacts,
+    refund_parts::record_refund,
     terms::{refund_under, rule_now, withdrawable, Held, Percent},
     ChangeKind, Reason,
 };
@@ -28,9 +29,9 @@ use crate::{
     error::{Error, Result},
     events::{EventType, NewEvent},
     http::envelope,
-    payments::refunds::{self, status_name},
-    providers::{Booking, BookingLine, ProviderRefundState},
-    store::{CheckoutTx, NewRefund, OrderChangeRecord, OrderRecord, RefundRecord, TicketRecord},
+    payments::refunds,
+    providers::{Booking, BookingLine},
+    store::{CheckoutTx, OrderChangeRecord, OrderRecord, RefundRecord, TicketRecord},
 };
 
 /// A cancellation or withdrawal as asked.
@@ -61,14 +62,25 @@ pub enum Changed {
         body: Vec<u8>,
         refunded: bool,
     },
+    /// Accepted, waiting for a payment (a dearer day's difference): its `payment_url` is in
+    /// the answer.
+    AwaitsPayment(Vec<u8>),
     Replayed(Vec<u8>),
 }
 
 impl Changed {
+    /// The answer's status when it is not a replay: 202 while a payment is awaited.
+    pub fn status(&self) -> axum::http::StatusCode {
+        match self {
+            Self::AwaitsPayment(_) => axum::http::StatusCode::ACCEPTED,
+            _ => axum::http::StatusCode::OK,
+        }
+    }
+
     /// The answer's body and whether it replays an earlier success.
     pub fn into_body(self) -> (Vec<u8>, bool) {
         match self {
-            Self::Done { body, .. } => (body, false),
+            Self::Done { body, .. } | Self::AwaitsPayment(body) => (body, false),
             Self::Replayed(body) => (body, true),
         }
     }
@@ -105,15 +117,15 @@ pub async fn cancel(
     let facts = &mut facts;
     let request = &request;
     once_per_key(state, key, decided, now, move |tx, decision| async move {
-        let (body, refund) = carry_out(state, tx, facts, request, &decision, key, now).await?;
-        Ok((body, refund, decision.refund > Decimal::ZERO))
+        let (body, to_send) = carry_out(state, tx, facts, request, &decision, key, now).await?;
+        Ok((body, to_send, decision.refund > Decimal::ZERO))
     })
     .await
 }
 
 /// What a change's transaction gives back: its answer, the refund to ask the provider for,
 /// and whether money went back.
-pub(super) type Carried = (Vec<u8>, Option<RefundRecord>, bool);
+pub(super) type Carried = (Vec<u8>, Vec<RefundRecord>, bool);
 
 /// Carries a change out once per `key`, the Idempotency-Key rule of the express checkout: a
 /// refusal decided before the claim is answered as the key's record says (a replay of an
@@ -146,10 +158,10 @@ where
         None => state.store.begin_checkout().await?,
     };
     match carry(tx, decision).await {
-        Ok((body, refund, refunded)) => {
+        Ok((body, to_send, refunded)) => {
             state.catalog.capacity_changed();
-            if let Some(refund) = refund {
-                refunds::send(state, &refund).await;
+            for refund in &to_send {
+                refunds::send(state, refund).await;
             }
             Ok(Changed::Done { body, refunded })
         }
@@ -335,7 +347,7 @@ async fn carry_out(
     d: &Decision,
     key: Option<&IdempotencyKey>,
     now: DateTime<Utc>,
-) -> Result<(Vec<u8>, Option<RefundRecord>)> {
+) -> Result<(Vec<u8>, Vec<RefundRecord>)> {
     let order_id = facts.order.customer_order_id;
     let ids: Vec<Uuid> = d.tickets.iter().map(|(id, _)| *id).collect();
     let pairs: Vec<(Uuid, Option<Uuid>)> = ids.iter().map(|id| (*id, None)).collect();
@@ -346,7 +358,7 @@ async fn carry_out(
             "Another change to this order came first; read the order and try again.",
         ));
     }
-    let refund = record_refund(
+    let refunded = record_refund(
         tx.as_mut(),
         facts,
         &ids,
@@ -379,7 +391,7 @@ async fn carry_out(
         reason: request.reason.as_str().to_owned(),
         ticket_ids: sqlx::types::Json(ids.clone()),
         new_ticket_ids: sqlx::types::Json(Vec::new()),
-        refund_id: refund.as_ref().map(|r| r.refund_id),
+        refund_id: refunded.primary_id(),
         note: request.note.clone(),
         mail_id: None,
         created_at: now,
@@ -400,10 +412,9 @@ async fn carry_out(
         facts.order.status = app::wire::OrderStatus::Cancelled;
     }
     facts.order.last_mutation_date = now;
-    if let Some(r) = &refund {
-        facts.refunds.push(r.clone());
-    }
-    let wire_refund = refund
+    facts.refunds.extend(refunded.rows.iter().cloned());
+    let wire_refund = refunded
+        .combined()
         .as_ref()
         .and_then(crate::checkout::order_view::wire_refund);
     tx.insert_event(&tickets_cancelled(
@@ -421,63 +432,7 @@ async fn carry_out(
     tx.write_events().await?;
     give_back_places(state, tx.as_mut(), facts, &ids).await?;
     tx.commit().await?;
-    Ok((body, refund.filter(|r| r.status == "PENDING")))
-}
-
-/// Writes the refund of `ids` (none when nothing comes back): the provider's part PENDING
-/// until it answers, SUCCEEDED at once when all of it goes to the wallet.
-pub(super) async fn record_refund(
-    tx: &mut dyn CheckoutTx,
-    facts: &OrderFacts,
-    ids: &[Uuid],
-    refund: Decimal,
-    to_wallet: Decimal,
-    reason: Reason,
-    now: DateTime<Utc>,
-) -> Result<Option<RefundRecord>> {
-    if refund <= Decimal::ZERO {
-        return Ok(None);
-    }
-    let to_provider = refund - to_wallet;
-    let payment_id = paid_payment(facts)?;
-    let status = if to_provider > Decimal::ZERO {
-        status_name(ProviderRefundState::Pending)
-    } else {
-        status_name(ProviderRefundState::Succeeded)
-    };
-    let new = NewRefund {
-        refund_id: crate::ids::time_ordered_id(),
-        payment_id,
-        order_id: facts.order.customer_order_id,
-        reason: reason.as_str(),
-        amount: to_provider,
-        currency: facts.order.currency.clone(),
-        ticket_ids: ids.to_vec(),
-        to_wallet,
-        status,
-    };
-    tx.insert_refund(&new).await?;
-    Ok(Some(RefundRecord {
-        refund_id: new.refund_id,
-        payment_id,
-        customer_order_id: new.order_id,
-        reason: new.reason.to_owned(),
-        amount: new.amount,
-        currency: new.currency,
-        status: status.to_owned(),
-        provider_ref: None,
-        created_at: now,
-        updated_at: now,
-        ticket_ids: sqlx::types::Json(new.ticket_ids),
-        to_wallet,
-    }))
-}
-
-/// The order's paid payment, which refunds go back through.
-fn paid_payment(facts: &OrderFacts) -> Result<Uuid> {
-    facts.payment_id.ok_or_else(|| {
-        anyhow::anyhow!("paid order {} has no paid payment", facts.order.display_id).into()
-    })
+    Ok((body, refunded.into_pending()))
 }
 
 /// Puts `amount` back in the wallet the order was paid with.

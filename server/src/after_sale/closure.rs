@@ -97,7 +97,8 @@ pub async fn close(
                 closed.orders_cancelled += 1;
                 closed.refunds += u32::from(refunded);
             }
-            Ok(Changed::Replayed(_)) => {}
+            // A cancellation awaits no payment.
+            Ok(Changed::Replayed(_) | Changed::AwaitsPayment(_)) => {}
             Err(err) => {
                 tracing::warn!(%order_id, error = ?err, "cancelling an order of a closed day failed; closing the day again cancels what is left");
             }

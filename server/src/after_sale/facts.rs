@@ -26,8 +26,11 @@ pub struct OrderFacts {
     pub refunds: Vec<RefundRecord>,
     pub slots: Vec<TimeslotWindow>,
     pub zone: Tz,
-    /// The payment that paid the order, which refunds go back through.
+    /// The payment that paid the order (its sale), which refunds go back through first.
     pub payment_id: Option<Uuid>,
+    /// Every PAID payment of the order, oldest (the sale) first; after it, the differences
+    /// of dearer days (`rebook_payment`).
+    pub payments: Vec<crate::store::PaymentRecord>,
 }
 
 impl OrderFacts {
@@ -62,8 +65,10 @@ impl OrderFacts {
             .await?
             .filter(|p| p.status == app::wire::PaymentStatus::Paid)
             .map(|p| p.payment_id);
+        let payments = store.paid_payments(order.customer_order_id).await?;
         Ok(Self {
             payment_id,
+            payments,
             order,
             checkout,
             lines,
@@ -74,9 +79,23 @@ impl OrderFacts {
         })
     }
 
-    /// What the order's buyer paid in all: by the payment provider and from the wallet.
+    /// What the order's buyer paid in all: by the payment provider and from the wallet, and
+    /// the differences of dearer days its visit moved to (one paid for a move that could no
+    /// longer be made was refunded whole, as a late payment, and does not count).
     pub fn paid(&self) -> Decimal {
-        self.checkout.total + self.checkout.wallet_applied
+        let differences: Decimal = self
+            .payments
+            .iter()
+            .filter(|p| Some(p.payment_id) != self.payment_id)
+            .filter(|p| {
+                !self
+                    .refunds
+                    .iter()
+                    .any(|r| r.payment_id == p.payment_id && r.ticket_ids.0.is_empty())
+            })
+            .map(|p| p.amount)
+            .sum();
+        self.checkout.total + self.checkout.wallet_applied + differences
     }
 
     /// What has been refunded so far, in all and to the wallet.

@@ -24,11 +24,14 @@ pub mod facts;
 pub mod frozen;
 pub mod host_messages;
 pub mod mail;
+mod moves;
 pub mod page;
 pub mod page_texts;
 pub mod page_view;
 pub mod policy;
 pub mod rebook;
+pub mod rebook_payment;
+mod refund_parts;
 pub mod requests;
 pub mod terms;
 pub mod texts;
@@ -69,6 +72,19 @@ pub enum Reason {
 }
 
 impl Reason {
+    const ALL: [Reason; 5] = [
+        Self::Customer,
+        Self::Partner,
+        Self::Operator,
+        Self::Withdrawal,
+        Self::MerchantClosed,
+    ];
+
+    /// The reason `as_str` names.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Customer => "CUSTOMER",

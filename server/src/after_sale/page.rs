@@ -4,6 +4,11 @@
 //! two steps (a review that shows the refund, then a confirming POST with an Idempotency-Key
 //! made at the review, so a double submit changes nothing twice). What each step offers and
 //! refunds is what `after_sale` computes; the page only lays it out.
+//!
+//! The frame's order screen opens it in a panel (`host=` the embedding page's origin): then,
+//! and only for a host the order's partner registered, it may be framed by the frame inside
+//! that host, and runs one nonce-allowed script that tells the frame its height and what
+//! changed (`host_messages`; docs/webframe.md, §17).
 
 use app::wire::{CancellationRequest, Locale, RebookingRequest, WithdrawalRequest};
 use axum::{
@@ -16,7 +21,7 @@ use chrono::{NaiveDate, Utc};
 use uuid::Uuid;
 
 use super::{
-    change::{preview, Cancellation},
+    change::{preview, Cancellation, Changed},
     page_view::{self, Framing, HostScript, Review, View},
     requests,
     terms::Percent,
@@ -28,6 +33,16 @@ use crate::{
     state::AppState,
     store::OrderRecord,
 };
+
+/// Where a dearer day's payment returns the customer: this page, saying the visit moved.
+pub async fn after_paying(state: &AppState, order_id: Uuid) -> Result<String> {
+    Ok(
+        match crate::tickets::manage_url(&state.tickets, order_id).await? {
+            Some(url) => format!("{url}&done=rebooked"),
+            None => state.config.base_url(),
+        },
+    )
+}
 
 /// The order as its owner or its partner reads it: what it allows now, and once paid the
 /// URL of this page, where those changes are made (the frame's order screen links to it).
@@ -254,12 +269,21 @@ async fn show(state: &AppState, order_id: Uuid, f: Fields, shown: &mut Shown) ->
         Some("rebook") => rebook_review(state, &order, f.date.as_deref()).await,
         _ => Ok(None),
     };
+    let pay_at = state
+        .store
+        .open_rebooking_payment(order.customer_order_id)
+        .await?
+        .and_then(|p| p.payment_url);
     let facts = super::facts::OrderFacts::load(&state.commerce, order).await?;
     let order = facts.view(now);
-    let host_script = match &shown.framing {
+    let mut host_script = match &shown.framing {
         Some(_) => Some(host_script(state, &order, &f).await?),
         None => None,
     };
+    // Just asked for: the frame's host takes the customer to the payment page.
+    if let (Some(script), Some(url), Some("pay")) = (&mut host_script, &pay_at, f.done.as_deref()) {
+        script.messages = serde_json::json!([{ "type": "boxoffice:redirect", "url": url }]);
+    }
     shown.nonce = host_script.as_ref().map(|s| s.nonce.clone());
     let view = View {
         order,
@@ -270,6 +294,7 @@ async fn show(state: &AppState, order_id: Uuid, f: Fields, shown: &mut Shown) ->
         done: f.done,
         framing: shown.framing.clone(),
         host_script,
+        pay_at,
     };
     Ok(page_view::render(&view, review, crate::ids::random_id()))
 }
@@ -299,7 +324,7 @@ async fn rebook_review(
         date: first,
         ticket_ids: None,
     };
-    let refund = super::rebook::preview(
+    let quote = super::rebook::preview(
         &state.commerce,
         order.clone(),
         Actor::Customer,
@@ -311,7 +336,8 @@ async fn rebook_review(
     Ok(Some(Review::Rebook {
         date,
         slots: slots.unwrap_or_default(),
-        refund,
+        refund: quote.refund,
+        difference: quote.difference,
     }))
 }
 
@@ -406,8 +432,21 @@ async fn make(state: &AppState, order: OrderRecord, f: &Fields) -> Result<&'stat
                 date,
                 ticket_ids: None,
             };
-            requests::rebooking(commerce, order, Actor::Customer, request, Some(key), now).await?;
-            Ok("rebooked")
+            let return_url = after_paying(state, order.customer_order_id).await?;
+            let changed = requests::rebooking(
+                commerce,
+                order,
+                Actor::Customer,
+                request,
+                Some(key),
+                return_url,
+                now,
+            )
+            .await?;
+            Ok(match changed {
+                Changed::AwaitsPayment(_) => "pay",
+                _ => "rebooked",
+            })
         }
         _ => Err(Error::invalid_field(
             "action",
@@ -452,6 +491,7 @@ async fn refused_page(
         done: None,
         framing: shown.framing.clone(),
         host_script,
+        pay_at: None,
     };
     let problem = page_view::Problem::Refused(said(err));
     Some(page_view::render(

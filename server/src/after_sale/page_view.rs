@@ -27,6 +27,8 @@ pub struct View {
     pub done: Option<String>,
     /// Set when the page is shown inside the partner's frame.
     pub framing: Option<Framing>,
+    /// The payment page of a dearer day's difference, while it is open.
+    pub pay_at: Option<String>,
     /// The messages that tell the host page what changed, when framed.
     pub host_script: Option<HostScript>,
 }
@@ -99,6 +101,8 @@ pub enum Review {
         date: NaiveDate,
         slots: Vec<TimeslotEntry>,
         refund: Decimal,
+        /// A dearer day's difference, paid before the visit moves.
+        difference: Decimal,
     },
 }
 
@@ -138,6 +142,7 @@ pub fn render(view: &View, review: Result<Option<Review>, Problem>, idem: Uuid) 
         Some("cancelled") => Some(t.done_cancelled),
         Some("withdrawn") => Some(t.done_withdrawn),
         Some("rebooked") => Some(t.done_rebooked),
+        Some("pay") => Some(t.done_pay),
         _ => None,
     };
     let problem = match &review {
@@ -165,6 +170,10 @@ pub fn render(view: &View, review: Result<Option<Review>, Problem>, idem: Uuid) 
                     h1 { (t.title) }
                     p { (t.order) " " strong { (order.order_display_id) } }
                     @if let Some(done) = done { p.notice role="status" { (done) } }
+                    // Payment pages open in the top window, never in a frame.
+                    @if let Some(pay_at) = &view.pay_at {
+                        p { a.button href=(pay_at) target="_top" { (t.go_to_payment) } }
+                    }
                     @if let Some(problem) = &problem { p.problem role="alert" { (problem) } }
                     @if order.status == app::wire::OrderStatus::Cancelled { p { (t.order_cancelled) } }
                     @match review {
@@ -313,7 +322,7 @@ fn review_form(view: &View, t: &PageTexts, review: &Review, idem: Uuid) -> Marku
                     p.amount { (refund_line(*refund)) }
                     button type="submit" { (t.confirm_withdrawal) }
                 }
-                Review::Rebook { date, slots, refund } => {
+                Review::Rebook { date, slots, refund, difference } => {
                     h2 { (t.review_date) }
                     input type="hidden" name="action" value="rebook";
                     input type="hidden" name="date" value=(date.to_string());
@@ -330,8 +339,14 @@ fn review_form(view: &View, t: &PageTexts, review: &Review, idem: Uuid) -> Marku
                             }
                         }
                     }
-                    p.amount { @if *refund > Decimal::ZERO { (refund_line(*refund)) } @else { (t.same_price) } }
-                    button type="submit" { (t.confirm_date) }
+                    @if *difference > Decimal::ZERO {
+                        p.amount { (t.pay_more) " " (money(view, *difference)) }
+                        p.hint { (t.pay_more_hint) }
+                        button type="submit" { (t.confirm_pay) }
+                    } @else {
+                        p.amount { @if *refund > Decimal::ZERO { (refund_line(*refund)) } @else { (t.same_price) } }
+                        button type="submit" { (t.confirm_date) }
+                    }
                 }
             }
         }
@@ -353,8 +368,9 @@ legend { margin-bottom: 8px; }
 label.choice { display: flex; gap: 8px; align-items: flex-start; padding: 8px 0; min-height: 24px; }
 input[type=checkbox], input[type=radio] { width: 20px; height: 20px; margin: 2px 0 0; flex: none; }
 input[type=date] { display: block; font: inherit; padding: 8px; margin: 4px 0 12px; min-height: 24px; }
-button { font: inherit; font-weight: 600; padding: 12px 20px; border-radius: 6px; border: 0;
+button, a.button { font: inherit; font-weight: 600; padding: 12px 20px; border-radius: 6px; border: 0;
   background: #1d4ed8; color: #fff; cursor: pointer; min-height: 44px; }
+a.button { display: inline-block; text-decoration: none; box-sizing: border-box; padding-top: 10px; }
 button:focus-visible, a:focus-visible, input:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 a { color: #1d4ed8; }
 .hint { color: #52525b; margin: 0 0 8px; }
@@ -366,6 +382,6 @@ a { color: #1d4ed8; }
   section, form { background: #27272a; }
   .hint { color: #a1a1aa; }
   a { color: #93c5fd; }
-  button { background: #3b82f6; }
+  button, a.button { background: #3b82f6; color: #fff; }
 }
 ";

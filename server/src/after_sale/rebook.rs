@@ -6,24 +6,22 @@
 //! and `orders.OrderRebooked` are written. No room: the checkout's own 422, and nothing
 //! changed.
 //!
-//! A dearer day is refused (409 `order-not-rebookable`, naming the difference): paying a
-//! difference needs a second payment on the order, held places until it ends, and its own
-//! refund path, which are not built yet (docs/api-checkout.md says so).
+//! A dearer day is paid for first (`rebook_payment`): the new places are held from the
+//! request, the answer is 202 with the difference's `payment_url`, and the tickets move when
+//! that payment succeeds.
 
 use app::wire::{BasketLine, CheckoutRequest, Locale, ProblemType, RebookingRequest, TicketStatus};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rust_decimal::{Decimal, RoundingStrategy};
-use serde_json::json;
 use uuid::Uuid;
 
 use super::{
-    change::{
-        choose, give_back_places, give_back_to_wallet, once_per_key, outcome_body, record_refund,
-        Changed,
-    },
+    change::{choose, give_back_places, give_back_to_wallet, once_per_key, outcome_body, Changed},
     facts::OrderFacts,
+    moves::{commit_taking_places, record_move, Decided, Move, MovedTo},
+    refund_parts::record_refund,
     terms::{rebook_deadline, Held},
-    Actor, ChangeKind,
+    Actor,
 };
 use crate::{
     checkout::{
@@ -34,57 +32,61 @@ use crate::{
     },
     display_code::crockford,
     error::{Error, Result},
-    events::{EventType, NewEvent},
-    store::{CheckoutTx, NewTicket, OrderChangeRecord, OrderRecord, RefundRecord},
+    store::{CheckoutTx, NewTicket, OrderRecord, RefundRecord},
 };
 
-/// One ticket moved: the old, its replacement, and what comes back for it.
-struct Move {
-    old: Uuid,
-    new: NewTicket,
-    refund: Decimal,
+/// What a date change would do to the money, for a review: refunded, or to pay first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Quote {
+    pub refund: Decimal,
+    pub difference: Decimal,
 }
 
 /// Moves what `request` asks of `order` to its new date, once per `key` when one is given.
+/// A dearer day waits for its difference to be paid, which comes back to `return_url`.
 pub async fn rebook(
     state: &Commerce,
     order: OrderRecord,
     actor: Actor,
     request: RebookingRequest,
     key: Option<IdempotencyKey>,
+    return_url: String,
     now: DateTime<Utc>,
 ) -> Result<Changed> {
     let mut facts = OrderFacts::load(state, order).await?;
     let decided = decide(state, &facts, actor, &request, now).await;
+    if let Ok(d) = &decided {
+        if d.difference > Decimal::ZERO {
+            return super::rebook_payment::ask(state, facts, actor, decided, key, return_url, now)
+                .await;
+        }
+    }
     let key = key.as_ref();
     let facts = &mut facts;
-    once_per_key(
-        state,
-        key,
-        decided,
-        now,
-        move |tx, (plan, moves)| async move {
-            let refunded = moves.iter().any(|m: &Move| m.refund > Decimal::ZERO);
-            let (body, refund) =
-                carry_out(state, tx, facts, actor, &plan, &moves, key, now).await?;
-            Ok((body, refund, refunded))
-        },
-    )
+    once_per_key(state, key, decided, now, move |tx, d| async move {
+        let refunded = d.moves.iter().any(|m: &Move| m.refund > Decimal::ZERO);
+        let (body, to_send) =
+            carry_out(state, tx, facts, actor, &d.plan, &d.moves, key, now).await?;
+        Ok((body, to_send, refunded))
+    })
     .await
 }
 
-/// What moving `request`'s tickets of `order` would refund at `now`, without doing it (a
-/// page's review step); refused as the move itself would be.
+/// What moving `request`'s tickets of `order` would refund or cost at `now`, without doing
+/// it (a page's review step); refused as the move itself would be.
 pub async fn preview(
     state: &Commerce,
     order: OrderRecord,
     actor: Actor,
     request: &RebookingRequest,
     now: DateTime<Utc>,
-) -> Result<Decimal> {
+) -> Result<Quote> {
     let facts = OrderFacts::load(state, order).await?;
-    let (_, moves) = decide(state, &facts, actor, request, now).await?;
-    Ok(moves.iter().map(|m| m.refund).sum())
+    let d = decide(state, &facts, actor, request, now).await?;
+    Ok(Quote {
+        refund: d.moves.iter().map(|m| m.refund).sum(),
+        difference: d.difference,
+    })
 }
 
 /// The times a move of `order`'s valid tickets could take on `date`: `None` when its products
@@ -145,13 +147,13 @@ fn not_rebookable(detail: String) -> Error {
 }
 
 /// The tickets, the new visit's plan and each ticket's move; a refusal writes nothing.
-async fn decide(
+pub(super) async fn decide(
     state: &Commerce,
     facts: &OrderFacts,
     actor: Actor,
     request: &RebookingRequest,
     now: DateTime<Utc>,
-) -> Result<(Plan, Vec<Move>)> {
+) -> Result<Decided> {
     let order = &facts.order;
     if !order.status.is_paid() {
         return Err(not_rebookable(format!(
@@ -197,7 +199,8 @@ async fn decide(
     let plan = plan::plan(state, order.campaign_id, locale, &basket, now).await?;
     refuse_if_short(state, &plan)?;
     let mut moves = Vec::with_capacity(chosen.len());
-    let mut dearer = Decimal::ZERO;
+    // Each ticket's price change (costs included), in the order of `moves`.
+    let mut deltas = Vec::with_capacity(chosen.len());
     for h in &chosen {
         let ticket = facts
             .tickets
@@ -223,9 +226,9 @@ async fn decide(
                 .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
                 .min(h.share)
         } else {
-            dearer += new_price - old_price;
             Decimal::ZERO
         };
+        deltas.push(new_price - old_price);
         let code = crockford(12);
         moves.push(Move {
             old: h.ticket_id,
@@ -243,13 +246,32 @@ async fn decide(
             },
         });
     }
-    if dearer > Decimal::ZERO {
-        return Err(not_rebookable(format!(
-            "The new date costs {dearer} {} more; a date change that needs a payment is not offered yet. Choose a day at the same price or less.",
-            order.currency
-        )));
+    if deltas.iter().all(|d| *d <= Decimal::ZERO) {
+        return Ok(Decided {
+            plan,
+            moves,
+            difference: Decimal::ZERO,
+        });
     }
-    Ok((plan, moves))
+    // A dearer day: nothing is refunded, the difference is paid first, and each new ticket's
+    // share is its old one moved by its price's change (never below zero).
+    let mut difference = Decimal::ZERO;
+    for (m, delta) in moves.iter_mut().zip(&deltas) {
+        let share = m.new.paid_share + m.refund;
+        m.refund = Decimal::ZERO;
+        m.new.paid_share = (share + delta).max(Decimal::ZERO);
+        difference += m.new.paid_share - share;
+    }
+    if difference <= Decimal::ZERO {
+        return Err(not_rebookable(
+            "Some of these tickets would cost more on the new date and others less; move them separately.".into(),
+        ));
+    }
+    Ok(Decided {
+        plan,
+        moves,
+        difference,
+    })
 }
 
 fn ticket_product(facts: &OrderFacts, ticket_id: Uuid) -> Uuid {
@@ -286,7 +308,7 @@ async fn carry_out(
     moves: &[Move],
     key: Option<&IdempotencyKey>,
     now: DateTime<Utc>,
-) -> Result<(Vec<u8>, Option<RefundRecord>)> {
+) -> Result<(Vec<u8>, Vec<RefundRecord>)> {
     let order_id = facts.order.customer_order_id;
     let old: Vec<Uuid> = moves.iter().map(|m| m.old).collect();
     let new: Vec<Uuid> = moves.iter().map(|m| m.new.ticket_id).collect();
@@ -306,7 +328,7 @@ async fn carry_out(
     let refund_total: Decimal = moves.iter().map(|m| m.refund).sum();
     let to_wallet = facts.wallet_part(refund_total);
     let reason = actor.reason();
-    let refund = record_refund(
+    let refunded = record_refund(
         tx.as_mut(),
         facts,
         &old,
@@ -316,43 +338,27 @@ async fn carry_out(
         now,
     )
     .await?;
+    let refund = refunded.combined();
     give_back_to_wallet(tx.as_mut(), facts, to_wallet).await?;
-    let change = OrderChangeRecord {
-        order_change_id: crate::ids::time_ordered_id(),
-        customer_order_id: order_id,
-        kind: ChangeKind::Rebooking.as_str().to_owned(),
-        reason: reason.as_str().to_owned(),
-        ticket_ids: sqlx::types::Json(old.clone()),
-        new_ticket_ids: sqlx::types::Json(new.clone()),
-        refund_id: refund.as_ref().map(|r| r.refund_id),
-        note: None,
-        mail_id: None,
-        created_at: now,
+    let slot = plan.timeslot().map(|s| s.timeslot_id);
+    let to = MovedTo {
+        date: plan.visit_date,
+        timeslot_id: slot,
     };
-    tx.insert_order_change(&change).await?;
-    tx.write_change_mail(
-        ChangeKind::Rebooking.mail(),
-        order_id,
-        change.order_change_id,
+    let every_valid_moves = record_move(
+        tx.as_mut(),
+        facts,
+        reason,
+        &to,
+        &old,
+        &new,
+        refund.as_ref(),
+        None,
+        now,
     )
     .await?;
-    let every_valid_moves = facts
-        .tickets
-        .iter()
-        .filter(|t| t.status == TicketStatus::Valid)
-        .all(|t| old.contains(&t.ticket_id));
-    let slot = plan.timeslot().map(|s| s.timeslot_id);
-    if every_valid_moves {
-        tx.move_order_visit(facts.checkout.checkout_id, plan.visit_date, slot)
-            .await?;
-    }
-    tx.touch_order(order_id, false, now).await?;
 
     // The order as it now is.
-    let from = json!({
-        "date": facts.order.visit_date,
-        "timeslot_id": facts.checkout.timeslot_id,
-    });
     for t in &mut facts.tickets {
         if let Some(m) = moves.iter().find(|m| m.old == t.ticket_id) {
             t.status = TicketStatus::Cancelled;
@@ -394,30 +400,10 @@ async fn carry_out(
         }
     }
     facts.order.last_mutation_date = now;
-    if let Some(r) = &refund {
-        facts.refunds.push(r.clone());
-    }
+    facts.refunds.extend(refunded.rows.iter().cloned());
     let wire_refund = refund
         .as_ref()
         .and_then(crate::checkout::order_view::wire_refund);
-    tx.insert_event(&NewEvent {
-        event_type: EventType::OrderRebooked,
-        subject: format!("orders/{order_id}"),
-        campaign_id: facts.checkout.campaign_id,
-        partner_client_id: facts.checkout.partner_client_id,
-        data: json!({
-            "order_id": order_id,
-            "order_display_id": facts.order.display_id,
-            "from": from,
-            "to": { "date": plan.visit_date, "timeslot_id": slot },
-            "ticket_ids": old,
-            "new_ticket_ids": new,
-            "reason": reason,
-            "refund": wire_refund,
-            "attribution": facts.checkout.attribution.as_deref(),
-        }),
-    })
-    .await?;
     let body = outcome_body(facts.view(now), wire_refund, None)?;
     if let Some(key) = key {
         key.complete(tx.as_mut(), &body, now).await?;
@@ -434,14 +420,6 @@ async fn carry_out(
         .reserve(tx.as_mut(), &booking(facts.checkout.checkout_id, plan))
         .await
         .map_err(fulfillment_problem)?;
-    tx.commit().await.map_err(|e| match e {
-        crate::store::StoreError::Short(places) => {
-            fulfillment_problem(crate::providers::FulfillmentError::Unavailable(format!(
-                "fewer than {} places are left {places}",
-                places.quantity()
-            )))
-        }
-        other => other.into(),
-    })?;
-    Ok((body, refund.filter(|r| r.status == "PENDING")))
+    commit_taking_places(tx).await?;
+    Ok((body, refunded.into_pending()))
 }

@@ -128,15 +128,17 @@ pub async fn withdrawal(
     cancel(state, order, change, key, now).await
 }
 
-/// A date change, before the policy's deadline (the operator's at any time).
+/// A date change, before the policy's deadline (the operator's at any time); a dearer day's
+/// payment returns the customer to `return_url`.
 pub async fn rebooking(
     state: &Commerce,
     order: OrderRecord,
     actor: Actor,
     request: RebookingRequest,
     key: Option<Uuid>,
+    return_url: String,
     now: DateTime<Utc>,
 ) -> Result<Changed> {
     let key = key_of(&order, key, ChangeKind::Rebooking, &request, now);
-    rebook::rebook(state, order, actor, request, key, now).await
+    rebook::rebook(state, order, actor, request, key, return_url, now).await
 }

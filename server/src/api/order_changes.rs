@@ -5,11 +5,7 @@
 use app::wire::{
     AfterSaleOutcome, CancellationRequest, Envelope, RebookingRequest, WithdrawalRequest,
 };
-use axum::{
-    extract::State,
-    http::{HeaderMap, StatusCode},
-    response::Response,
-};
+use axum::{extract::State, http::HeaderMap, response::Response};
 use chrono::Utc;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
@@ -40,8 +36,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The answer of a change: 200 (or 208 replayed, with the first answer).
 pub(crate) fn answer(changed: Changed) -> Response {
+    let status = changed.status();
     let (body, replayed) = changed.into_body();
-    keyed_response(StatusCode::OK, body, replayed)
+    keyed_response(status, body, replayed)
 }
 
 /// Cancels some or all valid tickets under the policy the order was paid under: 200 with the
@@ -97,7 +94,8 @@ async fn withdraw(
 
 /// Moves the visit to another day or slot (`date` as in the express checkout) before the
 /// policy's `rebook_until`: new tickets in the same order, the old ones CANCELLED with
-/// `replaced_by`, a cheaper day's difference refunded. No room: 422
+/// `replaced_by`, a cheaper day's difference refunded; a dearer day answers 202 with the
+/// difference's `payment_url` and moves once it is paid. No room: 422
 /// `checkout-product-not-fulfillable` and nothing changed. Emits `orders.OrderRebooked`.
 #[utoipa::path(post, path = "/v2/me/fulfillment/orders/{order_id}/rebooking", tag = "orders",
     security(("public_bearer" = [])),
@@ -105,6 +103,7 @@ async fn withdraw(
         ("Idempotency-Key" = Uuid, Header, description = "Required; a UUID per change")),
     request_body = RebookingRequest,
     responses((status = 200, body = inline(Envelope<AfterSaleOutcome>)),
+              (status = 202, body = inline(Envelope<AfterSaleOutcome>), description = "A dearer day: the new places are held and the visit moves once the difference is paid at `payment_url`"),
               (status = 208, body = inline(Envelope<AfterSaleOutcome>), description = "Replay of the original success; treat as 200"),
               Problem400, Problem401, Problem404, Problem409, Problem422))]
 async fn change_date(
@@ -116,12 +115,14 @@ async fn change_date(
 ) -> Result<Response> {
     let key = idempotency_key(&headers)?;
     let order = owned_order(&state, &user, &campaign, order_id).await?;
+    let return_url = crate::after_sale::page::after_paying(&state, order_id).await?;
     let changed = requests::rebooking(
         &state.commerce,
         order,
         crate::after_sale::Actor::Customer,
         request,
         Some(key),
+        return_url,
         Utc::now(),
     )
     .await?;

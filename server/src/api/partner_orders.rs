@@ -143,6 +143,7 @@ async fn withdraw_for_customer(
         ("Idempotency-Key" = Uuid, Header, description = "Required; a UUID per change")),
     request_body = RebookingRequest,
     responses((status = 200, body = inline(Envelope<AfterSaleOutcome>)),
+              (status = 202, body = inline(Envelope<AfterSaleOutcome>), description = "A dearer day: the new places are held and the visit moves once the difference is paid at `payment_url`"),
               (status = 208, body = inline(Envelope<AfterSaleOutcome>), description = "Replay of the original success; treat as 200"),
               Problem400, Problem401, Problem404, Problem409, Problem422))]
 async fn change_date_for_customer(
@@ -154,12 +155,14 @@ async fn change_date_for_customer(
 ) -> Result<Response> {
     let key = idempotency_key(&headers)?;
     let order = partners_order(&state, &client, order_id).await?;
+    let return_url = crate::after_sale::page::after_paying(&state, order_id).await?;
     let changed = requests::rebooking(
         &state.commerce,
         order,
         crate::after_sale::Actor::Partner,
         request,
         Some(key),
+        return_url,
         Utc::now(),
     )
     .await?;

@@ -187,6 +187,12 @@ pub async fn settle_payment(
     if payment.status != PaymentStatus::Open {
         return Ok(false);
     }
+    // A paid order's second payment: a dearer day's difference, whose outcome moves the visit
+    // or gives its held places back.
+    if let Some(pending) = state.store.pending_rebooking(payment_id).await? {
+        let outcome = outcome.transition();
+        return crate::after_sale::rebook_payment::settle(state, &payment, pending, outcome).await;
+    }
     let order = state
         .store
         .order(payment.customer_order_id)

@@ -71,12 +71,48 @@ pub struct OpenedPayment {
     currency: String,
 }
 
+impl OpenedPayment {
+    /// This payment as a paid order's second one, returning the customer to `return_url`.
+    pub fn into_difference(
+        self,
+        return_url: String,
+        expires_at: DateTime<Utc>,
+    ) -> crate::store::NewDifferencePayment {
+        crate::store::NewDifferencePayment {
+            payment_id: self.payment_id,
+            order_id: self.order_id,
+            provider: self.provider.to_owned(),
+            provider_ref: self.provider_ref,
+            destination: self.destination,
+            amount: self.amount,
+            currency: self.currency,
+            payment_url: self.payment_url,
+            return_url,
+            expires_at,
+        }
+    }
+}
+
 /// Opens the payment of checkout `checkout_id`'s order of `amount` at the payment provider:
 /// with a provider that pays merchants' own accounts (Stripe), to the merchant's account when
 /// it has one, and refused with 409 `checkout-merchant-not-payable` when that account cannot
 /// take charges yet.
 pub async fn open_payment(
     state: &Commerce,
+    checkout_id: Uuid,
+    merchant_id: Uuid,
+    amount: Decimal,
+    currency: &str,
+) -> Result<OpenedPayment> {
+    let order = (crate::ids::random_id(), display_id());
+    open_payment_of(state, order, checkout_id, merchant_id, amount, currency).await
+}
+
+/// Opens a payment of `amount` for the order `(order_id, display_id)`: a new order's, or a
+/// paid order's second one (a dearer date change's difference, `after_sale::rebook_payment`).
+pub async fn open_payment_of(
+    state: &Commerce,
+    (order_id, display_id): (Uuid, String),
     checkout_id: Uuid,
     merchant_id: Uuid,
     amount: Decimal,
@@ -100,9 +136,7 @@ pub async fn open_payment(
     } else {
         None
     };
-    let order_id = crate::ids::random_id();
     let payment_id = crate::ids::random_id();
-    let display_id = display_id();
     let opened = match state
         .payments
         .create_payment(&PaymentRequest {

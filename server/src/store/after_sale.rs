@@ -26,8 +26,74 @@ pub struct OrderChangeRecord {
     pub created_at: DateTime<Utc>,
 }
 
+/// A date change waiting for its difference to be paid (table `pending_rebooking`): the
+/// tickets to move, their replacements, and the places held for them.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PendingRebookingRecord {
+    pub payment_id: Uuid,
+    pub customer_order_id: Uuid,
+    /// `after_sale::Reason`.
+    pub reason: String,
+    pub visit_date: NaiveDate,
+    pub timeslot_id: Option<Uuid>,
+    /// The fulfilment provider holding the places.
+    pub provider: String,
+    pub moves: sqlx::types::Json<Vec<HeldMove>>,
+    pub booking: sqlx::types::Json<Vec<HeldPlaces>>,
+    /// OPEN, then MOVED (paid) or ENDED (not paid).
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One ticket of a pending date change: the old one and the ticket that will replace it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct HeldMove {
+    pub old: Uuid,
+    pub new: super::NewTicket,
+}
+
+/// Places held for a pending date change: one line of its booking
+/// (`providers::BookingLine`, as stored).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct HeldPlaces {
+    pub product_id: Uuid,
+    pub sku: String,
+    pub day: NaiveDate,
+    pub availability_group_id: Uuid,
+    pub timeslot_id: Option<Uuid>,
+    pub quantity: u32,
+}
+
+/// A second payment on a paid order (a dearer day's difference), opened with the change
+/// that asks for it.
+#[derive(Debug, Clone)]
+pub struct NewDifferencePayment {
+    pub payment_id: Uuid,
+    pub order_id: Uuid,
+    pub provider: String,
+    pub provider_ref: Option<String>,
+    pub destination: Option<String>,
+    pub amount: rust_decimal::Decimal,
+    pub currency: String,
+    pub payment_url: String,
+    pub return_url: String,
+    pub expires_at: DateTime<Utc>,
+}
+
 #[async_trait::async_trait]
 pub trait AfterSaleStore {
+    /// The date change waiting for `payment_id`, if it is one's.
+    async fn pending_rebooking(
+        &self,
+        payment_id: Uuid,
+    ) -> StoreResult<Option<PendingRebookingRecord>>;
+    /// The open payment of the order's date change waiting for one, if any.
+    async fn open_rebooking_payment(
+        &self,
+        order_id: Uuid,
+    ) -> StoreResult<Option<super::PaymentRecord>>;
+    /// The order's PAID payments, oldest (its sale) first.
+    async fn paid_payments(&self, order_id: Uuid) -> StoreResult<Vec<super::PaymentRecord>>;
     /// The change the mail `mail_id` tells of.
     async fn order_change_of_mail(&self, mail_id: Uuid) -> StoreResult<Option<OrderChangeRecord>>;
     /// The changes of `order_id`, oldest first.
@@ -60,6 +126,15 @@ pub trait AfterSaleTx: Send {
         now: DateTime<Utc>,
     ) -> StoreResult<u64>;
     async fn insert_order_change(&mut self, change: &OrderChangeRecord) -> StoreResult<()>;
+    /// Opens a dearer day's difference payment with the change waiting for it.
+    async fn insert_pending_rebooking(
+        &mut self,
+        payment: &NewDifferencePayment,
+        pending: &PendingRebookingRecord,
+    ) -> StoreResult<()>;
+    /// Ends the OPEN pending change of `payment_id` as `status` (MOVED or ENDED); false when
+    /// it had ended already.
+    async fn end_pending_rebooking(&mut self, payment_id: Uuid, status: &str) -> StoreResult<bool>;
     /// Queues the mail about `change` (rendered when it is sent).
     async fn write_change_mail(
         &mut self,

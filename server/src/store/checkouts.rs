@@ -176,7 +176,8 @@ pub trait CheckoutStore {
     async fn order_of_checkout(&self, checkout_id: Uuid) -> StoreResult<Option<OrderRecord>>;
     async fn order(&self, order_id: Uuid) -> StoreResult<Option<OrderRecord>>;
     async fn payment(&self, payment_id: Uuid) -> StoreResult<Option<PaymentRecord>>;
-    /// The newest payment of an order.
+    /// The payment an order was placed with (its first; a dearer date change adds others:
+    /// `AfterSaleStore::paid_payments`).
     async fn payment_of_order(&self, order_id: Uuid) -> StoreResult<Option<PaymentRecord>>;
     /// The timeslots `ids` name (those that exist).
     async fn timeslots_by_id(&self, ids: &[Uuid]) -> StoreResult<Vec<super::Timeslot>>;

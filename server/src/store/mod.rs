@@ -43,7 +43,10 @@ mod wallets;
 
 use std::sync::Arc;
 
-pub use after_sale::{AfterSaleStore, AfterSaleTx, OrderChangeRecord};
+pub use after_sale::{
+    AfterSaleStore, AfterSaleTx, HeldMove, HeldPlaces, NewDifferencePayment, OrderChangeRecord,
+    PendingRebookingRecord,
+};
 pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore, DayCapacity};
 pub use calendar::{
     days, CalendarDay, CalendarInput, CalendarStore, ProductCalendarDay, MAX_CALENDAR_DAYS,

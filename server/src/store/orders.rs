@@ -135,7 +135,7 @@ pub struct NewOrder {
     pub payment_expires_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct NewTicket {
     pub ticket_id: Uuid,
     pub order_id: Uuid,

@@ -1,5 +1,5 @@
 //! After the sale, the harder cases: a date change (same price, cheaper, no room, past its
-//! deadline), 50 orders racing for one free place, a cancellation racing a date change, the
+//! deadline; a dearer day is `after_sale_dearer.rs`), 50 orders racing for one free place, a cancellation racing a date change, the
 //! EU withdrawal, a day the merchant cancels, a refund the provider fails then makes, and a
 //! deadline one second either side.
 
@@ -107,26 +107,6 @@ async fn a_visit_moves_to_another_day_at_the_same_price_or_a_cheaper_one() {
         "22.00"
     );
 
-    // A dearer day is not offered yet, and the order is untouched.
-    let dear = shift(visit_day(), 3);
-    write_calendar(
-        &app,
-        &shop.product,
-        (dear, dear),
-        ("14.50", "15.00"),
-        Some(10),
-    )
-    .await;
-    customer_change(
-        &app,
-        &shop,
-        &paid.order_id,
-        "rebooking",
-        &to_day(dear),
-        &key(),
-    )
-    .await
-    .assert_problem(409, "order-not-rebookable");
     // No room: the checkout's own refusal, and nothing changed.
     let full = shift(visit_day(), 4);
     write_calendar(

@@ -280,3 +280,59 @@ async fn opened_in_the_frame_the_page_is_framed_by_it_and_its_host_alone_and_tel
 fn urlencode(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
+
+#[tokio::test]
+async fn on_the_page_a_dearer_day_shows_the_difference_and_leads_to_its_payment() {
+    let (app, shop, order_id, dear) = crate::after_sale_dearer::dearer_shop().await;
+    let path = manage_path(&app, &order_id).await;
+    let review = app.get(&format!("{path}&review=rebook&date={dear}")).await;
+    assert!(review.text.contains("To pay now: €4.00"), "{}", review.text);
+    assert!(review.text.contains("Confirm and pay the difference"));
+
+    let host = "http://localhost:5173";
+    let key = path.split("key=").nth(1).unwrap().to_owned();
+    let dear = dear.to_string();
+    let form = [
+        ("key", key.as_str()),
+        ("host", host),
+        ("action", "rebook"),
+        ("date", dear.as_str()),
+        ("idem", &hidden(&review.text, "idem")),
+    ];
+    let asked = app
+        .send(
+            app.request(Method::POST, &format!("/tickets/{order_id}/manage"))
+                .form(&form),
+        )
+        .await;
+    assert_eq!(asked.status.as_u16(), 303, "{}", asked.text);
+    let location = asked.header("location").unwrap().to_owned();
+    assert!(location.contains("&done=pay"), "{location}");
+    let page = app.get(&location).await;
+    assert!(page.text.contains("Pay the difference to move your visit."));
+    let payment_url = order_payment_url(&page.text);
+    assert!(payment_url.contains("/pay/"), "{payment_url}");
+    assert!(
+        page.text.contains(r#"target="_top""#),
+        "a payment page is never framed"
+    );
+    // In the frame, the host is asked to open it.
+    assert!(
+        page.text.contains(r#""type":"boxoffice:redirect""#),
+        "{}",
+        page.text
+    );
+    // Nothing moved yet.
+    let order = order_of(&app, &shop, &order_id).await;
+    assert_eq!(tickets_in(&order, "VALID").len(), 2);
+    assert_eq!(tickets_in(&order, "CANCELLED").len(), 0);
+}
+
+/// The "Go to payment" link's address in a page.
+fn order_payment_url(html: &str) -> String {
+    let at = html
+        .find(r#"class="button" href=""#)
+        .expect("a payment link");
+    let rest = &html[at + 21..];
+    rest[..rest.find('"').unwrap()].replace("&amp;", "&")
+}

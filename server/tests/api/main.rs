@@ -13,6 +13,7 @@ mod admin_vouchers;
 mod admin_wallets;
 mod after_sale;
 mod after_sale_changes;
+mod after_sale_dearer;
 mod after_sale_fixtures;
 mod after_sale_page;
 mod bench_baselines;

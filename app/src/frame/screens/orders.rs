@@ -62,7 +62,7 @@ fn OrderCard(order: Order, on_changed: Callback<()>) -> impl IntoView {
                 <summary>{t!(i18n, orders.show_tickets)}</summary>
                 <TicketList tickets=order.tickets.clone()/>
                 <TicketActions order_id=order.order_id/>
-                <ManageLinks order_id=order.order_id opened=opened.read_only() on_changed/>
+                <ManageBooking order_id=order.order_id opened=opened.read_only() on_changed/>
             </details>
         }
         .into_any()
@@ -107,7 +107,7 @@ fn OrderCard(order: Order, on_changed: Callback<()>) -> impl IntoView {
 /// session stay as they were underneath. What the order allows is read once its tickets are
 /// first shown: the list does not carry it, as it changes with the clock.
 #[component]
-fn ManageLinks(
+fn ManageBooking(
     order_id: uuid::Uuid,
     opened: ReadSignal<bool>,
     on_changed: Callback<()>,
@@ -131,14 +131,20 @@ fn ManageLinks(
         }
         let order = read.get().flatten()?;
         let (url, allows) = (order.manage_url?, order.after_sale?);
+        // Outside a host's page (a first-party tab) there is no host to frame it for: the
+        // page opens in place, and the tab's kept session resumes on the way back.
+        let framed = crate::frame::host::parent_origin_url().is_some();
         let button = move |shown: bool, then: &'static str, label: AnyView| {
             let href = manage_href(&url, then);
-            shown.then(|| {
-                view! {
-                    <button type="button" class="button" on:click=move |_| managing.set(Some(href.clone()))>
-                        {label}
-                    </button>
+            let open = move |_| {
+                if framed {
+                    managing.set(Some(href.clone()));
+                } else {
+                    open_in_place(&href);
                 }
+            };
+            shown.then(|| {
+                view! { <button type="button" class="button" on:click=open>{label}</button> }
             })
         };
         Some(
@@ -224,6 +230,8 @@ fn relay(
                 height.set(h.clamp(120.0, 20_000.0) as u32);
             }
         }
+        // A dearer day's payment page opens in the host's top window, as a purchase's does.
+        Some("boxoffice:redirect") => crate::frame::host::forward(&data),
         Some("boxoffice:order-cancelled" | "boxoffice:order-rebooked" | "boxoffice:analytics") => {
             changed.set(true);
             crate::frame::host::forward(&data);
@@ -231,6 +239,16 @@ fn relay(
         _ => {}
     }
 }
+
+#[cfg(feature = "hydrate")]
+fn open_in_place(href: &str) {
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().assign(href);
+    }
+}
+
+#[cfg(not(feature = "hydrate"))]
+fn open_in_place(_href: &str) {}
 
 /// The manage page's address for the panel: with the host page's origin, so the page may be
 /// framed inside it (the host is checked against the partner's registered origins).

@@ -4,13 +4,50 @@ use chrono::NaiveDate;
 use uuid::Uuid;
 
 use super::{push_ids, Db, SqlStore};
-use crate::store::{AfterSaleStore, OrderChangeRecord, RefundRecord, StoreResult};
+use crate::store::{
+    AfterSaleStore, OrderChangeRecord, PaymentRecord, PendingRebookingRecord, RefundRecord,
+    StoreResult,
+};
 
 #[async_trait::async_trait]
 impl AfterSaleStore for SqlStore {
     async fn order_change_of_mail(&self, mail_id: Uuid) -> StoreResult<Option<OrderChangeRecord>> {
         self.row_by_key("SELECT * FROM order_change WHERE mail_id = $1", mail_id)
             .await
+    }
+
+    async fn pending_rebooking(
+        &self,
+        payment_id: Uuid,
+    ) -> StoreResult<Option<PendingRebookingRecord>> {
+        self.row_by_key(
+            "SELECT * FROM pending_rebooking WHERE payment_id = $1",
+            payment_id,
+        )
+        .await
+    }
+
+    async fn open_rebooking_payment(&self, order_id: Uuid) -> StoreResult<Option<PaymentRecord>> {
+        Ok(sqlx::query_as(
+            "SELECT payment.* FROM payment
+             JOIN pending_rebooking ON pending_rebooking.payment_id = payment.payment_id
+             WHERE pending_rebooking.customer_order_id = $1 AND pending_rebooking.status = 'OPEN'
+               AND payment.status = 'OPEN'
+             ORDER BY payment.created_at DESC LIMIT 1",
+        )
+        .bind(order_id)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    async fn paid_payments(&self, order_id: Uuid) -> StoreResult<Vec<PaymentRecord>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM payment WHERE customer_order_id = $1 AND status = 'PAID'
+             ORDER BY created_at, payment_id",
+        )
+        .bind(order_id)
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     async fn order_changes(&self, order_id: Uuid) -> StoreResult<Vec<OrderChangeRecord>> {

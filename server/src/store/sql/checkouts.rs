@@ -69,7 +69,7 @@ impl CheckoutStore for SqlStore {
 
     async fn payment_of_order(&self, order_id: Uuid) -> StoreResult<Option<PaymentRecord>> {
         Ok(sqlx::query_as(
-            "SELECT * FROM payment WHERE customer_order_id = $1 ORDER BY created_at DESC LIMIT 1",
+            "SELECT * FROM payment WHERE customer_order_id = $1 ORDER BY created_at, payment_id LIMIT 1",
         )
         .bind(order_id)
         .fetch_optional(&self.pool)

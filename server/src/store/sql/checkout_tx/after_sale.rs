@@ -6,7 +6,10 @@ use uuid::Uuid;
 
 use super::super::mail::insert_mail;
 use super::SqlCheckoutTx;
-use crate::store::{AfterSaleTx, NewMail, OrderChangeRecord, StoreResult};
+use crate::store::{
+    AfterSaleTx, DbDecimal, NewDifferencePayment, NewMail, OrderChangeRecord,
+    PendingRebookingRecord, StoreResult,
+};
 
 #[async_trait::async_trait]
 impl AfterSaleTx for SqlCheckoutTx {
@@ -61,6 +64,60 @@ impl AfterSaleTx for SqlCheckoutTx {
             .bind(c.note.clone())
             .bind(c.created_at);
         Ok(())
+    }
+
+    async fn insert_pending_rebooking(
+        &mut self,
+        p: &NewDifferencePayment,
+        r: &PendingRebookingRecord,
+    ) -> StoreResult<()> {
+        self.batch
+            .statement(
+                "INSERT INTO payment (payment_id, customer_order_id, provider, status, amount, currency,
+                     return_url, expires_at, created_at, updated_at, payment_url, provider_ref,
+                     provider_destination)
+                 VALUES ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $8, $9, $10, $11)",
+            )
+            .bind(p.payment_id)
+            .bind(p.order_id)
+            .bind(p.provider.clone())
+            .bind(DbDecimal(p.amount))
+            .bind(p.currency.clone())
+            .bind(p.return_url.clone())
+            .bind(p.expires_at)
+            .bind(r.created_at)
+            .bind(p.payment_url.clone())
+            .bind(p.provider_ref.clone())
+            .bind(p.destination.clone());
+        self.batch
+            .statement(
+                "INSERT INTO pending_rebooking (payment_id, customer_order_id, reason, visit_date,
+                     timeslot_id, provider, moves, booking, status, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'OPEN', $9)",
+            )
+            .bind(r.payment_id)
+            .bind(r.customer_order_id)
+            .bind(r.reason.clone())
+            .bind(r.visit_date)
+            .bind(r.timeslot_id)
+            .bind(r.provider.clone())
+            .bind(r.moves.clone())
+            .bind(r.booking.clone())
+            .bind(r.created_at);
+        Ok(())
+    }
+
+    async fn end_pending_rebooking(&mut self, payment_id: Uuid, status: &str) -> StoreResult<bool> {
+        self.flush().await?;
+        let ended = sqlx::query(
+            "UPDATE pending_rebooking SET status = $2 WHERE payment_id = $1 AND status = 'OPEN'",
+        )
+        .bind(payment_id)
+        .bind(status.to_owned())
+        .execute(&mut *self.tx)
+        .await?
+        .rows_affected();
+        Ok(ended == 1)
     }
 
     async fn write_change_mail(
