@@ -53,8 +53,18 @@ pub async fn rebook(
     return_url: String,
     now: DateTime<Utc>,
 ) -> Result<Changed> {
+    let awaiting = state
+        .store
+        .open_rebooking_payment(order.customer_order_id)
+        .await?;
     let mut facts = OrderFacts::load(state, order).await?;
-    let decided = decide(state, &facts, actor, &request, now).await;
+    let decided = match awaiting {
+        // One move at a time: a second would hold places for tickets the first may move.
+        Some(_) => Err(not_rebookable(
+            "A date change of this order awaits its payment; pay it or let it lapse first.".into(),
+        )),
+        None => decide(state, &facts, actor, &request, now).await,
+    };
     if let Ok(d) = &decided {
         if d.difference > Decimal::ZERO {
             return super::rebook_payment::ask(state, facts, actor, decided, key, return_url, now)

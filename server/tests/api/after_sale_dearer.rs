@@ -89,6 +89,17 @@ async fn a_dearer_day_is_paid_for_first_then_the_visit_moves_and_refunds_go_back
     .await
     .assert_status(208);
     assert_eq!(again["data"]["payment_url"], payment_url.as_str());
+    // Another move while this one awaits its payment is refused.
+    customer_change(
+        &app,
+        &shop,
+        &order_id,
+        "rebooking",
+        &json!({ "date": dear.to_string() }),
+        &key(),
+    )
+    .await
+    .assert_problem(409, "order-not-rebookable");
     // The payment page asks for the difference alone.
     let page = app
         .send(
