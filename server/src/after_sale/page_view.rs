@@ -247,7 +247,8 @@ fn change_forms(view: &View, t: &PageTexts) -> Markup {
                 }
             }
         }
-        @if after.rebookable {
+        // One move at a time: none while a dearer day's difference awaits its payment.
+        @if after.rebookable && view.pay_at.is_none() {
             section aria-labelledby="date-heading" {
                 h2 #date-heading { (t.change_date) }
                 @if let Some(until) = after.rebook_until {
