@@ -228,3 +228,50 @@ async fn event_data(app: &TestApp, shop: &Shop, kind: &str) -> Vec<Value> {
         .map(|e| e["data"].clone())
         .collect()
 }
+
+#[tokio::test]
+async fn a_difference_paid_while_it_lapses_settles_once_either_way() {
+    let (app, shop, order_id, dear) = dearer_shop().await;
+    let group = shop.group.parse().unwrap();
+    let asked = ask_to_move(&app, &shop, &order_id, dear, &key()).await;
+    let payment_url = asked["payment_url"].as_str().unwrap().to_owned();
+    let path = payment_url.strip_prefix(&app.base_url).unwrap().to_owned();
+
+    // The customer pays on two tabs while every node's sweeper finds the payment lapsed.
+    let paying = (0..4).map(|_| {
+        let (app, path) = (&app, path.clone());
+        async move {
+            app.post_form(&path, &[("action", "pay")]).await;
+        }
+    });
+    let sweeping = (0..4).map(|_| {
+        let app = &app;
+        async move {
+            server::sweeper::sweep(&app.state.commerce, Utc::now() + Duration::minutes(31))
+                .await
+                .unwrap();
+        }
+    });
+    futures::future::join(
+        futures::future::join_all(paying),
+        futures::future::join_all(sweeping),
+    )
+    .await;
+
+    let after = order_of(&app, &shop, &order_id).await;
+    let moved = after["visit_date"] == dear.to_string();
+    let rebooked = event_data(&app, &shop, "orders.OrderRebooked").await;
+    if moved {
+        assert_eq!(tickets_in(&after, "VALID").len(), 2);
+        assert_eq!(tickets_in(&after, "CANCELLED").len(), 2);
+        assert_eq!(reserved_on_day(&app, group, dear).await, 2);
+        assert_eq!(reserved_on_visit_day(&app, &shop).await, 0);
+        assert_eq!(rebooked.len(), 1);
+    } else {
+        assert_eq!(tickets_in(&after, "VALID").len(), 2);
+        assert!(tickets_in(&after, "CANCELLED").is_empty());
+        assert_eq!(reserved_on_day(&app, group, dear).await, 0);
+        assert_eq!(reserved_on_visit_day(&app, &shop).await, 2);
+        assert!(rebooked.is_empty());
+    }
+}
