@@ -449,7 +449,9 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
          request with its Idempotency-Key, while the sweeper cancels orders whose payment window\n\
          ran out (a third of the open payments are aged in the database before each kill), and\n\
          one more client cancels some or all tickets of paid orders at random percents and moves\n\
-         others to another of the days (the operator's routes, with Idempotency-Keys). The\n\
+         others to another of the days (the operator's routes, with Idempotency-Keys; the last day\n\
+         costs 2.00 more, so a move to it waits for its difference, which the client pays four\n\
+         times in five). The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
          after the last restart the database is read and the invariants below are checked. Then\n\
          the same database is paid through Stripe (localstripe, `end2end/stripe/`): the server\n\
