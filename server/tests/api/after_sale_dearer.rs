@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use crate::{
     after_sale_fixtures::{customer_change, generous, order_of, set_policy, tickets_in},
     checkout_fixtures::{events, key, pay, reserved_on_visit_day, spawn_shop, visit_day, Shop},
+    checkout_partner::event_data,
     db_reads::reserved_on_day,
     helpers::TestApp,
     partner_fixtures::{shift, write_calendar},
@@ -207,26 +208,6 @@ async fn a_difference_paid_after_the_tickets_were_cancelled_moves_nothing_and_is
     let late = event_data(&app, &shop, "orders.PaymentRefunded").await;
     assert_eq!(late.len(), 1, "the difference goes back whole");
     assert_eq!(late[0]["amount"]["value"], "4.00");
-}
-
-/// The `data` of the partner's events of type `kind`, oldest first.
-async fn event_data(app: &TestApp, shop: &Shop, kind: &str) -> Vec<Value> {
-    crate::db_reads::wait_until_events_settle(app).await;
-    let backend = app.backend_token(&shop.partner.client).await;
-    let page = app
-        .send(
-            app.request(reqwest::Method::GET, "/v2/events?limit=100")
-                .bearer_auth(&backend),
-        )
-        .await
-        .assert_status(200);
-    page["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == kind)
-        .map(|e| e["data"].clone())
-        .collect()
 }
 
 #[tokio::test]

@@ -334,7 +334,7 @@ fn attribution() -> Value {
 }
 
 /// The data of the partner's events of `kind`, oldest first.
-async fn event_data(app: &TestApp, shop: &Shop, kind: &str) -> Vec<Value> {
+pub async fn event_data(app: &TestApp, shop: &Shop, kind: &str) -> Vec<Value> {
     crate::db_reads::wait_until_events_settle(app).await;
     let backend = app.backend_token(&shop.partner.client).await;
     let page = app
