@@ -36,6 +36,8 @@ pub enum Error {
         errors: Vec<FieldError>,
         /// The RFC 6749 §5.2 `error` code, on OAuth endpoints.
         oauth: Option<&'static str>,
+        /// Extension members beside the detail (a gate's refusals).
+        members: Option<Box<Members>>,
     },
     /// A fault of ours; logged with the correlation id and answered with a generic text.
     #[error(transparent)]
@@ -86,6 +88,10 @@ fn unavailable(err: &anyhow::Error) -> Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Extension members (RFC 9457 §3.2) a problem may carry beside its detail, so a client acts
+/// on them without parsing text (docs/gate.md).
+pub type Members = app::wire::GateRefusal;
+
 impl Error {
     pub fn new(kind: ProblemType, detail: impl Into<String>) -> Self {
         Error::Problem {
@@ -93,7 +99,16 @@ impl Error {
             detail: detail.into(),
             errors: Vec::new(),
             oauth: None,
+            members: None,
         }
+    }
+
+    /// Adds extension members to the problem.
+    pub fn with_members(mut self, added: Members) -> Self {
+        if let Error::Problem { members, .. } = &mut self {
+            *members = Some(Box::new(added));
+        }
+        self
     }
 
     /// Adds the RFC 6749 §5.2 `error` code (and `error_description` = detail), so OAuth client
@@ -104,12 +119,14 @@ impl Error {
                 kind,
                 detail,
                 errors,
+                members,
                 ..
             } => Error::Problem {
                 kind,
                 detail,
                 errors,
                 oauth: Some(code),
+                members,
             },
             internal => internal,
         }
@@ -133,6 +150,7 @@ impl Error {
             detail,
             errors,
             oauth: None,
+            members: None,
         }
     }
 
@@ -148,6 +166,7 @@ impl Error {
             detail,
             errors,
             oauth: None,
+            members: None,
         }
     }
 
@@ -195,12 +214,14 @@ impl Error {
                 detail,
                 errors,
                 oauth,
+                members,
             } => {
                 let mut p = problem(*kind, detail.clone(), errors.clone(), correlation_id);
                 if let Some(code) = oauth {
                     p.error = Some((*code).to_owned());
                     p.error_description = Some(detail.clone());
                 }
+                p.gate = members.clone();
                 p
             }
             Error::Internal(_) => problem(
@@ -230,6 +251,7 @@ fn problem(
         errors,
         error: None,
         error_description: None,
+        gate: None,
     }
 }
 

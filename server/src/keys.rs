@@ -86,6 +86,23 @@ pub async fn verify<C: serde::de::DeserializeOwned>(
     token: &str,
     audience: Audience,
 ) -> Result<C, TokenRejection> {
+    reload_for(state, token).await;
+    state.tokens.verify(token, audience)
+}
+
+/// Verifies a signed document of header type `typ` (a ticket's QR token), taking a key made
+/// on another node first, as [`verify`] does.
+pub async fn verify_typed<C: serde::de::DeserializeOwned>(
+    state: &Authn,
+    token: &str,
+    typ: &str,
+) -> Result<C, TokenRejection> {
+    reload_for(state, token).await;
+    state.tokens.verify_typed(token, typ)
+}
+
+/// Reloads the keys when `token` names one this node does not hold (at most once a second).
+async fn reload_for(state: &Authn, token: &str) {
     let tokens = &state.tokens;
     if tokens.names_unknown_key(token) && state.config.jwt_key_file.is_none() && tokens.may_reload()
     {
@@ -93,7 +110,6 @@ pub async fn verify<C: serde::de::DeserializeOwned>(
             tracing::warn!(error = ?err, "reloading the JWT keys failed");
         }
     }
-    tokens.verify(token, audience)
 }
 
 /// Replaces the node's JWT keys with the database's.

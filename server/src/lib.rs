@@ -22,6 +22,7 @@ pub mod error;
 pub mod events;
 pub mod frame;
 pub mod fuzzing;
+pub mod gate;
 pub mod http;
 pub mod ids;
 pub mod keyed;
@@ -143,6 +144,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let tickets = tickets::Tickets {
         config: config.clone(),
         store: store.clone(),
+        tokens: authn.tokens.clone(),
         ticket_pages,
         google_wallet,
         apple_wallet,

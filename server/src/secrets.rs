@@ -32,6 +32,13 @@ pub fn new_client_id() -> String {
     format!("{CLIENT_ID_PREFIX}{}", hex::encode(bytes))
 }
 
+/// A fresh client id of a gate's kind, `prefix` and 24 lower-case hex digits: `gate_` for
+/// a gate's own, `gdev_` for a device paired with it (docs/gate.md).
+pub fn new_gate_client_id(prefix: &str) -> String {
+    let bytes: [u8; 12] = random_bytes();
+    format!("{prefix}{}", hex::encode(bytes))
+}
+
 /// A fresh client secret: 32 random bytes, base64url without padding (43 characters). The
 /// alphabet has no `:`, `+` or `/`, so the secret survives HTTP Basic and form encoding as is.
 pub fn new_client_secret() -> String {

@@ -89,6 +89,16 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// What the gate works with, for one call.
+    pub fn gates(&self) -> crate::gate::Gates<'_> {
+        crate::gate::Gates {
+            store: self.store.as_ref(),
+            authn: &self.authn,
+        }
+    }
+}
+
 impl HasAuthn for AppState {
     fn authn(&self) -> &Authn {
         &self.authn

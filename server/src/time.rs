@@ -22,6 +22,21 @@ pub fn in_zone(instant: DateTime<Utc>, zone: Tz) -> DateTime<FixedOffset> {
     instant.with_timezone(&zone).fixed_offset()
 }
 
+/// The first instant of `date` in `zone`: its midnight, or, where clocks skip midnight (as
+/// some zones did), the first whole hour that exists.
+pub fn day_start(zone: Tz, date: NaiveDate) -> Option<DateTime<Utc>> {
+    (0..=3).find_map(|h| local_to_utc(zone, date, NaiveTime::from_hms_opt(h, 0, 0)?))
+}
+
+/// `instant` as both databases keep it: to the microsecond (PostgreSQL's precision), so an
+/// answer made from it says what a later read of the stored value says.
+pub fn to_stored(instant: DateTime<Utc>) -> DateTime<Utc> {
+    use chrono::DurationRound;
+    instant
+        .duration_trunc(chrono::Duration::microseconds(1))
+        .unwrap_or(instant)
+}
+
 /// The calendar date in `zone` at `now`.
 pub fn local_date(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&zone).date_naive()

@@ -113,7 +113,8 @@ pub async fn read_payment(
         .map_err(ServerFnError::new)
 }
 
-/// The SVG QR code of a ticket code (drawn on the server: nothing is added to the WASM).
+/// The SVG QR code of a ticket's QR content, its signed token or its code (drawn on the
+/// server: nothing is added to the WASM).
 #[server(prefix = "/frame/api", endpoint = "qr")]
 pub async fn ticket_qr(code: String) -> Result<String, ServerFnError> {
     backend()?

@@ -7,6 +7,7 @@ mod credentials;
 mod envelope;
 #[cfg(feature = "ssr")]
 mod formats;
+mod gate;
 mod locale;
 mod merchant;
 mod money;
@@ -34,16 +35,22 @@ pub use credentials::{
 pub use envelope::{Envelope, Feed, Meta, Pagination};
 #[cfg(feature = "ssr")]
 pub use formats::{country_code, newsletters, return_url, visit_date, voucher_codes, NOT_BLANK};
+pub use gate::{
+    BatchResult, BatchResults, OfflineScan, PairedDevice, PairingRequest, Redemption,
+    RedemptionBatch, RedemptionRequest,
+};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
 pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticket};
 pub use origin::origin_matches;
+#[cfg(feature = "ssr")]
+pub use problem::GateRefusal;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
-    OrderStatus, PaymentStatus, TicketStatus, Transition, UnknownState,
+    OrderStatus, PaymentStatus, RedemptionStatus, TicketStatus, Transition, UnknownState,
 };
 pub use url_pattern::{
     HTTP_URL_PATTERN, JWKS_URL_TEMPLATE_PATTERN, ORIGIN_PATTERN, RETURN_URL_PATTERN,

@@ -15,8 +15,14 @@ use super::{Attribution, LoyaltyKind, Money, OrderStatus, TicketStatus, Timeslot
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Ticket {
     pub ticket_id: Uuid,
-    /// Unique; what the gate scans.
+    /// Unique; printed on the ticket, and what a gate takes typed by hand.
     pub code: String,
+    /// What the ticket's QR code holds: a token signed by this server that a gate verifies
+    /// offline (docs/gate.md). On a single order's read and the ticket documents; absent in
+    /// lists and on cancelled tickets.
+    #[serde(default)]
+    pub qr: Option<String>,
+    pub product_id: Uuid,
     pub product_title: String,
     pub age_group: Option<String>,
     pub visit_date: Option<NaiveDate>,
@@ -24,10 +30,20 @@ pub struct Ticket {
     /// Last valid day, inclusive.
     pub valid_until: Option<NaiveDate>,
     pub status: TicketStatus,
+    /// When a gate let its holder in (a USED ticket; docs/gate.md).
+    #[serde(default)]
+    pub redeemed_at: Option<DateTime<Utc>>,
     /// The ticket that replaced this one when the visit moved to another day.
     #[cfg(feature = "ssr")]
     #[serde(default)]
     pub replaced_by: Option<Uuid>,
+}
+
+impl Ticket {
+    /// What its QR code shows: the signed token, or the printed code where there is none.
+    pub fn qr_content(&self) -> &str {
+        self.qr.as_deref().unwrap_or(&self.code)
+    }
 }
 
 #[serde_with::skip_serializing_none]

@@ -112,6 +112,14 @@ problem_types! {
     RefundAbovePolicy => "refund-above-policy", 409, "The refund is more than the merchant's policy gives";
     OrderNotWithdrawable => "order-not-withdrawable", 409, "The order has no withdrawal right now";
     OrderNotRebookable => "order-not-rebookable", 409, "The order's visit cannot be moved now";
+    TicketUnknown => "ticket-unknown", 404, "No ticket of this merchant has this code";
+    TicketCancelled => "ticket-cancelled", 409, "The ticket was cancelled or replaced";
+    TicketAlreadyRedeemed => "ticket-already-redeemed", 409, "The ticket was used already";
+    TicketWrongGate => "ticket-wrong-gate", 409, "This gate does not admit the ticket's product";
+    TicketNotValidNow => "ticket-not-valid-now", 409, "The ticket is not valid at this time";
+    NonceReused => "nonce-reused", 409, "This gate used the nonce for another code";
+    RedemptionNotUndoable => "redemption-not-undoable", 409, "The entry can no longer be undone here";
+    GatePairingInvalid => "gate-pairing-invalid", 400, "The pairing code is unknown, used or expired";
 }
 
 impl ProblemType {
@@ -148,6 +156,29 @@ pub struct Problem {
     pub errors: Vec<FieldError>,
     pub error: Option<String>,
     pub error_description: Option<String>,
+    /// The members of a gate's refusals (docs/gate.md), boxed: most problems have none.
+    #[cfg(feature = "ssr")]
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Box<GateRefusal>>,
+}
+
+/// Extension members (RFC 9457 §3.2) of a gate's refusals: when and where a used ticket was
+/// first let in, the window a ticket is valid in; times with the merchant's offset.
+#[cfg(feature = "ssr")]
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct GateRefusal {
+    /// A used ticket's first entry (`ticket-already-redeemed`).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub first_redeemed_at: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// The gate of that first entry.
+    pub gate_id: Option<uuid::Uuid>,
+    /// When the ticket lets its holder in (`ticket-not-valid-now`).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub valid_from: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// The first instant after its window.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub valid_until: Option<chrono::DateTime<chrono::FixedOffset>>,
 }
 
 impl Problem {

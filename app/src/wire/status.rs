@@ -178,6 +178,18 @@ states! {
 }
 
 states! {
+    /// A scan a gate made and the service kept (docs/gate.md): an entry (REDEEMED, UNDONE when
+    /// the gate took it back), a second entry of a used ticket uploaded from offline
+    /// (CONFLICT: someone went in on it), or an offline scan refused on upload (REFUSED).
+    RedemptionStatus {
+        Redeemed => "REDEEMED",
+        Undone => "UNDONE",
+        Conflict => "CONFLICT",
+        Refused => "REFUSED",
+    }
+}
+
+states! {
     /// What moved the customer's loyalty points.
     LoyaltyKind {
         Earn => "EARN",
@@ -265,6 +277,7 @@ mod tests {
         same_names(OrderStatus::ALL);
         same_names(PaymentStatus::ALL);
         same_names(TicketStatus::ALL);
+        same_names(RedemptionStatus::ALL);
         same_names(LoyaltyKind::ALL);
         same_names(MailStatus::ALL);
         same_names(MailKind::ALL);

@@ -1,9 +1,12 @@
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 use uuid::Uuid;
 
-use super::{crud::found, Admin};
+use super::{
+    crud::{found, no_store, NoStore},
+    Admin,
+};
 use crate::{
     error::{Error, Result},
     http::{
@@ -83,13 +86,6 @@ impl std::fmt::Debug for IssuedWebhookSecret {
             .field("client_id", &self.client_id)
             .finish_non_exhaustive()
     }
-}
-
-/// Responses carrying a secret must not be kept by any cache.
-type NoStore<T> = ([(header::HeaderName, &'static str); 1], Data<T>);
-
-fn no_store<T>(data: Data<T>) -> NoStore<T> {
-    ([(header::CACHE_CONTROL, "no-store")], data)
 }
 
 fn normalize_and_validate(input: &mut PartnerClientInput, policy: OutboundPolicy) -> Result<()> {

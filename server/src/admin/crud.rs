@@ -9,6 +9,13 @@ use crate::{
     http::envelope::Data,
 };
 
+/// Responses carrying a secret must not be kept by any cache.
+pub(super) type NoStore<T> = ([(axum::http::header::HeaderName, &'static str); 1], Data<T>);
+
+pub(super) fn no_store<T>(data: Data<T>) -> NoStore<T> {
+    ([(axum::http::header::CACHE_CONTROL, "no-store")], data)
+}
+
 /// 200 with the record read or written, or 404 `not-found` naming it (`what`: "The campaign").
 pub(super) fn found<T>(record: Option<T>, what: &str) -> Result<Data<T>> {
     record.map(Data::ok).ok_or_else(|| Error::not_found(what))

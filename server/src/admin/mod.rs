@@ -1,6 +1,6 @@
 //! The operator API under `/admin/v1`: configuration of campaigns, merchants, products,
-//! availability, vouchers, partner clients, identity issuers, memberships, wallets and the
-//! rotation of the bearer signing key. On only
+//! availability, vouchers, partner clients, identity issuers, memberships, wallets, gates and
+//! the rotation of the bearer signing key. On only
 //! when `BOXOFFICE_ADMIN_TOKEN` is set.
 
 mod after_sale;
@@ -10,6 +10,7 @@ mod calendar;
 mod campaigns;
 mod clients;
 mod crud;
+mod gates;
 mod issuers;
 mod keys;
 mod mails;
@@ -44,4 +45,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(products::router())
         .merge(calendar::router())
         .merge(timeslots::router())
+        .merge(gates::router())
 }

@@ -6,7 +6,7 @@
 //! exactly 24 hours earlier.
 
 use app::wire::RefundRule;
-use chrono::{DateTime, Days, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use rust_decimal::Decimal;
 
@@ -123,20 +123,11 @@ pub fn visit_start(
     if let Some(start) = slot_start {
         return Some(start);
     }
-    let midnight = |date: NaiveDate| crate::time::local_to_utc(zone, date, NaiveTime::MIN);
     match (day, valid_until) {
-        (Some(day), _) => midnight(day).or_else(|| first_instant(zone, day)),
-        (None, Some(last)) => {
-            let next = last.succ_opt()?;
-            midnight(next).or_else(|| first_instant(zone, next))
-        }
+        (Some(day), _) => crate::time::day_start(zone, day),
+        (None, Some(last)) => crate::time::day_start(zone, last.succ_opt()?),
         (None, None) => None,
     }
-}
-
-/// The first instant of `date` in `zone` when its midnight does not exist.
-fn first_instant(zone: Tz, date: NaiveDate) -> Option<DateTime<Utc>> {
-    (1..=3).find_map(|h| crate::time::local_to_utc(zone, date, NaiveTime::from_hms_opt(h, 0, 0)?))
 }
 
 /// The rule of `rules` that applies at `now` for a visit starting at `start` (the first whose

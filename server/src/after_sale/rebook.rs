@@ -172,6 +172,16 @@ pub(super) async fn decide(
         )));
     }
     let held = facts.held();
+    // A ticket used at the gate, cancelled or replaced has no visit left to move.
+    if let Some(gone) = request.ticket_ids.iter().flatten().find_map(|id| {
+        held.iter()
+            .find(|h| h.ticket_id == *id && h.status != TicketStatus::Valid)
+    }) {
+        return Err(not_rebookable(format!(
+            "Ticket {} is {}: only a valid ticket's visit can move.",
+            gone.ticket_id, gone.status
+        )));
+    }
     let chosen = choose(&held, request.ticket_ids.as_deref(), |h| h.policy.dated)?;
     if chosen.is_empty() {
         return Err(not_rebookable(
@@ -392,6 +402,7 @@ async fn carry_out(
             paid_share: Some(crate::store::DbDecimal(n.paid_share)),
             replaced_by: None,
             cancelled_at: None,
+            redeemed_at: None,
         }));
     if every_valid_moves {
         facts.order.visit_date = plan.visit_date;

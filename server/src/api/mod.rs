@@ -13,6 +13,7 @@ mod order_tickets;
 mod orders;
 mod partner_orders;
 mod products;
+mod redemptions;
 mod sessions;
 pub(crate) mod token_request;
 
@@ -36,4 +37,5 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(partner_orders::router())
         .merge(order_tickets::router())
         .merge(events::router())
+        .merge(redemptions::router())
 }

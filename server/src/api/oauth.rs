@@ -20,7 +20,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::token_request::{bare_token, basic_credentials, client_credentials, TokenForm};
 use crate::{
-    credentials::{client_auth, sessions, IssuedToken},
+    credentials::{client_auth, gate_auth, sessions, IssuedToken},
     error::{Error, ProblemType, Result},
     http::{
         openapi::{Problem400, Problem401, Problem429},
@@ -134,7 +134,8 @@ struct ClientCredentialsRequest {
     scope: Option<String>,
 }
 
-/// OAuth 2.0 client credentials (RFC 6749 §4.4): a backend bearer for the partner backend.
+/// OAuth 2.0 client credentials (RFC 6749 §4.4): a backend bearer for the partner backend, or
+/// a gate bearer for a gate's (or a paired device's) credentials (docs/gate.md).
 #[utoipa::path(post, path = "/oauth/token", tag = "credentials",
     request_body(content = ClientCredentialsRequest, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = IssuedToken),
@@ -161,6 +162,9 @@ async fn client_credentials_token(
         }
     }
     let (client_id, secret) = client_credentials(&headers, body.client_id, body.client_secret)?;
+    if let Some(token) = gate_auth::gate_token(&state.authn, &client_id, &secret).await? {
+        return Ok(bare_token(token));
+    }
     let client = client_auth::authenticate(&state.authn, &client_id, &secret).await?;
     Ok(bare_token(client_auth::backend_token(
         &state.authn,

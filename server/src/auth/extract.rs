@@ -7,7 +7,7 @@ use super::{
     authn::{Authn, HasAuthn},
     bearer_token,
     cache::SessionCheck,
-    tokens::{BackendClaims, MerchantClaims, PublicClaims},
+    tokens::{BackendClaims, GateClaims, MerchantClaims, PublicClaims},
     Audience, TokenRejection,
 };
 use crate::error::{Error, ProblemType};
@@ -47,6 +47,7 @@ fn bearer_kind(audience: Audience) -> &'static str {
         Audience::Public => "the public bearer of a session",
         Audience::Merchant => "a merchant bearer (from the onboarding magic link)",
         Audience::Receipt => "a receipt token, which is no bearer",
+        Audience::Gate => "a gate bearer (a gate's client credentials at /oauth/token)",
     }
 }
 
@@ -193,5 +194,39 @@ impl<S: HasAuthn> FromRequestParts<S> for MerchantUser {
         Ok(MerchantUser {
             merchant_account_id,
         })
+    }
+}
+
+/// A merchant's gate (or a device paired with it), by a gate bearer issued under the
+/// credential's current secret while the gate stands: revoking the gate ends its bearers at
+/// once, on every node (one read of the credential per call).
+#[derive(Debug, Clone)]
+pub struct GateUser {
+    pub gate: crate::store::Gate,
+}
+
+impl<S: HasAuthn> FromRequestParts<S> for GateUser {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = state.authn();
+        let token = required(parts)?;
+        let claims: GateClaims = crate::keys::verify(state, token, Audience::Gate)
+            .await
+            .map_err(|reason| rejection(state, reason, Audience::Gate))?;
+        let credential = state.store.gate_credential(&claims.cid).await?;
+        match credential {
+            Some(c)
+                if c.gate.gate_id.to_string() == claims.registered.sub
+                    && c.gate.revoked_at.is_none()
+                    && crate::secrets::secret_version(&c.credential_hash) == claims.sv =>
+            {
+                Ok(GateUser { gate: c.gate })
+            }
+            _ => Err(Error::new(
+                ProblemType::TokenInvalid,
+                "The bearer token was revoked: the gate was revoked; ask the operator for a new gate or pairing.",
+            )),
+        }
     }
 }

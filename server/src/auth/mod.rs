@@ -11,5 +11,5 @@ pub mod tokens;
 
 pub use authn::{Authn, HasAuthn};
 pub use bearer::bearer_token;
-pub use extract::{BackendClient, MaybePublicUser, MerchantUser, PublicUser};
+pub use extract::{BackendClient, GateUser, MaybePublicUser, MerchantUser, PublicUser};
 pub use tokens::{Audience, TokenRejection, TokenService};

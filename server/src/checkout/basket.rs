@@ -31,6 +31,7 @@ pub fn line_problem(error: Error) -> Error {
             detail,
             errors,
             oauth,
+            members,
         } if !errors.is_empty()
             && errors
                 .iter()
@@ -41,6 +42,7 @@ pub fn line_problem(error: Error) -> Error {
                 detail,
                 errors,
                 oauth,
+                members,
             }
         }
         other => other,

@@ -79,6 +79,8 @@ pub fn build(
                 app::wire::Ticket {
                     ticket_id: t.ticket_id,
                     code: t.code.clone(),
+                    qr: None,
+                    product_id: t.product_id,
                     product_title: line.map(|l| l.title.clone()).unwrap_or_default(),
                     age_group: line.and_then(|l| l.age_group.clone()),
                     visit_date: t.visit_date,
@@ -87,6 +89,7 @@ pub fn build(
                         .and_then(|id| slots.iter().find(|w| w.timeslot_id == id).cloned()),
                     valid_until: t.valid_until,
                     status: t.status,
+                    redeemed_at: t.redeemed_at,
                     replaced_by: t.replaced_by,
                 }
             })

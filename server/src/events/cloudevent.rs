@@ -24,11 +24,17 @@ pub enum EventType {
     RefundSucceeded,
     /// The payment provider could not give a refund of tickets back.
     RefundFailed,
+    /// A gate let a ticket's holder in (online, or uploaded from offline).
+    TicketRedeemed,
+    /// A gate took a mistaken entry back: the ticket is valid again.
+    RedemptionUndone,
+    /// A second entry of a used ticket, uploaded from an offline gate: kept, never dropped.
+    RedemptionConflict,
 }
 
 impl EventType {
     /// Every event type, for the documentation check (docs/events.md).
-    pub const ALL: [EventType; 10] = [
+    pub const ALL: [EventType; 13] = [
         EventType::CheckoutStarted,
         EventType::CheckoutFulfillmentRegistered,
         EventType::CheckoutExpired,
@@ -39,6 +45,9 @@ impl EventType {
         EventType::OrderRebooked,
         EventType::RefundSucceeded,
         EventType::RefundFailed,
+        EventType::TicketRedeemed,
+        EventType::RedemptionUndone,
+        EventType::RedemptionConflict,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +62,9 @@ impl EventType {
             EventType::OrderRebooked => "orders.OrderRebooked",
             EventType::RefundSucceeded => "orders.RefundSucceeded",
             EventType::RefundFailed => "orders.RefundFailed",
+            EventType::TicketRedeemed => "tickets.TicketRedeemed",
+            EventType::RedemptionUndone => "tickets.RedemptionUndone",
+            EventType::RedemptionConflict => "tickets.RedemptionConflict",
         }
     }
 }

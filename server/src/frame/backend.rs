@@ -56,7 +56,9 @@ impl FrameBackend for ServerFrameBackend {
     }
 
     fn ticket_qr(&self, code: String) -> Result<Option<String>, String> {
-        if !crate::display_code::is_plausible_ticket_code(&code) {
+        if !crate::display_code::is_plausible_ticket_code(&code)
+            && !crate::gate::code::looks_like_token(&code)
+        {
             return Ok(None);
         }
         crate::tickets::qr::svg(&code).map(Some).map_err(|err| {

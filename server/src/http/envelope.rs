@@ -24,6 +24,10 @@ impl<T> Data<T> {
         }
     }
 
+    pub fn with_status(status: StatusCode, data: T) -> Self {
+        Self { status, data }
+    }
+
     pub fn created(data: T) -> Self {
         Self {
             status: StatusCode::CREATED,

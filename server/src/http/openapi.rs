@@ -40,6 +40,7 @@ use crate::state::AppState;
         (name = "merchant accounts", description = "Merchant onboarding by magic link and KYC"),
         (name = "sandbox", description = "Pages of the built-in sandbox payment provider"),
         (name = "payments", description = "Stripe as the payment provider: its webhook (docs/payments.md)"),
+        (name = "gates", description = "At the gate: redeeming tickets, online and offline (docs/gate.md)"),
         (name = "demo", description = "A demo partner page embedding the hosted frame (demo mode only)"),
         (name = "admin", description = "Operator API (bearer = BOXOFFICE_ADMIN_TOKEN; off when unset)"),
     )
@@ -56,6 +57,7 @@ impl Modify for SecuritySchemes {
             ("backend_bearer", Some("JWT"), "A partner backend's bearer: client credentials at POST /oauth/token (15 minutes)."),
             ("public_bearer", Some("JWT"), "A customer session's bearer: POST /v1/session, then its code exchanged at POST /v1/session/token (30 minutes)."),
             ("merchant_bearer", Some("JWT"), "A merchant's bearer: the onboarding mail's code exchanged at POST /{stage}/merchant-accounts/session/token (1 hour)."),
+            ("gate_bearer", Some("JWT"), "A gate's bearer: a gate's (or a paired device's) client credentials at POST /oauth/token (1 hour)."),
         ] {
             let mut scheme = HttpBuilder::new()
                 .scheme(HttpAuthScheme::Bearer)

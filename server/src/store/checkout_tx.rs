@@ -41,6 +41,7 @@ pub trait CheckoutTx:
     + OutboxTx
     + IdempotencyTx
     + super::AfterSaleTx
+    + super::GateTx
     + Send
 {
     /// Writes the events not written yet, takes the places asked for and commits. When fewer

@@ -19,6 +19,7 @@ mod customers;
 mod db_decimal;
 mod dialect;
 mod events;
+mod gates;
 mod holds;
 mod idempotency;
 mod issuers;
@@ -66,6 +67,10 @@ pub use clients::{
 pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
+pub use gates::{
+    DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore, GateTx, RedemptionRecord,
+    ScannedTicket, DEFAULT_EARLY_MINUTES,
+};
 pub use holds::{Held, HoldLimits, Holder};
 pub(crate) use idempotency::KeyClaim;
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest, KeyState};
@@ -217,6 +222,7 @@ pub trait Store:
     + TimeslotStore
     + TicketMailStore
     + AfterSaleStore
+    + GateStore
     + Send
     + Sync
     + 'static

@@ -92,6 +92,9 @@ pub struct TicketRecord {
     pub paid_share: Option<super::DbDecimal>,
     pub replaced_by: Option<Uuid>,
     pub cancelled_at: Option<DateTime<Utc>>,
+    /// When a gate let its holder in (USED); cleared when the gate undoes the entry.
+    #[sqlx(default)]
+    pub redeemed_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

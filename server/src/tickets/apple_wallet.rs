@@ -179,7 +179,7 @@ impl AppleWallet {
             "serialNumber": ticket.ticket_id.to_string(),
             "organizationName": doc.merchant_name(),
             "description": format!("{} {}", t.calendar_visit, doc.merchant_name()),
-            "barcodes": [{ "format": "PKBarcodeFormatQR", "message": ticket.code,
+            "barcodes": [{ "format": "PKBarcodeFormatQR", "message": ticket.qr_content(),
                            "messageEncoding": "iso-8859-1", "altText": ticket.code }],
             "locations": [{ "latitude": doc.merchant.location.latitude,
                             "longitude": doc.merchant.location.longitude }],

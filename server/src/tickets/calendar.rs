@@ -164,6 +164,8 @@ mod tests {
         Ticket {
             ticket_id: crate::ids::random_id(),
             code: "AAAA-BBBB-CCCC".into(),
+            qr: None,
+            product_id: crate::ids::random_id(),
             product_title: "Zoo".into(),
             age_group: None,
             visit_date: visit,
@@ -174,6 +176,7 @@ mod tests {
             }),
             valid_until: until,
             status: app::wire::TicketStatus::Valid,
+            redeemed_at: None,
             replaced_by: None,
         }
     }

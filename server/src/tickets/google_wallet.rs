@@ -107,7 +107,7 @@ impl GoogleWallet {
                     "ticketNumber": ticket.code,
                     "ticketType": localized(&ticket.product_title),
                     "reservationInfo": { "confirmationCode": doc.order.order_display_id },
-                    "barcode": { "type": "QR_CODE", "value": ticket.code, "alternateText": ticket.code },
+                    "barcode": { "type": "QR_CODE", "value": ticket.qr_content(), "alternateText": ticket.code },
                     "textModulesData": [{ "header": t.visit, "body": facts::visit_line(doc) }],
                 });
                 if let Some(slot) = &ticket.timeslot {

@@ -42,7 +42,7 @@ pub fn compose(doc: &OrderDoc, page_url: &str, host: &str) -> anyhow::Result<Tic
         .tickets
         .iter()
         .enumerate()
-        .map(|(i, ticket)| Ok((content_id(i), qr::png(&ticket.code)?)))
+        .map(|(i, ticket)| Ok((content_id(i), qr::png(ticket.qr_content())?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(TicketMail {
         subject: facts::subject(doc),

@@ -29,6 +29,8 @@ use crate::{config::Config, error::Result, store::Store};
 pub struct Tickets {
     pub config: Arc<Config>,
     pub store: Arc<dyn Store>,
+    /// Signs the tickets' QR tokens (`gate::code`), with the bearers' keys.
+    pub tokens: crate::auth::TokenService,
     /// The key of the ticket pages' URLs (`/tickets/{order_id}?key=…`).
     pub ticket_pages: TicketPageKey,
     /// The operator's Google Wallet issuer, when configured.

@@ -77,7 +77,8 @@ pub async fn load_any(state: &Tickets, order_id: Uuid) -> Result<Option<OrderDoc
             .filter(|e| !e.is_empty());
     }
     let mut views = order_views(state.store.as_ref(), std::slice::from_ref(&record)).await?;
-    let order = views.remove(0);
+    let mut order = views.remove(0);
+    crate::gate::code::attach(&state.tokens, zone, &mut order)?;
     let mut conditions: Vec<(String, String)> = Vec::new();
     let mut seen: Vec<Uuid> = Vec::new();
     for item in &order.items {

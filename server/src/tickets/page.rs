@@ -141,7 +141,7 @@ async fn render(state: &Tickets, order_id: Uuid, key: Option<&str>) -> Result<St
         .tickets
         .iter()
         .map(|ticket| {
-            let png = qr::png(&ticket.code)?;
+            let png = qr::png(ticket.qr_content())?;
             Ok(format!(
                 "data:image/png;base64,{}",
                 base64::engine::general_purpose::STANDARD.encode(png)

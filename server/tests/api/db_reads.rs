@@ -153,3 +153,15 @@ pub async fn refunds_of(app: &TestApp, order_id: Uuid) -> Vec<(String, String, S
         .await
         .expect("read the refunds"))
 }
+
+/// Dates the gate's entry `redemption_id` as recorded `minutes` ago.
+pub async fn age_redemption(app: &TestApp, redemption_id: Uuid, minutes: i64) {
+    let sql = "UPDATE redemption SET recorded_at = $1 WHERE redemption_id = $2";
+    on_database!(app, |conn| sqlx::query(sql)
+        .bind(chrono::Utc::now() - chrono::Duration::minutes(minutes))
+        .bind(redemption_id)
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .expect("age the entry"));
+}

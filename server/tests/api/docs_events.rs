@@ -143,6 +143,28 @@ async fn every_event_type_is_delivered_signed_and_verifies_with_the_docs_snippet
     change("cancellation", json!({ "ticket_ids": [tickets[1]] })).await;
     refunds.set(crate::after_sale_fixtures::RefundScript::Fail);
     change("cancellation", json!({ "ticket_ids": [tickets[2]] })).await;
+    // At the gate: a ticket let in, the entry undone, let in again, and a second entry
+    // uploaded from an offline gate (TicketRedeemed, RedemptionUndone, RedemptionConflict).
+    let gate = crate::gate_fixtures::gate(&app, &shop).await;
+    let today = crate::gate_fixtures::paid_for(&app, &shop, 0, 1).await;
+    let code = crate::gate_fixtures::code(&today, 0);
+    let entry = crate::gate_fixtures::scan(&app, &gate, &code)
+        .await
+        .assert_status(201);
+    let id = entry["data"]["redemption_id"].as_str().unwrap();
+    assert_eq!(
+        crate::gate_fixtures::undo(&app, &gate, id).await.status,
+        204
+    );
+    crate::gate_fixtures::scan(&app, &gate, &code)
+        .await
+        .assert_status(201);
+    let earlier = (chrono::Utc::now() - chrono::Duration::minutes(1)).to_rfc3339();
+    let offline =
+        json!([{ "code": code, "nonce": crate::gate_fixtures::nonce(), "scanned_at": earlier }]);
+    crate::gate_fixtures::upload(&app, &gate, offline)
+        .await
+        .assert_status(200);
 
     let types_seen = || -> BTreeSet<String> {
         received

@@ -50,8 +50,13 @@ async fn a_paid_order_gets_one_mail_with_its_qr_codes_calendar_and_page_link() {
             mail.content_types
         );
     }
-    // Each QR image is referred to by cid: and holds exactly its ticket's code.
-    let mut decoded: Vec<String> = mail.images.iter().map(|(_, png)| decode_qr(png)).collect();
+    // Each QR image is referred to by cid: and holds its ticket's signed token (docs/gate.md).
+    let keys = crate::gate_fixtures::jwks(&app).await;
+    let mut decoded: Vec<String> = mail
+        .images
+        .iter()
+        .map(|(_, png)| crate::gate_fixtures::printed_code_of(&keys, &decode_qr(png)))
+        .collect();
     decoded.sort();
     let mut codes = order.codes.clone();
     codes.sort();

@@ -12,12 +12,12 @@ use crate::{
     wire::{ProblemType, Ticket, TicketStatus},
 };
 
-/// A ticket's QR code, loaded once the ticket is on screen.
+/// A ticket's QR code (`content`: its signed token, or the code where it has none), loaded
+/// once the ticket is on screen; `code`, the printed one, is its text alternative.
 #[component]
-fn QrImage(code: String) -> impl IntoView {
+fn QrImage(code: String, content: String) -> impl IntoView {
     let i18n = use_i18n();
-    let source = code.clone();
-    let svg = LocalResource::new(move || ticket_qr(source.clone()));
+    let svg = LocalResource::new(move || ticket_qr(content.clone()));
     move || {
         let alt = td_string!(
             i18n.get_locale(),
@@ -44,6 +44,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
             {tickets
                 .into_iter()
                 .map(|ticket| {
+                    let content = ticket.qr_content().to_owned();
                     let when = move || {
                         let locale = i18n.get_locale();
                         let mut parts = Vec::new();
@@ -64,7 +65,7 @@ pub fn TicketList(tickets: Vec<Ticket>) -> impl IntoView {
                     let status = ticket.status;
                     // A cancelled or replaced ticket admits nobody: no code to show at a gate.
                     let qr = (status == TicketStatus::Valid)
-                        .then(|| view! { <QrImage code=ticket.code.clone()/> });
+                        .then(|| view! { <QrImage code=ticket.code.clone() content=content/> });
                     view! {
                         <li class="ticket">
                             {qr}

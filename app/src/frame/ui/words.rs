@@ -74,6 +74,8 @@ mod tests {
             errors: Vec::new(),
             error: None,
             error_description: None,
+            #[cfg(feature = "ssr")]
+            gate: None,
         });
         let generic = problem_text(Locale::en_GB, &ApiError::Network);
         for (locale, words) in [

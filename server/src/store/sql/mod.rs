@@ -82,6 +82,7 @@ mod claim;
 mod clients;
 mod customers;
 mod events;
+mod gates;
 /// Named by `postgres/idempotency.rs`, whose one-message claim inserts the same row.
 pub(super) mod idempotency;
 mod issuers;

@@ -14,6 +14,7 @@ type Work = <ThisBackend as Backend>::Work;
 
 mod after_sale;
 mod checkout_rows;
+mod gates;
 mod loyalty;
 mod orders;
 mod outbox;

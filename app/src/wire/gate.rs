@@ -1,0 +1,135 @@
+//! At the gate (docs/gate.md): what a gate sends when it scans a ticket, and what it is told.
+
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::{Problem, RedemptionStatus, TimeslotWindow};
+
+/// A scan to redeem: `POST /v2/redemptions`.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RedemptionRequest {
+    /// What the QR code holds (the signed ticket token) or the printed code typed by hand.
+    #[cfg_attr(feature = "ssr", schema(min_length = 1, max_length = 2048))]
+    pub code: String,
+    /// Chosen by the gate for this one scan (a UUID is a good one); the same nonce sent again
+    /// is the same scan. Nonces are per gate.
+    #[cfg_attr(
+        feature = "ssr",
+        schema(min_length = 8, max_length = 64, pattern = r"^[A-Za-z0-9._~-]{8,64}$")
+    )]
+    pub nonce: String,
+    /// When the gate read the code; kept with the entry. Online, the ticket's window is judged
+    /// at the server's clock.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, format = DateTime))]
+    pub scanned_at: Option<DateTime<FixedOffset>>,
+}
+
+/// One entry at a gate, as `POST /v2/redemptions` answers it and the operator lists it. Times
+/// carry the merchant's offset.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Redemption {
+    pub redemption_id: Uuid,
+    /// REDEEMED; in the operator's list also UNDONE and CONFLICT.
+    pub status: RedemptionStatus,
+    pub ticket_id: Uuid,
+    pub product_title: String,
+    pub age_group: Option<String>,
+    pub visit_date: Option<NaiveDate>,
+    pub timeslot: Option<TimeslotWindow>,
+    pub order_display_id: String,
+    /// When the ticket was let in: the server's clock online, the scan's time offline.
+    #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime))]
+    pub redeemed_at: DateTime<FixedOffset>,
+    pub gate_id: Uuid,
+    /// Uploaded from an offline gate (`POST /v2/redemptions/batch`).
+    #[serde(default)]
+    pub offline: bool,
+    /// When the gate took the entry back (UNDONE).
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, format = DateTime))]
+    pub undone_at: Option<DateTime<FixedOffset>>,
+}
+
+/// Scans made offline, uploaded together: `POST /v2/redemptions/batch`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RedemptionBatch {
+    #[cfg_attr(feature = "ssr", schema(min_items = 1, max_items = 500))]
+    pub scans: Vec<OfflineScan>,
+}
+
+/// One offline scan: its time is when the visitor went in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OfflineScan {
+    #[cfg_attr(feature = "ssr", schema(min_length = 1, max_length = 2048))]
+    pub code: String,
+    #[cfg_attr(
+        feature = "ssr",
+        schema(min_length = 8, max_length = 64, pattern = r"^[A-Za-z0-9._~-]{8,64}$")
+    )]
+    pub nonce: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime))]
+    pub scanned_at: DateTime<FixedOffset>,
+}
+
+/// The outcome of one uploaded scan, in the order sent.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BatchResult {
+    pub nonce: String,
+    /// REDEEMED, CONFLICT (a second entry of a used ticket: kept, and reported) or REFUSED.
+    pub status: RedemptionStatus,
+    /// The entry kept (REDEEMED and CONFLICT).
+    pub redemption_id: Option<Uuid>,
+    /// Why it is a conflict or was refused, as `POST /v2/redemptions` would say it.
+    pub problem: Option<Problem>,
+}
+
+/// The answer to a batch upload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BatchResults {
+    pub results: Vec<BatchResult>,
+}
+
+/// A device pairing itself with a gate: `POST /v2/gate-pairings`, with the code of the
+/// gate's one-time pairing URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PairingRequest {
+    #[cfg_attr(feature = "ssr", schema(min_length = 1, max_length = 128))]
+    pub pairing_code: String,
+}
+
+/// A paired device's credential: client credentials for `/oauth/token`, good until the gate
+/// is revoked. Shown once.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PairedDevice {
+    pub gate_id: Uuid,
+    pub gate_name: String,
+    pub merchant_id: Uuid,
+    /// The merchant's IANA zone, in which the gate's day is counted.
+    pub timezone: String,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+impl std::fmt::Debug for PairedDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PairedDevice")
+            .field("gate_id", &self.gate_id)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
+}
