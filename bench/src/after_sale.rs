@@ -22,8 +22,7 @@ use crate::{
     express::{file_system, RETURN_URL},
     load::{self, Call},
     process::{self, ServerProcess},
-    seed::{self, Shop},
-    Args,
+    seed, Args,
 };
 
 /// Clients at once, and the target of the issue.
@@ -38,7 +37,7 @@ pub struct Changes {
 }
 
 impl Changes {
-    fn quantile_ms(&self, q: f64) -> f64 {
+    pub fn quantile_ms(&self, q: f64) -> f64 {
         let n = self.latencies_us.len();
         if n == 0 {
             return f64::NAN;
@@ -68,29 +67,50 @@ pub async fn run(args: &Args) -> anyhow::Result<String> {
     let count = args.scale(1_600);
 
     eprintln!("after-sale: buying {count} orders to cancel and {count} to move");
-    let to_cancel = buy(&server, &shop, a, 3, count).await?;
-    let cancelled = changes(server.addr, "cancellation", count, {
-        let orders = Arc::new(Mutex::new(to_cancel));
-        move |_| {
-            let order = orders.lock().unwrap().pop()?;
-            Some(change(
-                &format!("/admin/v1/orders/{}/cancellation", order.0),
-                json!({ "ticket_ids": [order.1] }),
-            ))
-        }
-    })
+    let first_tickets = |bought: Vec<Bought>| -> Vec<(Uuid, Uuid)> {
+        bought
+            .into_iter()
+            .map(|b| (b.order, b.tickets[0].0))
+            .collect()
+    };
+    let to_cancel =
+        first_tickets(buy(&server, shop.campaign_id, shop.evening, (a, 3), count).await?);
+    let cancelled = changes(
+        server.addr,
+        "cancellation",
+        CLIENTS,
+        count,
+        StatusCode::OK,
+        {
+            let orders = Arc::new(Mutex::new(to_cancel));
+            move |_| {
+                let order = orders.lock().unwrap().pop()?;
+                Some(change(
+                    &format!("/admin/v1/orders/{}/cancellation", order.0),
+                    json!({ "ticket_ids": [order.1] }),
+                ))
+            }
+        },
+    )
     .await?;
-    let to_move = buy(&server, &shop, a, 1, count).await?;
-    let moved = changes(server.addr, "date change", count, {
-        let orders = Arc::new(Mutex::new(to_move));
-        move |_| {
-            let (order, _) = orders.lock().unwrap().pop()?;
-            Some(change(
-                &format!("/admin/v1/orders/{order}/rebooking"),
-                json!({ "date": b.to_string() }),
-            ))
-        }
-    })
+    let to_move = first_tickets(buy(&server, shop.campaign_id, shop.evening, (a, 1), count).await?);
+    let moved = changes(
+        server.addr,
+        "date change",
+        CLIENTS,
+        count,
+        StatusCode::OK,
+        {
+            let orders = Arc::new(Mutex::new(to_move));
+            move |_| {
+                let (order, _) = orders.lock().unwrap().pop()?;
+                Some(change(
+                    &format!("/admin/v1/orders/{order}/rebooking"),
+                    json!({ "date": b.to_string() }),
+                ))
+            }
+        },
+    )
     .await?;
     drop(server);
     let _ = std::fs::remove_dir_all(&folder);
@@ -103,26 +123,32 @@ fn change(path: &str, body: Value) -> Call {
         .header("idempotency-key", Uuid::new_v4().to_string())
 }
 
-/// `count` paid orders of `quantity` tickets on `day`: each order's id and its first ticket.
-async fn buy(
+/// A paid order: its id and its tickets' ids and printed codes.
+pub struct Bought {
+    pub order: Uuid,
+    pub tickets: Vec<(Uuid, String)>,
+}
+
+/// `count` paid orders of `quantity` tickets of `product` on `day`.
+pub async fn buy(
     server: &ServerProcess,
-    shop: &Shop,
-    day: NaiveDate,
-    quantity: u32,
+    campaign_id: Uuid,
+    product: Uuid,
+    (day, quantity): (NaiveDate, u32),
     count: usize,
-) -> anyhow::Result<Vec<(Uuid, Uuid)>> {
+) -> anyhow::Result<Vec<Bought>> {
     let mut orders = Vec::with_capacity(count);
     for _ in 0..count {
         let call = Call::post_json(
             "/v2/checkouts/express",
             &json!({
                 "date": day, "flexible_date": false,
-                "lines": [{ "product_id": shop.evening, "quantity": quantity }],
+                "lines": [{ "product_id": product, "quantity": quantity }],
                 "email": "ada@example.com", "first_name": "Ada", "last_name": "Lovelace",
                 "return_url": RETURN_URL,
             }),
         )
-        .header("x-campaign-id", shop.campaign_id.to_string())
+        .header("x-campaign-id", campaign_id.to_string())
         .header("idempotency-key", Uuid::new_v4().to_string());
         let (status, body) = load::once(server.addr, &call).await?;
         if status != StatusCode::OK {
@@ -154,27 +180,36 @@ async fn buy(
             .header("authorization", format!("Bearer {ADMIN_TOKEN}"));
         let (_, body) = load::once(server.addr, &read).await?;
         let read: Value = serde_json::from_slice(&body)?;
-        let ticket = read["data"]["order"]["tickets"][0]["ticket_id"]
-            .as_str()
-            .context("a ticket")?
-            .parse()?;
-        orders.push((order, ticket));
+        let mut tickets = Vec::new();
+        for ticket in read["data"]["order"]["tickets"]
+            .as_array()
+            .context("tickets")?
+        {
+            tickets.push((
+                ticket["ticket_id"].as_str().context("a ticket")?.parse()?,
+                ticket["code"].as_str().context("a code")?.to_owned(),
+            ));
+        }
+        orders.push(Bought { order, tickets });
     }
     Ok(orders)
 }
 
-/// Sends the `n`th call `next(n)` gives, `count` in all, over `CLIENTS` clients, each waiting
-/// for its answer before its next; every answer must be 200.
-async fn changes(
+/// Sends the `n`th call `next(n)` gives, `count` in all, over `clients` clients, each waiting
+/// for its answer before its next (so `clients` are in flight); every answer must be
+/// `expected`.
+pub async fn changes(
     addr: SocketAddr,
     name: &'static str,
+    clients_at_once: usize,
     count: usize,
+    expected: StatusCode,
     next: impl Fn(usize) -> Option<Call> + Send + Sync + 'static,
 ) -> anyhow::Result<Changes> {
     let next = Arc::new(next);
     let started = Instant::now();
-    let mut clients = Vec::with_capacity(CLIENTS);
-    for client in 0..CLIENTS {
+    let mut clients = Vec::with_capacity(clients_at_once);
+    for client in 0..clients_at_once {
         let next = next.clone();
         clients.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
@@ -183,11 +218,11 @@ async fn changes(
                 let Some(call) = next(n) else { break };
                 let sent = Instant::now();
                 let (status, body) = load::once(addr, &call).await?;
-                if status != StatusCode::OK {
+                if status != expected {
                     bail!("{name}: {status} {}", String::from_utf8_lossy(&body));
                 }
                 latencies.push(sent.elapsed().as_micros() as u64);
-                n += CLIENTS;
+                n += clients_at_once;
             }
             anyhow::Ok(latencies)
         }));

@@ -22,7 +22,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use chrono::{Days, NaiveDate, Utc};
 use rand::Rng;
 use serde_json::Value;
@@ -117,11 +117,14 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
+    // Buyers buy for today too, whose tickets the gate scans (and the changer may cancel or
+    // move while it does).
+    let buyer_days: Vec<NaiveDate> = std::iter::once(today).chain(days.clone()).collect();
     let clients: Vec<_> = (0..CLIENTS)
         .map(|_| {
             let (server, seen, stop, sent) =
                 (server.clone(), seen.clone(), stop.clone(), sent.clone());
-            let (shop, days) = (shop.clone(), days.clone());
+            let (shop, days) = (shop.clone(), buyer_days.clone());
             tokio::spawn(async move { buyer(server, shop, days, seen, stop, sent).await })
         })
         .collect();
@@ -129,6 +132,20 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         let (server, stop, sent) = (server.clone(), stop.clone(), sent.clone());
         let (url, days) = (url.clone(), days.clone());
         tokio::spawn(async move { crash_after_sale::changer(server, url, days, stop, sent).await })
+    };
+    let addr = server
+        .read()
+        .unwrap()
+        .as_ref()
+        .map(|s| s.addr)
+        .context("a server")?;
+    let gate = crate::crash_gate::gate(addr, shop.merchant_id).await?;
+    let scanner = {
+        let (server, stop, sent) = (server.clone(), stop.clone(), sent.clone());
+        let url = url.clone();
+        tokio::spawn(async move {
+            crate::crash_gate::scanner(server, url, gate, today, (stop, sent)).await
+        })
     };
 
     for kill in 0..KILLS {
@@ -153,6 +170,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         client.await??;
     }
     let changes = changer.await??;
+    let scans = scanner.await??;
     // One last kill with the sweeper's work pending, then a clean stretch for it to finish.
     age_open_payments(&url).await?;
     drop(server.write().unwrap().take());
@@ -166,6 +184,8 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     let after = crash_after_sale::read(&url).await?;
     let mut checks = invariants(&db, &after, &seen);
     checks.extend(crash_after_sale::invariants(&after, &db.events));
+    let at_gate = crate::crash_gate::read(&url).await?;
+    checks.extend(crate::crash_gate::invariants(&at_gate, &scans, &db.events));
     // The same database, then paid through Stripe (a fake of it) under the same kills.
     checks.extend(crate::crash_stripe::run(args, &url, dir, &shop, &days).await?);
     Ok(CrashRun {

@@ -10,9 +10,11 @@ mod after_sale;
 mod catalog;
 mod crash;
 mod crash_after_sale;
+mod crash_gate;
 mod crash_load;
 mod crash_stripe;
 mod express;
+mod gate;
 mod load;
 mod measure;
 mod open_loop;
@@ -51,6 +53,8 @@ pub struct Args {
     /// Cancellations and date changes (`--only after-sale`), in the default run beside the
     /// express checkout.
     pub after_sale: bool,
+    /// Redemptions at the gate (`--only gate`), in the default run after the after-sale part.
+    pub gate: bool,
     /// Where the express part keeps SQLite's file on disk (`--disk-dir`; by default a folder
     /// of its own under ./target, which is on the disk the project is on).
     pub disk_dir: PathBuf,
@@ -68,7 +72,7 @@ impl Args {
 }
 
 const USAGE: &str =
-    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|customer|express|open|crash|after-sale, \
+    "use --server PATH, --out PATH, --rounds N, --quick, --only catalog|customer|express|open|crash|after-sale|gate, \
      --merchants N, --postgres URL, --no-postgres, --no-sqlite, --buyers-at-once N, \
      --disk-dir PATH";
 
@@ -91,6 +95,7 @@ fn args() -> anyhow::Result<Args> {
         sqlite: true,
         crash: false,
         after_sale: true,
+        gate: true,
         disk_dir: PathBuf::from("target"),
     };
     let mut it = std::env::args().skip(1);
@@ -102,26 +107,26 @@ fn args() -> anyhow::Result<Args> {
             "--rounds" => args.rounds = value()?.parse()?,
             "--out" => args.out = value()?.into(),
             "--quick" => args.quick = true,
-            "--only" => match value()?.as_str() {
-                "catalog" => (args.express, args.open, args.after_sale) = (false, false, false),
-                "customer" => {
-                    (args.express, args.open, args.customer_only, args.after_sale) =
-                        (false, false, true, false);
+            "--only" => {
+                let part = value()?;
+                (
+                    args.catalog,
+                    args.express,
+                    args.open,
+                    args.after_sale,
+                    args.gate,
+                ) = (false, false, false, false, false);
+                match part.as_str() {
+                    "catalog" => args.catalog = true,
+                    "customer" => (args.catalog, args.customer_only) = (true, true),
+                    "express" => args.express = true,
+                    "open" => args.open = true,
+                    "crash" => args.crash = true,
+                    "after-sale" => args.after_sale = true,
+                    "gate" => args.gate = true,
+                    other => bail!("unknown part {other}; {USAGE}"),
                 }
-                "express" => (args.catalog, args.open, args.after_sale) = (false, false, false),
-                "open" => (args.catalog, args.express, args.after_sale) = (false, false, false),
-                "crash" => {
-                    (
-                        args.catalog,
-                        args.express,
-                        args.open,
-                        args.crash,
-                        args.after_sale,
-                    ) = (false, false, false, true, false);
-                }
-                "after-sale" => (args.catalog, args.express, args.open) = (false, false, false),
-                other => bail!("unknown part {other}; {USAGE}"),
-            },
+            }
             "--postgres" => args.postgres = Some(value()?),
             "--no-postgres" => args.postgres = None,
             "--no-sqlite" => args.sqlite = false,
@@ -186,6 +191,12 @@ async fn run(args: &Args, data_dir: &Path) -> anyhow::Result<()> {
     if args.after_sale {
         let section = after_sale::run(args).await?;
         page = report::splice(&page, "after-sale", &section);
+        std::fs::write(&args.out, &page)
+            .with_context(|| format!("writing {}", args.out.display()))?;
+    }
+    if args.gate {
+        let section = gate::run(args).await?;
+        page = report::splice(&page, "gate", &section);
         std::fs::write(&args.out, &page)
             .with_context(|| format!("writing {}", args.out.display()))?;
     }

@@ -400,6 +400,7 @@ async fn list_merchant(store: &dyn Store, campaign_id: Uuid) -> anyhow::Result<(
 #[derive(Debug, Clone)]
 pub struct Shop {
     pub campaign_id: Uuid,
+    pub merchant_id: Uuid,
     pub merchant_zone: chrono_tz::Tz,
     pub ticket: Uuid,
     pub evening: Uuid,
@@ -469,6 +470,7 @@ pub async fn shop(store: &dyn Store, seats: i32) -> anyhow::Result<Shop> {
     }
     Ok(Shop {
         campaign_id,
+        merchant_id: merchant.merchant_id,
         merchant_zone: zone,
         ticket: written[0].product_id,
         evening: written[1].product_id,

@@ -1,0 +1,166 @@
+//! Part `gate` (issue 42): redemptions of distinct codes at 32 in flight, on SQLite on disk and
+//! on PostgreSQL, each scan a gate's `POST /v2/redemptions` with its own nonce, its latency
+//! from send to answer on a fresh connection. Target: at least 1,000 a second with p99 under
+//! 25 ms (docs/gate.md).
+
+use std::sync::{Arc, Mutex};
+
+use chrono::Utc;
+use hyper::StatusCode;
+use serde_json::{json, Value};
+use server::time::local_date;
+use uuid::Uuid;
+
+use crate::{
+    after_sale::{buy, changes, Changes},
+    crash_after_sale::ADMIN_TOKEN,
+    express::{backends, Backend},
+    load::{self, Call},
+    process::{self, ServerProcess},
+    seed, Args,
+};
+
+/// Scans in flight.
+const IN_FLIGHT: usize = 32;
+const TARGET_PER_SECOND: f64 = 1_000.0;
+const TARGET_P99_MS: f64 = 25.0;
+/// Tickets per order bought to scan (the most one basket line takes).
+const PER_ORDER: u32 = 50;
+
+pub async fn run(args: &Args) -> anyhow::Result<String> {
+    let mut runs = Vec::new();
+    for backend in backends(args, &args.disk_dir.join("gate"))? {
+        backend.create().await?;
+        let measured = on(args, &backend).await;
+        backend.drop_database().await?;
+        runs.push((backend, measured?));
+    }
+    Ok(section(&runs))
+}
+
+/// The redemptions measured on one backend.
+async fn on(args: &Args, backend: &Backend) -> anyhow::Result<Changes> {
+    let url = backend.url()?;
+    let store = server::store::connect(&url, Some(2)).await?;
+    let shop = seed::shop(store.as_ref(), 100_000).await?;
+    drop(store);
+    let dir = args.disk_dir.join("gate").join(backend.slug());
+    std::fs::create_dir_all(&dir)?;
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("BOXOFFICE_ADMIN_TOKEN", ADMIN_TOKEN),
+    ];
+    let server = process::start(&args.server, &dir, &env).await?;
+    let today = local_date(shop.merchant_zone, Utc::now());
+    let count = args.scale(20_000);
+    let orders = count.div_ceil(PER_ORDER as usize);
+    eprintln!(
+        "gate ({}): buying {count} tickets for today",
+        backend.name()
+    );
+    let codes: Vec<String> = buy(
+        &server,
+        shop.campaign_id,
+        shop.ticket,
+        (today, PER_ORDER),
+        orders,
+    )
+    .await?
+    .into_iter()
+    .flat_map(|b| b.tickets.into_iter().map(|(_, code)| code))
+    .take(count)
+    .collect();
+    let token = gate_bearer(&server, shop.merchant_id).await?;
+    let codes = Arc::new(Mutex::new(codes));
+    changes(
+        server.addr,
+        "redemption",
+        IN_FLIGHT,
+        count,
+        StatusCode::CREATED,
+        move |_| {
+            let code = codes.lock().unwrap().pop()?;
+            Some(
+                Call::post_json(
+                    "/v2/redemptions",
+                    &json!({ "code": code, "nonce": Uuid::new_v4().to_string() }),
+                )
+                .header("authorization", format!("Bearer {token}")),
+            )
+        },
+    )
+    .await
+}
+
+/// A gate of `merchant` and its bearer.
+async fn gate_bearer(server: &ServerProcess, merchant: Uuid) -> anyhow::Result<String> {
+    let create = Call::post_json(
+        format!("/admin/v1/merchants/{merchant}/gates"),
+        &json!({ "name": "Bench gate" }),
+    )
+    .header("authorization", format!("Bearer {ADMIN_TOKEN}"));
+    let (status, body) = load::once(server.addr, &create).await?;
+    anyhow::ensure!(status == StatusCode::CREATED, "creating a gate: {status}");
+    let gate: Value = serde_json::from_slice(&body)?;
+    let form = format!(
+        "grant_type=client_credentials&client_id={}&client_secret={}",
+        gate["data"]["client_id"].as_str().unwrap_or_default(),
+        gate["data"]["client_secret"].as_str().unwrap_or_default()
+    );
+    let token = Call {
+        method: hyper::Method::POST,
+        path: "/oauth/token".into(),
+        headers: vec![(
+            "content-type".to_owned(),
+            "application/x-www-form-urlencoded".to_owned(),
+        )],
+        body: form.into(),
+        fresh_key: None,
+    };
+    let (status, body) = load::once(server.addr, &token).await?;
+    anyhow::ensure!(status == StatusCode::OK, "a gate bearer: {status}");
+    let token: Value = serde_json::from_slice(&body)?;
+    Ok(token["access_token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// The section of docs/benchmarks.md this part writes.
+fn section(runs: &[(Backend, Changes)]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## At the gate: redemptions\n\n\
+         `bench/run.sh` (`bench --only gate`): {IN_FLIGHT} scans in flight, each a gate's\n\
+         `POST /v2/redemptions` of a distinct valid ticket's printed code with a nonce of its own\n\
+         (the ticket made USED by its conditional update, the entry kept, the order's version\n\
+         moved and `tickets.TicketRedeemed` written, in one transaction), on a fresh connection;\n\
+         latency from send to the whole answer. Target: at least {TARGET_PER_SECOND:.0} a second\n\
+         with p99 under {TARGET_P99_MS} ms.\n"
+    );
+    crate::report::machine_table(&mut out, &process::machine());
+    let _ = writeln!(
+        out,
+        "| database | scans | per second | p50 ms | p90 ms | p99 ms | max ms | target met |\n|---|---|---|---|---|---|---|---|"
+    );
+    for (backend, r) in runs {
+        let rate = r.latencies_us.len() as f64 / r.elapsed.as_secs_f64();
+        let p99 = r.quantile_ms(0.99);
+        let met = rate >= TARGET_PER_SECOND && p99 < TARGET_P99_MS;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            backend.name(),
+            r.latencies_us.len(),
+            rate,
+            r.quantile_ms(0.5),
+            r.quantile_ms(0.9),
+            p99,
+            r.quantile_ms(1.0),
+            if met { "yes" } else { "**no**" }
+        );
+    }
+    out
+}
