@@ -250,3 +250,40 @@ async fn two_hundred_racing_scans_of_one_ticket_let_it_in_exactly_once() {
         1
     );
 }
+
+#[tokio::test]
+async fn the_calendar_file_carries_each_tickets_signed_qr_code() {
+    use base64::{engine::general_purpose::STANDARD, Engine};
+    let (app, shop) = spawn_shop(None).await;
+    let order = paid_for(&app, &shop, 0, 2).await;
+    let ics = app
+        .send(
+            app.request(
+                Method::GET,
+                &format!(
+                    "/v2/me/fulfillment/orders/{}/calendar.ics",
+                    order["order_id"].as_str().unwrap()
+                ),
+            )
+            .bearer_auth(&shop.partner.token)
+            .header("x-campaign-id", &shop.partner.campaign),
+        )
+        .await;
+    assert_eq!(ics.status, 200, "{}", ics.text);
+    // Lines folded at 75 octets are unfolded first (RFC 5545 §3.1).
+    let unfolded = ics.text.replace("\r\n ", "").replace("\n ", "");
+    let keys = jwks(&app).await;
+    let mut codes: Vec<String> = unfolded
+        .lines()
+        .filter(|l| l.starts_with("ATTACH;"))
+        .map(|l| {
+            assert!(l.contains("FMTTYPE=image/png") && l.contains("VALUE=BINARY"), "{l}");
+            let png = STANDARD.decode(l.rsplit_once(':').unwrap().1.trim()).unwrap();
+            crate::gate_fixtures::printed_code_of(&keys, &crate::ticket_fixtures::decode_qr(&png))
+        })
+        .collect();
+    codes.sort();
+    let mut expected = vec![code(&order, 0), code(&order, 1)];
+    expected.sort();
+    assert_eq!(codes, expected);
+}
