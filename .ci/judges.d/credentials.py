@@ -1,6 +1,7 @@
 """Obtains the credentials the judges pass to the operations that take them, from a server
 started in demo mode (BOXOFFICE_DEMO=1): a backend bearer (client credentials of the demo
-partner), a public bearer (session -> exchange) and, when the server's outbox can be read, a
+partner), a public bearer (session -> exchange), a gate bearer (a gate of the demo's first
+merchant) and, when the server's outbox can be read, a
 merchant bearer (onboarding magic link -> code exchange). Prints them as shell assignments.
 
 usage: credentials.py BASE_URL ADMIN_TOKEN
@@ -58,6 +59,20 @@ def public_bearer(base, backend):
     return issued["data"]["access_token"]
 
 
+def gate_bearer(base, admin):
+    """A gate of the demo's first merchant, and its bearer (docs/gate.md)."""
+    merchants = call(base, "GET", "/admin/v1/merchants?limit=1", token=admin)
+    merchant = merchants["data"][0]["merchant_id"]
+    gate = call(base, "POST", f"/admin/v1/merchants/{merchant}/gates",
+                {"name": "Judges' gate"}, token=admin)["data"]
+    token = call(base, "POST", "/oauth/token", {
+        "grant_type": "client_credentials",
+        "client_id": gate["client_id"],
+        "client_secret": gate["client_secret"],
+    }, form=True)
+    return token["access_token"]
+
+
 def main():
     base, admin = sys.argv[1].rstrip("/"), sys.argv[2]
     backend = backend_bearer(base)
@@ -65,6 +80,7 @@ def main():
     print(f"BACKEND_BEARER={backend}")
     print(f"PUBLIC_BEARER={public}")
     print(f"ADMIN_TOKEN={admin}")
+    print(f"GATE_BEARER={gate_bearer(base, admin)}")
     # A merchant bearer needs the onboarding code from the outbox, which HTTP does not show.
     print("MERCHANT_BEARER=none")
 

@@ -30,6 +30,8 @@ ALLOWED = {
     # A session code is one the server issued, unused and unexpired: state, not shape.
     "POST /v1/session/token": {"session-code-invalid", "session-code-expired"},
     "POST /v1/oauth/token": {"session-code-invalid", "session-code-expired"},
+    # A pairing code is one the server issued for a gate, unused, unexpired: state, not shape.
+    "POST /v2/gate-pairings": {"gate-pairing-invalid"},
     # A basket spans one merchant and provider, names each product once, and needs an address
     # only when it holds a physical product: rules over the catalog, not the body's shape.
     "POST /v2/checkouts": {
@@ -137,6 +139,10 @@ BETWEEN_FIELDS = {
         ("code_challenge", "unsupported"): "PKCE only in headless mode",
         ("code_challenge", "required"): "code_challenge_method without code_challenge",
         ("code_challenge_method", "unsupported"): "code_challenge without method S256",
+    },
+    # An offline scan happened before the upload: its time against the server's clock.
+    "POST /v2/redemptions/batch": {
+        ("scans[*].scanned_at", "future"): "a scan's time not after the server's clock",
     },
     # The return URL's origin must be one the partner registered: stored data, not shape.
     "POST /v2/checkouts/{checkout_id}/confirm": {("return_url", "origin-not-allowed"): "registered origins"},

@@ -13,7 +13,10 @@ use super::{Problem, RedemptionStatus, TimeslotWindow};
 #[serde(deny_unknown_fields)]
 pub struct RedemptionRequest {
     /// What the QR code holds (the signed ticket token) or the printed code typed by hand.
-    #[cfg_attr(feature = "ssr", schema(min_length = 1, max_length = 2048))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 2048, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub code: String,
     /// Chosen by the gate for this one scan (a UUID is a good one); the same nonce sent again
     /// is the same scan. Nonces are per gate.
@@ -69,7 +72,10 @@ pub struct RedemptionBatch {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OfflineScan {
-    #[cfg_attr(feature = "ssr", schema(min_length = 1, max_length = 2048))]
+    #[cfg_attr(
+        feature = "ssr",
+        schema(max_length = 2048, pattern = r"[^\s\u0085]|\ufeff")
+    )]
     pub code: String,
     #[cfg_attr(
         feature = "ssr",

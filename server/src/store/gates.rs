@@ -17,11 +17,11 @@ pub const DEFAULT_EARLY_MINUTES: u32 = 30;
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GateInput {
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub name: String,
     /// The products it admits, all of the merchant's; absent: every product of the merchant.
     #[serde(default)]
-    #[schema(max_items = 200)]
+    #[schema(max_items = 200, unique_items = true)]
     pub product_ids: Option<Vec<Uuid>>,
     /// How long before a slot starts its visitors are let in (default 30).
     #[serde(default)]
