@@ -140,6 +140,11 @@ BETWEEN_FIELDS = {
         ("code_challenge", "required"): "code_challenge_method without code_challenge",
         ("code_challenge_method", "unsupported"): "code_challenge without method S256",
     },
+    # A gate names each product once (utoipa cannot say uniqueItems on a field).
+    "POST /admin/v1/merchants/{merchant_id}/gates": {
+        ("product_ids[*]", "duplicate"): "each product once",
+    },
+    "PUT /admin/v1/gates/{gate_id}": {("product_ids[*]", "duplicate"): "each product once"},
     # An offline scan happened before the upload: its time against the server's clock.
     "POST /v2/redemptions/batch": {
         ("scans[*].scanned_at", "future"): "a scan's time not after the server's clock",

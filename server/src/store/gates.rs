@@ -21,7 +21,7 @@ pub struct GateInput {
     pub name: String,
     /// The products it admits, all of the merchant's; absent: every product of the merchant.
     #[serde(default)]
-    #[schema(max_items = 200, unique_items = true)]
+    #[schema(max_items = 200)]
     pub product_ids: Option<Vec<Uuid>>,
     /// How long before a slot starts its visitors are let in (default 30).
     #[serde(default)]
