@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use icalendar::{Calendar, CalendarDateTime, Component, Event, EventLike};
 
 use super::{order_doc::OrderDoc, texts::texts, vtimezone::vtimezone};

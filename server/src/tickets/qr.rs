@@ -1,6 +1,7 @@
 //! A ticket's QR code: as a PNG for the ticket mail (mail clients do not show SVG, so the mail
 //! carries each code as an inline image), and as SVG for the frame (its `ticket_qr` server
-//! function). The content is exactly the ticket code either way.
+//! function). The content is the ticket's signed QR token (`gate::code`), or its printed code
+//! where it has none, either way.
 
 use qrcode::{Color, QrCode};
 

@@ -407,3 +407,42 @@ async fn a_pairing_url_pairs_one_device_once_until_the_gate_is_revoked() {
         .await
         .assert_problem(401, "token-invalid");
 }
+
+/// A scan and a cancellation of one ticket at once: one of them wins, the other is refused,
+/// never both (each is a conditional update of the ticket's state).
+#[tokio::test]
+async fn a_ticket_scanned_and_cancelled_at_once_is_either_let_in_or_cancelled() {
+    let (app, shop) = spawn_shop(None).await;
+    let gate = gate(&app, &shop).await;
+    for _ in 0..3 {
+        let today = paid_for(&app, &shop, 0, 1).await;
+        let (order_id, ticket) = (
+            today["order_id"].as_str().unwrap().to_owned(),
+            today["tickets"][0]["ticket_id"].clone(),
+        );
+        let cancel_path = format!("/admin/v1/orders/{order_id}/cancellation");
+        let cancel_body = json!({ "ticket_ids": [ticket] });
+        let printed = code(&today, 0);
+        let scans = (0..6).map(|_| scan(&app, &gate, &printed));
+        let cancels = (0..6).map(|_| app.admin_post(&cancel_path, &cancel_body));
+        let (scanned, cancelled) = futures::join!(
+            futures::future::join_all(scans),
+            futures::future::join_all(cancels)
+        );
+        let let_in = scanned.iter().filter(|r| r.status == 201).count();
+        let gone = cancelled.iter().filter(|r| r.status == 200).count();
+        assert_eq!(let_in + gone, 1, "exactly one wins");
+        let status = order(&app, &shop, &order_id).await["tickets"][0]["status"].clone();
+        if let_in == 1 {
+            assert_eq!(status, "USED");
+            for refused in cancelled.iter() {
+                refused.assert_problem(409, "ticket-not-cancellable");
+            }
+        } else {
+            assert_eq!(status, "CANCELLED");
+            for refused in scanned.iter() {
+                refused.assert_problem(409, "ticket-cancelled");
+            }
+        }
+    }
+}

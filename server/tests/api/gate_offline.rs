@@ -277,8 +277,13 @@ async fn the_calendar_file_carries_each_tickets_signed_qr_code() {
         .lines()
         .filter(|l| l.starts_with("ATTACH;"))
         .map(|l| {
-            assert!(l.contains("FMTTYPE=image/png") && l.contains("VALUE=BINARY"), "{l}");
-            let png = STANDARD.decode(l.rsplit_once(':').unwrap().1.trim()).unwrap();
+            assert!(
+                l.contains("FMTTYPE=image/png") && l.contains("VALUE=BINARY"),
+                "{l}"
+            );
+            let png = STANDARD
+                .decode(l.rsplit_once(':').unwrap().1.trim())
+                .unwrap();
             crate::gate_fixtures::printed_code_of(&keys, &crate::ticket_fixtures::decode_qr(&png))
         })
         .collect();
