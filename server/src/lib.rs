@@ -140,6 +140,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         auth,
         customer_copies,
         hold_addresses,
+        ticket_tokens: authn.tokens.clone(),
     };
     let tickets = tickets::Tickets {
         config: config.clone(),

@@ -18,8 +18,8 @@ pub struct Ticket {
     /// Unique; printed on the ticket, and what a gate takes typed by hand.
     pub code: String,
     /// What the ticket's QR code holds: a token signed by this server that a gate verifies
-    /// offline (docs/gate.md). On a single order's read and the ticket documents; absent in
-    /// lists and on cancelled tickets.
+    /// offline (docs/gate.md). On every read of a paid order's valid and used tickets; absent
+    /// on cancelled ones.
     #[serde(default)]
     pub qr: Option<String>,
     pub product_id: Uuid,

@@ -49,20 +49,10 @@ pub async fn after_paying(state: &AppState, order_id: Uuid) -> Result<String> {
 pub async fn order_read(state: &AppState, order: OrderRecord) -> Result<app::wire::Order> {
     let paid = order.status.is_paid();
     let order_id = order.customer_order_id;
-    let merchant_id = order.merchant_id;
     let mut read = super::facts::order_now(&state.commerce, order, Utc::now()).await?;
     if paid {
         read.manage_url = crate::tickets::manage_url(&state.tickets, order_id).await?;
-        let store = state.store.as_ref();
-        if let Some(merchant) = state
-            .commerce
-            .catalog
-            .definitions
-            .merchant(store, merchant_id)
-            .await?
-        {
-            crate::gate::code::attach(&state.authn.tokens, merchant.zone()?, &mut read)?;
-        }
+        crate::checkout::customer_copies::with_qr_tokens(&state.commerce, &mut read).await?;
     }
     Ok(read)
 }

@@ -36,6 +36,8 @@ pub struct Commerce {
     pub customer_copies: Arc<CustomerCopies>,
     /// The key of a buyer's address as a checkout keeps it (`holds`).
     pub hold_addresses: PurposeKey,
+    /// Signs the QR tokens of the tickets the customer's reads show (`gate::code`).
+    pub ticket_tokens: crate::auth::TokenService,
 }
 
 impl Commerce {

@@ -48,7 +48,10 @@ impl CustomerCopies {
         let generation = state.catalog.definitions.generation();
         let read = |ids: Vec<Uuid>| async move {
             let records = state.store.orders_by_id(&ids).await?;
-            let views = order_views(state.store.as_ref(), &records).await?;
+            let mut views = order_views(state.store.as_ref(), &records).await?;
+            for view in views.iter_mut().filter(|v| v.status.is_paid()) {
+                with_qr_tokens(state, view).await?;
+            }
             records
                 .iter()
                 .zip(&views)
@@ -84,6 +87,21 @@ impl CustomerCopies {
         // An entry never changes, so no generation ever makes its copy stale.
         self.ledger.write(&wanted, 0, read).await
     }
+}
+
+/// Puts the QR tokens of a paid order's tickets into its view (`gate::code::attach`): a copy
+/// is written once per version of the order, so each token is signed once per change.
+pub async fn with_qr_tokens(state: &Commerce, view: &mut app::wire::Order) -> Result<()> {
+    let store = state.store.as_ref();
+    if let Some(merchant) = state
+        .catalog
+        .definitions
+        .merchant(store, view.merchant_id)
+        .await?
+    {
+        crate::gate::code::attach(&state.ticket_tokens, merchant.zone()?, view)?;
+    }
+    Ok(())
 }
 
 fn wire_entry(e: LoyaltyEntryRecord) -> LoyaltyEntry {

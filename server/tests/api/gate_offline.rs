@@ -51,6 +51,12 @@ async fn a_tickets_qr_token_verifies_against_the_jwks_and_not_after_a_flipped_bi
         .assert_problem(404, "ticket-unknown");
     // The real one lets the visitor in.
     scan(&app, &gate, &token).await.assert_status(201);
+    // The customer's list carries the same token as the order's own read.
+    let listed = shop
+        .partner
+        .get_ok(&app, "/v2/me/fulfillment/orders?limit=5")
+        .await;
+    assert_eq!(listed["data"][0]["tickets"][0]["qr"], token.as_str());
 }
 
 #[tokio::test]
