@@ -1,13 +1,15 @@
 //! Letting a scanned ticket in, online (`POST /v2/redemptions`; docs/gate.md, "Redeem").
 //!
-//! It reads as its contract: a nonce this gate used before answers as it did (208 with the
-//! first body for the same code, `nonce-reused` for another) → the scan is read (a verified
-//! QR token or a printed code) → the ticket judged (`judge`: refusals in the contract's
-//! order, writing nothing) → one transaction: the ticket VALID → USED by a conditional update
-//! (the exactly-once rule: of racing scans, on any node, one finds it VALID), the entry kept
-//! under its nonce, the order's version moved (readers see `redeemed_at`), and
-//! `tickets.TicketRedeemed` → commit. A scan that loses a race is judged again, so it gets
-//! the refusal the winner caused.
+//! It reads as its contract: the scan is read (a verified QR token or a printed code) → the
+//! ticket judged (`judge`: refusals in the contract's order, writing nothing) → one
+//! transaction: the ticket VALID → USED by a conditional update (the exactly-once rule: of
+//! racing scans, on any node, one finds it VALID), the entry kept under its nonce (unique per
+//! gate), the order's version moved (readers see `redeemed_at`), and `tickets.TicketRedeemed`
+//! → commit. A nonce this gate used before answers as it did (208 with the first body for the
+//! same code, `nonce-reused` for another): a scan sent again finds its ticket used, or its
+//! nonce taken, and only then is the nonce looked up, so a first scan (nearly every one)
+//! spends no read on it. A scan that loses a race is judged again, so it gets the refusal
+//! the winner caused.
 
 use app::wire::{ProblemType, Redemption, RedemptionRequest, RedemptionStatus};
 use chrono::{DateTime, Utc};
@@ -73,16 +75,25 @@ pub async fn redeem(
     check_code("code", &request.code)?;
     check_nonce("nonce", &request.nonce)?;
     let now = to_stored(now);
-    let prior = gates
-        .store
-        .redemption_by_nonce(gate.gate_id, &request.nonce)
-        .await?;
     let scanned = read(gates.authn, &request.code).await;
-    if let Some(prior) = prior {
-        return replay(&prior, scanned.ok().as_ref());
-    }
-    let ticket = ticket_of(gates, gate, &scanned?).await?;
-    judge(&ticket, gate, now)?;
+    // A scan that reads as nothing is `ticket-unknown`, as `read` says.
+    let judged = match &scanned {
+        Ok(scan) => match ticket_of(gates, gate, scan).await {
+            Ok(ticket) => judge(&ticket, gate, now).map(|()| ticket),
+            Err(refusal) => Err(refusal),
+        },
+        Err(_) => Err(unknown()),
+    };
+    let ticket = match judged {
+        Ok(ticket) => ticket,
+        Err(refusal) => {
+            // Refused: unless this is a scan the gate sent before under this nonce.
+            return match prior_scan(gates, gate, request).await? {
+                Some(prior) => replay(&prior, scanned.ok().as_ref()),
+                None => Err(refusal),
+            };
+        }
+    };
     let redemption_id = crate::ids::random_id();
     let entry = Entry {
         redemption_id,
@@ -157,11 +168,7 @@ async fn settle_lost_race(
     lost: Option<Error>,
     now: DateTime<Utc>,
 ) -> Result<Redeemed> {
-    if let Some(prior) = gates
-        .store
-        .redemption_by_nonce(gate.gate_id, &request.nonce)
-        .await?
-    {
+    if let Some(prior) = prior_scan(gates, gate, request).await? {
         let scanned = read(gates.authn, &request.code).await.ok();
         return replay(&prior, scanned.as_ref());
     }
@@ -175,6 +182,18 @@ async fn settle_lost_race(
         ProblemType::TicketAlreadyRedeemed,
         "Another scan of this ticket was being recorded at the same moment; scan it again.",
     ))
+}
+
+/// The scan this gate kept under the request's nonce, if any.
+async fn prior_scan(
+    gates: &Gates<'_>,
+    gate: &Gate,
+    request: &RedemptionRequest,
+) -> Result<Option<RedemptionRecord>> {
+    Ok(gates
+        .store
+        .redemption_by_nonce(gate.gate_id, &request.nonce)
+        .await?)
 }
 
 /// The ticket a scan names, if it is this gate's merchant's; `ticket-unknown` otherwise.
