@@ -46,10 +46,16 @@ async fn on(args: &Args, backend: &Backend) -> anyhow::Result<Changes> {
     drop(store);
     let dir = args.disk_dir.join("gate").join(backend.slug());
     std::fs::create_dir_all(&dir)?;
-    let env = [
+    // The pool's size, when the run sets one (the server's default otherwise: two
+    // connections per core).
+    let pool = std::env::var("BOXOFFICE_DB_MAX_CONNECTIONS").unwrap_or_default();
+    let mut env = vec![
         ("DATABASE_URL", url.as_str()),
         ("BOXOFFICE_ADMIN_TOKEN", ADMIN_TOKEN),
     ];
+    if !pool.is_empty() {
+        env.push(("BOXOFFICE_DB_MAX_CONNECTIONS", pool.as_str()));
+    }
     let server = process::start(&args.server, &dir, &env).await?;
     let today = local_date(shop.merchant_zone, Utc::now());
     let count = args.scale(20_000);
