@@ -162,7 +162,9 @@ async fn update_gate(
 ) -> Result<Data<Gate>> {
     validate(&input)?;
     standing(state.store.gate(gate_id).await?)?;
-    found(state.store.update_gate(gate_id, &input).await?, "The gate")
+    let gate = state.store.update_gate(gate_id, &input).await?;
+    state.authn.auth.revoked();
+    found(gate, "The gate")
 }
 
 /// Revokes a gate: its bearers, paired devices and pairing URL stop working at once; its
@@ -171,10 +173,9 @@ async fn update_gate(
     params(("gate_id" = Uuid, Path)),
     responses((status = 204, description = "Revoked"), Problem404))]
 async fn revoke_gate(Admin(state): Admin, ApiPath(gate_id): ApiPath<Uuid>) -> Result<StatusCode> {
-    deleted(
-        state.store.revoke_gate(gate_id, Utc::now()).await?,
-        "The gate",
-    )
+    let revoked = state.store.revoke_gate(gate_id, Utc::now()).await?;
+    state.authn.auth.revoked();
+    deleted(revoked, "The gate")
 }
 
 /// A new one-time pairing URL for another device (single use, 24 hours); the gate's earlier

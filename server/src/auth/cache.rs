@@ -61,6 +61,8 @@ pub struct AuthCache {
     reading: AtomicBool,
     sessions: TtlCache<Uuid, StandingSession>,
     campaigns: TtlCache<(Uuid, Uuid), ()>,
+    /// Standing gate credentials by client id (a gate's own or a paired device's).
+    gates: TtlCache<String, crate::store::GateCredential>,
 }
 
 impl AuthCache {
@@ -78,6 +80,7 @@ impl AuthCache {
             reading: AtomicBool::new(false),
             sessions: TtlCache::new(keep),
             campaigns: TtlCache::new(keep),
+            gates: TtlCache::new(keep),
         }
     }
 
@@ -157,6 +160,29 @@ impl AuthCache {
             self.campaigns.put((client, campaign), (), generation);
         }
         Ok(allowed)
+    }
+
+    /// The standing gate credential `client_id` names, from the cache when it vouches for it,
+    /// else read; `None` for no credential or a revoked gate. A gate changed or revoked moves
+    /// the revision, so its old copy is not served after it.
+    pub async fn gate_credential(
+        &self,
+        store: &dyn Store,
+        client_id: &str,
+    ) -> Result<Option<crate::store::GateCredential>> {
+        let generation = self.current(store).await?;
+        if let Some(cached) = generation.and_then(|g| self.gates.get(&client_id.to_owned(), g)) {
+            return Ok(Some(cached));
+        }
+        let credential = store
+            .gate_credential(client_id)
+            .await?
+            .filter(|c| c.gate.revoked_at.is_none());
+        if let (Some(credential), Some(generation)) = (&credential, generation) {
+            self.gates
+                .put(client_id.to_owned(), credential.clone(), generation);
+        }
+        Ok(credential)
     }
 
     /// `client_may_use_campaign` as every public route refuses it: 403 `forbidden`. A partner

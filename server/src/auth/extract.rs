@@ -198,8 +198,9 @@ impl<S: HasAuthn> FromRequestParts<S> for MerchantUser {
 }
 
 /// A merchant's gate (or a device paired with it), by a gate bearer issued under the
-/// credential's current secret while the gate stands: revoking the gate ends its bearers at
-/// once, on every node (one read of the credential per call).
+/// credential's current secret while the gate stands. The credential is read through the
+/// auth cache (`auth::cache`): revoking or changing the gate reaches the node that made the
+/// change at once and every other node within the cache's interval, as for partner clients.
 #[derive(Debug, Clone)]
 pub struct GateUser {
     pub gate: crate::store::Gate,
@@ -214,11 +215,13 @@ impl<S: HasAuthn> FromRequestParts<S> for GateUser {
         let claims: GateClaims = crate::keys::verify(state, token, Audience::Gate)
             .await
             .map_err(|reason| rejection(state, reason, Audience::Gate))?;
-        let credential = state.store.gate_credential(&claims.cid).await?;
+        let credential = state
+            .auth
+            .gate_credential(state.store.as_ref(), &claims.cid)
+            .await?;
         match credential {
             Some(c)
                 if c.gate.gate_id.to_string() == claims.registered.sub
-                    && c.gate.revoked_at.is_none()
                     && crate::secrets::secret_version(&c.credential_hash) == claims.sv =>
             {
                 Ok(GateUser { gate: c.gate })

@@ -446,3 +446,34 @@ async fn a_ticket_scanned_and_cancelled_at_once_is_either_let_in_or_cancelled() 
         }
     }
 }
+
+/// Nodes keep a standing gate's credential for a moment (the auth cache): a revocation made
+/// through one node reaches another within the cache's interval (docs/security.md).
+#[tokio::test]
+async fn a_gate_revoked_through_one_node_is_refused_by_another_within_the_interval() {
+    let interval = |c: &mut server::config::Config| c.auth_revision_interval_ms = 400;
+    let first = crate::helpers::spawn_app_with(interval).await;
+    if first.backend() != "postgres" {
+        eprintln!("two nodes share a Postgres database only; skipped on SQLite");
+        return;
+    }
+    let second = first.second_node(interval).await;
+    let shop = shop(&first, None).await;
+    let gate = gate(&first, &shop).await;
+    let today = paid_for(&first, &shop, 0, 2).await;
+    // The second node has the credential in its cache now.
+    scan_as(&second, &gate.token, &code(&today, 0), &nonce())
+        .await
+        .assert_status(201);
+    assert_eq!(
+        first
+            .admin_delete(&format!("/admin/v1/gates/{}", gate.gate_id))
+            .await
+            .status,
+        204
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    scan_as(&second, &gate.token, &code(&today, 1), &nonce())
+        .await
+        .assert_problem(401, "token-invalid");
+}

@@ -3,7 +3,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{push_ids, Db, SqlStore, ThisBackend};
+use super::{push_ids, sessions::BUMP_AUTH_REVISION, Db, SqlStore, ThisBackend};
 use crate::store::{
     backend::Backend, DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore,
     RedemptionRecord, ScannedTicket, StoreError, StoreResult, DEFAULT_EARLY_MINUTES,
@@ -118,7 +118,8 @@ impl GateStore for SqlStore {
             return Ok(None);
         };
         self.check_gate_products(current.merchant_id, input).await?;
-        Ok(sqlx::query_as(
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let gate = sqlx::query_as(
             "UPDATE gate SET name = $2, product_ids = $3, early_minutes = $4, late_minutes = $5,
                  updated_at = $6
              WHERE gate_id = $1 RETURNING *",
@@ -129,11 +130,16 @@ impl GateStore for SqlStore {
         .bind(minutes(input.early_minutes, DEFAULT_EARLY_MINUTES))
         .bind(minutes(input.late_minutes, 0))
         .bind(Utc::now())
-        .fetch_optional(&self.writer)
-        .await?)
+        .fetch_optional(&mut *tx)
+        .await?;
+        // Nodes keep standing gates (`auth::cache`): the change must reach them.
+        sqlx::query(BUMP_AUTH_REVISION).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(gate)
     }
 
     async fn revoke_gate(&self, gate_id: Uuid, now: DateTime<Utc>) -> StoreResult<bool> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let found: Option<Uuid> = sqlx::query_scalar(
             "UPDATE gate SET revoked_at = COALESCE(revoked_at, $2), pairing_hash = NULL,
                  pairing_expires_at = NULL, updated_at = $2
@@ -141,8 +147,10 @@ impl GateStore for SqlStore {
         )
         .bind(gate_id)
         .bind(now)
-        .fetch_optional(&self.writer)
+        .fetch_optional(&mut *tx)
         .await?;
+        sqlx::query(BUMP_AUTH_REVISION).execute(&mut *tx).await?;
+        tx.commit().await?;
         Ok(found.is_some())
     }
 
