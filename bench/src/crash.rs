@@ -4,7 +4,7 @@
 //! Idempotency-Key's record is complete or holds no order, every event reports a committed
 //! change and none is missing, and every order answered 2xx is stored. Meanwhile a client
 //! cancels and moves tickets of paid orders (`crash_after_sale`), whose own invariants are
-//! checked too: paid − refunded is the price of the valid tickets, to the cent. Then the same
+//! checked too: paid − refunded is the price of the valid (and used) tickets, to the cent. Then the same
 //! again paid through Stripe (`crash_stripe`): every PaymentIntent paid is a PAID order
 //! exactly once.
 //!
@@ -241,6 +241,8 @@ struct Database {
     keys: Vec<(String, Option<Vec<u8>>)>,
     /// (order id, status) of every payment's ticket mail (kind TICKETS in the mail outbox).
     ticket_mails: Vec<(Uuid, String)>,
+    /// Every ticket's id (the gate's events are about tickets).
+    tickets: HashSet<Uuid>,
 }
 
 async fn read_database(url: &str) -> anyhow::Result<Database> {
@@ -280,7 +282,12 @@ async fn read_database(url: &str) -> anyhow::Result<Database> {
     let ticket_mails: Vec<(Uuid, String)> = on_database!(url, |conn| sqlx::query_as(&sql)
         .fetch_all(&mut conn)
         .await?);
+    let tickets: Vec<(Uuid,)> =
+        on_database!(url, |conn| sqlx::query_as("SELECT ticket_id FROM ticket")
+            .fetch_all(&mut conn)
+            .await?);
     Ok(Database {
+        tickets: tickets.into_iter().map(|(t,)| t).collect(),
         days: days.into_iter().map(|(g, d, r)| ((g, d), r)).collect(),
         lines,
         orders: orders.into_iter().map(|(o, c, s)| (o, (c, s))).collect(),
@@ -295,7 +302,8 @@ fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static st
     let mut checks = Vec::new();
 
     // Places: a day's count is the places of the checkouts that still hold them (open holds)
-    // and the valid tickets on it (sold, less what was cancelled or moved after the sale).
+    // and the valid tickets on it (sold, less what was cancelled or moved after the sale;
+    // a ticket let in at the gate keeps its place).
     let mut held: HashMap<(Uuid, NaiveDate), i64> = after.valid_places.clone();
     // A date change to a dearer day holds its places until its difference's payment ends.
     for (key, places) in &after.pending_places {
@@ -312,7 +320,7 @@ fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static st
         .filter(|(key, reserved)| held.get(key).copied().unwrap_or(0) != **reserved)
         .collect();
     checks.push((
-        "for every day, taken places = valid tickets + open holds (checkouts and date changes awaiting payment)",
+        "for every day, taken places = valid and used tickets + open holds (checkouts and date changes awaiting payment)",
         wrong.is_empty() && held.keys().all(|k| db.days.contains_key(k)),
         format!("{} days, {} wrong", db.days.len(), wrong.len()),
     ));
@@ -403,6 +411,7 @@ fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static st
             match (subject.split('/').next(), id) {
                 (Some("checkouts"), Some(id)) => !checkouts.contains(&id),
                 (Some("orders"), Some(id)) => !orders.contains(&id),
+                (Some("tickets"), Some(id)) => !db.tickets.contains(&id),
                 _ => true,
             }
         })
@@ -552,6 +561,7 @@ mod tests {
             ],
             keys: vec![("DONE".into(), Some(body)), ("IN_FLIGHT".into(), None)],
             ticket_mails: Vec::new(),
+            tickets: HashSet::new(),
         };
         let seen = Seen {
             orders: HashSet::from([order]),

@@ -221,11 +221,12 @@ pub async fn read(url: &str) -> anyhow::Result<AfterSale> {
         sqlx::query_as(
         "SELECT t.customer_order_id, l.availability_group_id, t.visit_date, CAST(t.paid_share AS TEXT)
          FROM ticket t JOIN checkout_line l ON l.checkout_line_id = t.checkout_line_id
-         WHERE t.status = 'VALID'"
+         WHERE t.status IN ('VALID', 'USED')"
     )
     .fetch_all(&mut conn)
     .await?
     });
+    // A ticket let in at the gate keeps its place and what was paid for it.
     for (order, group, day, share) in valid {
         *out.valid_shares.entry(order).or_default() += decimal(&share)?;
         *out.valid_places.entry((group, day)).or_default() += 1;
@@ -308,7 +309,7 @@ pub fn invariants(
     let refunds: Decimal = after.refunded.values().sum();
     let kept: Decimal = after.kept.values().sum();
     let mut checks = vec![(
-        "for every order, paid − refunded = the price of its valid tickets (+ what its cancellations kept), to the cent",
+        "for every order, paid − refunded = the price of its valid and used tickets (+ what its cancellations kept), to the cent",
         off.is_empty() && after.over_refunded == 0,
         format!(
             "{} paid orders, {refunds} refunded and {kept} kept in all; {} off, {} cancellations over their tickets' price",

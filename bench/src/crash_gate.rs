@@ -35,14 +35,24 @@ pub struct Scans {
     pub let_in: usize,
     /// 409 or 404: refused (used, cancelled meanwhile, …).
     pub refused: usize,
+    /// The refusals by problem type (or status, when the body is none).
+    pub refused_by: std::collections::BTreeMap<String, usize>,
     pub undone: usize,
     pub unanswered: usize,
     /// The nonces answered 201 or 208: each must be kept.
     pub kept_nonces: HashSet<String>,
 }
 
-/// A gate of `merchant` on the running server: its id and bearer.
-pub async fn gate(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<(Uuid, String)> {
+/// The crash run's gate: its id and its client credentials.
+#[derive(Debug, Clone)]
+pub struct CrashGate {
+    pub gate_id: Uuid,
+    client_id: String,
+    client_secret: String,
+}
+
+/// A gate of `merchant`, made on the running server.
+pub async fn gate(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<CrashGate> {
     let create = Call::post_json(
         format!("/admin/v1/merchants/{merchant}/gates"),
         &json!({ "name": "Crash gate" }),
@@ -52,6 +62,17 @@ pub async fn gate(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<
     anyhow::ensure!(status == StatusCode::CREATED, "creating a gate: {status}");
     let gate: Value = serde_json::from_slice(&body)?;
     let field = |name: &str| gate["data"][name].as_str().unwrap_or_default().to_owned();
+    Ok(CrashGate {
+        gate_id: field("gate_id").parse().context("a gate id")?,
+        client_id: field("client_id"),
+        client_secret: field("client_secret"),
+    })
+}
+
+/// A gate bearer from the server at `addr` (a bearer names the server address that issued
+/// it, and each restart of the crash run's server has an address of its own, as a scanner
+/// meets a new bearer's need after a deploy).
+async fn bearer(addr: std::net::SocketAddr, gate: &CrashGate) -> anyhow::Result<String> {
     let token = Call {
         method: hyper::Method::POST,
         path: "/oauth/token".into(),
@@ -61,8 +82,7 @@ pub async fn gate(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<
         )],
         body: format!(
             "grant_type=client_credentials&client_id={}&client_secret={}",
-            field("client_id"),
-            field("client_secret")
+            gate.client_id, gate.client_secret
         )
         .into(),
         fresh_key: None,
@@ -70,34 +90,43 @@ pub async fn gate(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<
     let (status, body) = load::once(addr, &token).await?;
     anyhow::ensure!(status == StatusCode::OK, "a gate bearer: {status}");
     let token: Value = serde_json::from_slice(&body)?;
-    Ok((
-        field("gate_id").parse().context("a gate id")?,
-        token["access_token"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-    ))
+    Ok(token["access_token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
 }
 
-/// Scans `today`'s valid tickets at the gate whose bearer is `token` until `stop`.
+/// Scans `today`'s valid tickets at `gate` until `stop`, with a bearer from the server it
+/// sends to.
 pub async fn scanner(
     server: Arc<RwLock<Option<ServerProcess>>>,
     url: String,
-    (gate_id, token): (Uuid, String),
+    gate: CrashGate,
     today: chrono::NaiveDate,
     (stop, sent): (Arc<AtomicBool>, Arc<AtomicUsize>),
 ) -> anyhow::Result<Scans> {
     let mut seen = Scans::default();
     let mut previous: Option<(Call, Option<String>)> = None;
+    let mut token: Option<(std::net::SocketAddr, String)> = None;
     while !stop.load(Ordering::Relaxed) {
         let addr = server.read().unwrap().as_ref().map(|s| s.addr);
         let Some(addr) = addr else {
             tokio::time::sleep(Duration::from_millis(20)).await;
             continue;
         };
+        if token.as_ref().is_none_or(|(at, _)| *at != addr) {
+            match bearer(addr, &gate).await {
+                Ok(fresh) => token = Some((addr, fresh)),
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            }
+        }
+        let Some((_, bearer)) = &token else { continue };
         let (call, nonce) = match previous.take() {
             Some(retry) if rand::thread_rng().gen_bool(0.2) => retry,
-            _ => match next_scan(&url, (gate_id, &token), today).await {
+            _ => match next_scan(&url, gate.gate_id, today).await {
                 Ok(Some(next)) => next,
                 _ => {
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -107,13 +136,27 @@ pub async fn scanner(
         };
         sent.fetch_add(1, Ordering::Relaxed);
         seen.sent += 1;
-        match tokio::time::timeout(Duration::from_secs(10), load::once(addr, &call)).await {
+        let sending = call
+            .clone()
+            .header("authorization", format!("Bearer {bearer}"));
+        match tokio::time::timeout(Duration::from_secs(10), load::once(addr, &sending)).await {
             Ok(Ok((status, _))) if status == StatusCode::NO_CONTENT => seen.undone += 1,
             Ok(Ok((status, _))) if status.is_success() => {
                 seen.let_in += 1;
                 seen.kept_nonces.extend(nonce.clone());
             }
-            Ok(Ok((status, _))) if status.is_client_error() => seen.refused += 1,
+            Ok(Ok((status, body))) if status.is_client_error() => {
+                seen.refused += 1;
+                let kind = serde_json::from_slice::<Value>(&body)
+                    .ok()
+                    .and_then(|p| {
+                        p["type"]
+                            .as_str()
+                            .map(|t| t.rsplit(':').next().unwrap_or(t).to_owned())
+                    })
+                    .unwrap_or_else(|| status.as_u16().to_string());
+                *seen.refused_by.entry(kind).or_default() += 1;
+            }
             _ => seen.unanswered += 1,
         }
         previous = Some((call, nonce));
@@ -125,10 +168,9 @@ pub async fn scanner(
 /// undo of one of this gate's recent entries.
 async fn next_scan(
     url: &str,
-    (gate_id, token): (Uuid, &str),
+    gate_id: Uuid,
     today: chrono::NaiveDate,
 ) -> anyhow::Result<Option<(Call, Option<String>)>> {
-    let bearer = format!("Bearer {token}");
     if rand::thread_rng().gen_bool(0.1) {
         let recent: Vec<(Uuid,)> = on_database!(url, |conn| sqlx::query_as(
             "SELECT redemption_id FROM redemption WHERE gate_id = $1 AND status = 'REDEEMED'
@@ -138,8 +180,7 @@ async fn next_scan(
         .fetch_all(&mut conn)
         .await?);
         if let Some((id,)) = recent.choose(&mut rand::thread_rng()) {
-            let mut call =
-                Call::get(format!("/v2/redemptions/{id}")).header("authorization", bearer);
+            let mut call = Call::get(format!("/v2/redemptions/{id}"));
             call.method = hyper::Method::DELETE;
             return Ok(Some((call, None)));
         }
@@ -156,8 +197,7 @@ async fn next_scan(
     };
     let nonce = Uuid::new_v4().to_string();
     Ok(Some((
-        Call::post_json("/v2/redemptions", &json!({ "code": code, "nonce": nonce }))
-            .header("authorization", bearer),
+        Call::post_json("/v2/redemptions", &json!({ "code": code, "nonce": nonce })),
         Some(nonce),
     )))
 }
@@ -271,8 +311,13 @@ pub fn invariants(
             "every scan answered as let in (201, or 208 for its retry) is kept under its nonce",
             lost == 0,
             format!(
-                "{} scans sent, {} let in, {} refused, {} undone, {} unanswered; {lost} lost",
-                scans.sent, scans.let_in, scans.refused, scans.undone, scans.unanswered
+                "{} scans sent, {} let in, {} refused ({:?}), {} undone, {} unanswered; {lost} lost",
+                scans.sent,
+                scans.let_in,
+                scans.refused,
+                scans.refused_by,
+                scans.undone,
+                scans.unanswered
             ),
         ),
         (
