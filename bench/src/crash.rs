@@ -474,13 +474,15 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
         out,
         "## Crash: SIGKILL under load\n\n\
          `bench/crash.sh` (`bench --only crash`). {CLIENTS} clients send express checkouts of 1 to 3\n\
-         places on one of three days ({SEATS} places a day), a fifth of them retries of the previous\n\
+         places on today or one of the next three days ({SEATS} places a day), a fifth of them retries of the previous\n\
          request with its Idempotency-Key, while the sweeper cancels orders whose payment window\n\
          ran out (a third of the open payments are aged in the database before each kill), and\n\
          one more client cancels some or all tickets of paid orders at random percents and moves\n\
          others to another of the days (the operator's routes, with Idempotency-Keys; the last day\n\
          costs 2.00 more, so a move to it waits for its difference, which the client pays four\n\
-         times in five). The\n\
+         times in five), and a gate scans today's valid tickets (a fifth of its scans retries with\n\
+         the same nonce, one in ten an undo of a recent entry, a new bearer from each restarted\n\
+         server). The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
          after the last restart the database is read and the invariants below are checked. Then\n\
          the same database is paid through Stripe (localstripe, `end2end/stripe/`): the server\n\

@@ -83,3 +83,27 @@ pub fn newsletters() -> ArrayBuilder {
         .max_items(Some(20))
         .description(Some("Newsletter ids the customer consented to."))
 }
+
+/// What a gate scanned (`wire::RedemptionRequest`, `wire::OfflineScan`): the QR code's signed
+/// token or a printed code, not blank.
+pub fn scanned_code() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(2048))
+        .pattern(Some(NOT_BLANK))
+        .description(Some(
+            "What the QR code holds (the signed ticket token) or the printed code typed by hand.",
+        ))
+}
+
+/// A scan's nonce: the gate's own for each scan, per gate (`gate::redeem::check_nonce`).
+pub fn scan_nonce() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(8))
+        .max_length(Some(64))
+        .pattern(Some(r"^[A-Za-z0-9._~-]{8,64}$"))
+        .description(Some(
+            "Chosen by the gate for this one scan (a UUID is a good one); the same nonce sent again is the same scan. Nonces are per gate.",
+        ))
+}

@@ -12,18 +12,9 @@ use super::{Problem, RedemptionStatus, TimeslotWindow};
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RedemptionRequest {
-    /// What the QR code holds (the signed ticket token) or the printed code typed by hand.
-    #[cfg_attr(
-        feature = "ssr",
-        schema(max_length = 2048, pattern = r"[^\s\u0085]|\ufeff")
-    )]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::formats::scanned_code))]
     pub code: String,
-    /// Chosen by the gate for this one scan (a UUID is a good one); the same nonce sent again
-    /// is the same scan. Nonces are per gate.
-    #[cfg_attr(
-        feature = "ssr",
-        schema(min_length = 8, max_length = 64, pattern = r"^[A-Za-z0-9._~-]{8,64}$")
-    )]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::formats::scan_nonce))]
     pub nonce: String,
     /// When the gate read the code; kept with the entry. Online, the ticket's window is judged
     /// at the server's clock.
@@ -72,15 +63,9 @@ pub struct RedemptionBatch {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OfflineScan {
-    #[cfg_attr(
-        feature = "ssr",
-        schema(max_length = 2048, pattern = r"[^\s\u0085]|\ufeff")
-    )]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::formats::scanned_code))]
     pub code: String,
-    #[cfg_attr(
-        feature = "ssr",
-        schema(min_length = 8, max_length = 64, pattern = r"^[A-Za-z0-9._~-]{8,64}$")
-    )]
+    #[cfg_attr(feature = "ssr", schema(schema_with = super::formats::scan_nonce))]
     pub nonce: String,
     #[cfg_attr(feature = "ssr", schema(value_type = String, format = DateTime))]
     pub scanned_at: DateTime<FixedOffset>,
