@@ -5,8 +5,9 @@
 //! (once per gate and nonce, exactly once per ticket); `undo` takes a mistaken entry back;
 //! `offline` takes the scans an offline gate made; `code` reads what a gate scanned (the
 //! signed token of the QR code, or the printed code typed by hand); `answer` words an entry
-//! as the wire shows it; `pairing` pairs a phone with a gate. The handlers are
-//! `api::redemptions` (gates) and `admin::gates` (the operator).
+//! as the wire shows it; `manifest` signs the day's list of revoked and used codes an offline
+//! gate judges by; `pairing` pairs a phone with a gate. The handlers are `api::redemptions`
+//! (gates) and `admin::gates` (the operator).
 
 pub mod answer;
 pub mod code;
