@@ -139,7 +139,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         .as_ref()
         .map(|s| s.addr)
         .context("a server")?;
-    let gate = crate::crash_gate::gate(addr, shop.merchant_id).await?;
+    let gate = crate::gate::create(addr, shop.merchant_id).await?;
     let scanner = {
         let (server, stop, sent) = (server.clone(), stop.clone(), sent.clone());
         let url = url.clone();

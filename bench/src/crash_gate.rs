@@ -13,7 +13,6 @@ use std::{
     time::Duration,
 };
 
-use anyhow::Context;
 use hyper::StatusCode;
 use rand::{seq::SliceRandom, Rng};
 use serde_json::{json, Value};
@@ -21,8 +20,8 @@ use sqlx::Connection;
 use uuid::Uuid;
 
 use crate::{
-    crash_after_sale::ADMIN_TOKEN,
     crash_load::on_database,
+    gate::{bearer, BenchGate},
     load::{self, Call},
     process::ServerProcess,
 };
@@ -43,65 +42,12 @@ pub struct Scans {
     pub kept_nonces: HashSet<String>,
 }
 
-/// The crash run's gate: its id and its client credentials.
-#[derive(Debug, Clone)]
-pub struct CrashGate {
-    pub gate_id: Uuid,
-    client_id: String,
-    client_secret: String,
-}
-
-/// A gate of `merchant`, made on the running server.
-pub async fn gate(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<CrashGate> {
-    let create = Call::post_json(
-        format!("/admin/v1/merchants/{merchant}/gates"),
-        &json!({ "name": "Crash gate" }),
-    )
-    .header("authorization", format!("Bearer {ADMIN_TOKEN}"));
-    let (status, body) = load::once(addr, &create).await?;
-    anyhow::ensure!(status == StatusCode::CREATED, "creating a gate: {status}");
-    let gate: Value = serde_json::from_slice(&body)?;
-    let field = |name: &str| gate["data"][name].as_str().unwrap_or_default().to_owned();
-    Ok(CrashGate {
-        gate_id: field("gate_id").parse().context("a gate id")?,
-        client_id: field("client_id"),
-        client_secret: field("client_secret"),
-    })
-}
-
-/// A gate bearer from the server at `addr` (a bearer names the server address that issued
-/// it, and each restart of the crash run's server has an address of its own, as a scanner
-/// meets a new bearer's need after a deploy).
-async fn bearer(addr: std::net::SocketAddr, gate: &CrashGate) -> anyhow::Result<String> {
-    let token = Call {
-        method: hyper::Method::POST,
-        path: "/oauth/token".into(),
-        headers: vec![(
-            "content-type".to_owned(),
-            "application/x-www-form-urlencoded".to_owned(),
-        )],
-        body: format!(
-            "grant_type=client_credentials&client_id={}&client_secret={}",
-            gate.client_id, gate.client_secret
-        )
-        .into(),
-        fresh_key: None,
-    };
-    let (status, body) = load::once(addr, &token).await?;
-    anyhow::ensure!(status == StatusCode::OK, "a gate bearer: {status}");
-    let token: Value = serde_json::from_slice(&body)?;
-    Ok(token["access_token"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned())
-}
-
 /// Scans `today`'s valid tickets at `gate` until `stop`, with a bearer from the server it
 /// sends to.
 pub async fn scanner(
     server: Arc<RwLock<Option<ServerProcess>>>,
     url: String,
-    gate: CrashGate,
+    gate: BenchGate,
     today: chrono::NaiveDate,
     (stop, sent): (Arc<AtomicBool>, Arc<AtomicUsize>),
 ) -> anyhow::Result<Scans> {

@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use anyhow::Context;
 use chrono::Utc;
 use hyper::StatusCode;
 use serde_json::{json, Value};
@@ -16,8 +17,7 @@ use crate::{
     crash_after_sale::ADMIN_TOKEN,
     express::{backends, Backend},
     load::{self, Call},
-    process::{self, ServerProcess},
-    seed, Args,
+    process, seed, Args,
 };
 
 /// Scans in flight.
@@ -76,7 +76,8 @@ async fn on(args: &Args, backend: &Backend) -> anyhow::Result<Changes> {
     .flat_map(|b| b.tickets.into_iter().map(|(_, code)| code))
     .take(count)
     .collect();
-    let token = gate_bearer(&server, shop.merchant_id).await?;
+    let gate = create(server.addr, shop.merchant_id).await?;
+    let token = bearer(server.addr, &gate).await?;
     let codes = Arc::new(Mutex::new(codes));
     changes(
         server.addr,
@@ -98,21 +99,35 @@ async fn on(args: &Args, backend: &Backend) -> anyhow::Result<Changes> {
     .await
 }
 
-/// A gate of `merchant` and its bearer.
-async fn gate_bearer(server: &ServerProcess, merchant: Uuid) -> anyhow::Result<String> {
+/// A gate the benchmark made: its id and its client credentials.
+#[derive(Debug, Clone)]
+pub struct BenchGate {
+    pub gate_id: Uuid,
+    client_id: String,
+    client_secret: String,
+}
+
+/// A gate of `merchant`, made on the running server.
+pub async fn create(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Result<BenchGate> {
     let create = Call::post_json(
         format!("/admin/v1/merchants/{merchant}/gates"),
         &json!({ "name": "Bench gate" }),
     )
     .header("authorization", format!("Bearer {ADMIN_TOKEN}"));
-    let (status, body) = load::once(server.addr, &create).await?;
+    let (status, body) = load::once(addr, &create).await?;
     anyhow::ensure!(status == StatusCode::CREATED, "creating a gate: {status}");
     let gate: Value = serde_json::from_slice(&body)?;
-    let form = format!(
-        "grant_type=client_credentials&client_id={}&client_secret={}",
-        gate["data"]["client_id"].as_str().unwrap_or_default(),
-        gate["data"]["client_secret"].as_str().unwrap_or_default()
-    );
+    let field = |name: &str| gate["data"][name].as_str().unwrap_or_default().to_owned();
+    Ok(BenchGate {
+        gate_id: field("gate_id").parse().context("a gate id")?,
+        client_id: field("client_id"),
+        client_secret: field("client_secret"),
+    })
+}
+
+/// A gate bearer from the server at `addr` (a bearer names the server address that issued
+/// it: each restart of the crash run's server has an address of its own).
+pub async fn bearer(addr: std::net::SocketAddr, gate: &BenchGate) -> anyhow::Result<String> {
     let token = Call {
         method: hyper::Method::POST,
         path: "/oauth/token".into(),
@@ -120,10 +135,14 @@ async fn gate_bearer(server: &ServerProcess, merchant: Uuid) -> anyhow::Result<S
             "content-type".to_owned(),
             "application/x-www-form-urlencoded".to_owned(),
         )],
-        body: form.into(),
+        body: format!(
+            "grant_type=client_credentials&client_id={}&client_secret={}",
+            gate.client_id, gate.client_secret
+        )
+        .into(),
         fresh_key: None,
     };
-    let (status, body) = load::once(server.addr, &token).await?;
+    let (status, body) = load::once(addr, &token).await?;
     anyhow::ensure!(status == StatusCode::OK, "a gate bearer: {status}");
     let token: Value = serde_json::from_slice(&body)?;
     Ok(token["access_token"]

@@ -199,9 +199,12 @@ fn decide(facts: &OrderFacts, request: &Cancellation, now: DateTime<Utc>) -> Res
         )));
     }
     let held = facts.held();
-    let chosen = choose(&held, request.ticket_ids.as_deref(), |h| {
-        !withdrawal || withdrawable(h, facts.zone, order.shipped_on, now)
-    })?;
+    let chosen = choose(
+        &held,
+        request.ticket_ids.as_deref(),
+        |h| !withdrawal || withdrawable(h, facts.zone, order.shipped_on, now),
+        ProblemType::TicketNotCancellable,
+    )?;
     if chosen.is_empty() {
         return Err(if withdrawal {
             not_withdrawable("No ticket of this order carries a withdrawal right now.")
@@ -259,11 +262,13 @@ fn decide(facts: &OrderFacts, request: &Cancellation, now: DateTime<Utc>) -> Res
     })
 }
 
-/// The tickets `ids` names (all valid ones `eligible` admits when `None`), refused one by one.
+/// The tickets `ids` names (all valid ones `eligible` admits when `None`), refused one by one;
+/// a named ticket that is not valid (used at the gate, cancelled, replaced) is `refused`.
 pub(super) fn choose<'h>(
     held: &'h [Held],
     ids: Option<&[Uuid]>,
     eligible: impl Fn(&Held) -> bool,
+    refused: ProblemType,
 ) -> Result<Vec<&'h Held>> {
     let Some(ids) = ids else {
         return Ok(held
@@ -296,7 +301,7 @@ pub(super) fn choose<'h>(
         }
         if h.status != TicketStatus::Valid {
             return Err(Error::new(
-                ProblemType::TicketNotCancellable,
+                refused,
                 format!("Ticket {id} is {} already.", h.status),
             ));
         }

@@ -173,16 +173,12 @@ pub(super) async fn decide(
     }
     let held = facts.held();
     // A ticket used at the gate, cancelled or replaced has no visit left to move.
-    if let Some(gone) = request.ticket_ids.iter().flatten().find_map(|id| {
-        held.iter()
-            .find(|h| h.ticket_id == *id && h.status != TicketStatus::Valid)
-    }) {
-        return Err(not_rebookable(format!(
-            "Ticket {} is {}: only a valid ticket's visit can move.",
-            gone.ticket_id, gone.status
-        )));
-    }
-    let chosen = choose(&held, request.ticket_ids.as_deref(), |h| h.policy.dated)?;
+    let chosen = choose(
+        &held,
+        request.ticket_ids.as_deref(),
+        |h| h.policy.dated,
+        ProblemType::OrderNotRebookable,
+    )?;
     if chosen.is_empty() {
         return Err(not_rebookable(
             "No valid dated ticket of this order can move.".into(),

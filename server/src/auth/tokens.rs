@@ -191,6 +191,23 @@ impl KeySet {
     }
 }
 
+impl KeySet {
+    /// `token`'s header and the key of its `kid` that verifies it: EdDSA only (no `alg:
+    /// none`, no HS256 made with a public key), and only a key of ours.
+    fn verifier(&self, token: &str) -> Result<(Header, &DecodingKey), TokenRejection> {
+        let header = decode_header(token).map_err(|_| TokenRejection::Invalid)?;
+        if header.alg != Algorithm::EdDSA {
+            return Err(TokenRejection::Invalid);
+        }
+        let key = header
+            .kid
+            .as_deref()
+            .and_then(|kid| self.verifying.get(kid))
+            .ok_or(TokenRejection::Invalid)?;
+        Ok((header, key))
+    }
+}
+
 /// A token whose signature, issuer and audience were verified: its expiry and claims.
 #[derive(Clone)]
 struct Verified {
@@ -279,12 +296,9 @@ impl TokenService {
         }
     }
 
-    /// Signs `claims` with the active key.
+    /// Signs `claims` with the active key (a bearer: header type `JWT`).
     pub fn sign<C: Serialize>(&self, claims: &C) -> anyhow::Result<String> {
-        let keys = self.current();
-        let mut header = Header::new(Algorithm::EdDSA);
-        header.kid = Some(keys.signing_kid.clone());
-        Ok(encode(&header, claims, &keys.encoding)?)
+        self.sign_typed("JWT", claims)
     }
 
     /// Signs `claims` with the active key under the header type `typ`: a signed document that
@@ -306,15 +320,10 @@ impl TokenService {
         typ: &str,
     ) -> Result<C, TokenRejection> {
         let keys = self.current();
-        let header = decode_header(token).map_err(|_| TokenRejection::Invalid)?;
-        if header.alg != Algorithm::EdDSA || header.typ.as_deref() != Some(typ) {
+        let (header, key) = keys.verifier(token)?;
+        if header.typ.as_deref() != Some(typ) {
             return Err(TokenRejection::Invalid);
         }
-        let key = header
-            .kid
-            .as_deref()
-            .and_then(|kid| keys.verifying.get(kid))
-            .ok_or(TokenRejection::Invalid)?;
         let mut validation = Validation::new(Algorithm::EdDSA);
         validation.set_required_spec_claims::<&str>(&[]);
         validation.validate_exp = false;
@@ -341,15 +350,7 @@ impl TokenService {
         if let Some(verified) = known {
             return verified.claims();
         }
-        let header = decode_header(token).map_err(|_| TokenRejection::Invalid)?;
-        if header.alg != Algorithm::EdDSA {
-            return Err(TokenRejection::Invalid);
-        }
-        let key = header
-            .kid
-            .as_deref()
-            .and_then(|kid| keys.verifying.get(kid))
-            .ok_or(TokenRejection::Invalid)?;
+        let (_, key) = keys.verifier(token)?;
         let mut validation = Validation::new(Algorithm::EdDSA);
         validation.leeway = LEEWAY_SECS;
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);

@@ -138,7 +138,7 @@ dl { margin: 0; }
 dt { font-size: 13px; color: #52525b; margin-top: 8px; }
 dd { margin: 0; font-size: 16px; }
 .code { font-family: 'SFMono-Regular', Consolas, monospace; font-size: 18px; letter-spacing: 1px; }
-.qr { display: block; width: 200px; max-width: 100%; height: auto; margin: 12px 0 4px;
+.qr { display: block; width: 240px; max-width: 100%; height: auto; margin: 12px 0 4px;
   background: #ffffff; }
 table.totals { width: 100%; border-collapse: collapse; }
 table.totals td { padding: 4px 0; vertical-align: top; }
@@ -186,7 +186,7 @@ fn html(doc: &OrderDoc, page_url: &str, image_src: impl Fn(usize) -> String) -> 
                     @for (i, ticket) in doc.order.tickets.iter().enumerate() {
                         div.card {
                             h2 { (ticket.product_title) }
-                            img.qr src=(image_src(i)) width="200" height="200" alt=(ticket.code);
+                            img.qr src=(image_src(i)) width="240" height="240" alt=(ticket.code);
                             p.muted { (t.show_at_entrance) }
                             dl {
                                 @for (label, value) in facts::ticket_facts(doc, ticket).into_iter().skip(1) {

@@ -11,11 +11,11 @@ const SCALE: usize = 8;
 /// The quiet zone around the code, in modules, that scanners need (ISO/IEC 18004).
 const QUIET: usize = 4;
 
-/// The SVG of `content`'s QR code, at least 160 px square with its quiet zone.
+/// The SVG of `content`'s QR code, at least 220 px square with its quiet zone.
 pub fn svg(content: &str) -> anyhow::Result<String> {
     Ok(QrCode::new(content.as_bytes())?
         .render::<qrcode::render::svg::Color>()
-        .min_dimensions(160, 160)
+        .min_dimensions(220, 220)
         .quiet_zone(true)
         .build())
 }

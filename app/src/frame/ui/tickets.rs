@@ -28,7 +28,7 @@ fn QrImage(code: String, content: String) -> impl IntoView {
         match svg.get() {
             Some(Ok(svg)) => {
                 let src = format!("data:image/svg+xml;charset=utf-8,{}", encode(&svg));
-                view! { <img class="qr" src=src alt=alt width="160" height="160"/> }.into_any()
+                view! { <img class="qr" src=src alt=alt width="220" height="220"/> }.into_any()
             }
             _ => view! { <div class="qr qr-pending" role="img" aria-label=alt></div> }.into_any(),
         }
