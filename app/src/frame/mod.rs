@@ -24,7 +24,7 @@ use leptos_router::{
 use crate::i18n::{t, td_string, use_i18n, I18nContextProvider};
 use layout::{Chrome, FrameLayout};
 use screens::{
-    checkout::CheckoutScreen, ledger::LedgerScreen, merchant::MerchantScreen,
+    checkout::CheckoutScreen, gate::GateScreen, ledger::LedgerScreen, merchant::MerchantScreen,
     merchants::MerchantsScreen, onboarding::MerchantOnboarding, orders::OrdersScreen,
     pay::PayScreen, product::ProductScreen, return_screen::ReturnScreen,
 };
@@ -58,6 +58,15 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     let theme = use_context::<ThemeStyle>().map(|ThemeStyle(css)| {
         view! { <style id="boxoffice-theme" nonce=leptos::nonce::use_nonce() inner_html=css></style> }
     });
+    // The scanner's texts (`screens::gate::texts`), on its page only.
+    #[cfg(feature = "ssr")]
+    let gate_texts = use_context::<screens::gate::texts::GateTexts>().map(|_| {
+        view! {
+            <script type="application/json" id=screens::gate::texts::TEXTS_ELEMENT_ID inner_html=screens::gate::texts::ALL_TEXTS_JSON></script>
+        }
+    });
+    #[cfg(not(feature = "ssr"))]
+    let gate_texts = ();
     view! {
         <!DOCTYPE html>
         <html>
@@ -70,6 +79,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 {site_style}
                 {theme}
                 <first_page::FirstPageData/>
+                {gate_texts}
             </head>
             <body>
                 <App/>
@@ -79,7 +89,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 }
 
 /// The root component: the language context and the routes of the frame and its sibling
-/// pages (the sandbox payment page, the merchant onboarding page).
+/// pages (the sandbox payment page, the merchant onboarding page, the gate's scanner).
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -110,6 +120,7 @@ fn Pages() -> impl IntoView {
                     <Route path=path!("points") view={Lazy::<LedgerRoute>::new()}/>
                 </ParentRoute>
                 <Route path=path!("/pay/:payment_id") view={Lazy::<PayRoute>::new()}/>
+                <Route path=path!("/gate") view={Lazy::<GateRoute>::new()}/>
                 <Route path=path!("/:stage/merchant/onboarding") view={Lazy::<OnboardingRoute>::new()}/>
             </Routes>
         </Router>
@@ -152,6 +163,7 @@ lazy_screens! {
     LedgerRoute => LedgerScreen(first: ui::load::Prefetch = screens::ledger::ledger_first_page),
     PayRoute => PayScreen,
     OnboardingRoute => MerchantOnboarding,
+    GateRoute => GateScreen,
 }
 
 #[component]

@@ -124,3 +124,93 @@ impl std::fmt::Debug for PairedDevice {
             .finish_non_exhaustive()
     }
 }
+
+/// The JWS header `typ` of a ticket's QR token.
+pub const TICKET_TOKEN_TYPE: &str = "bx-ticket";
+
+/// The JWS header `typ` of a gate's offline manifest.
+pub const MANIFEST_TYPE: &str = "bx-manifest";
+
+/// How a manifest names a ticket: the first 16 bytes of the SHA-256 of its printed code,
+/// base64url without padding (22 characters), so the list names no code a reader could use.
+pub fn code_hash(code: &str) -> String {
+    use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
+    use sha2::{Digest, Sha256};
+    URL_SAFE_NO_PAD.encode(&Sha256::digest(code.as_bytes())[..16])
+}
+
+/// A ticket's QR token's claims (docs/gate.md, "Signed codes"): what an offline gate checks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TicketClaims {
+    /// The ticket id.
+    pub tid: Uuid,
+    /// The printed code.
+    pub code: String,
+    /// The merchant.
+    pub mid: Uuid,
+    /// The product.
+    pub pid: Uuid,
+    /// What the window is: `slot` (a gate widens it by its margins), `day` or `undated`.
+    pub kind: WindowKind,
+    /// Valid from (Unix seconds).
+    pub vf: i64,
+    /// Valid until, exclusive (Unix seconds); absent: for good.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vu: Option<i64>,
+}
+
+/// What a ticket's validity window is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowKind {
+    Slot,
+    Day,
+    Undated,
+}
+
+/// A gate's offline manifest of a day (`GET /v2/gates/{gate_id}/manifest`, a compact JWS of
+/// type [`MANIFEST_TYPE`]): what a device needs to judge a ticket's token without the server.
+/// Tickets are named by [`code_hash`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateManifest {
+    pub gate_id: Uuid,
+    /// The day, on the merchant's calendar.
+    pub date: NaiveDate,
+    /// When it was made (Unix seconds): a device shows how old its list is.
+    pub iat: i64,
+    /// Tickets cancelled or replaced.
+    pub revoked: Vec<String>,
+    /// Tickets used (let in) by the time it was made.
+    pub used: Vec<String>,
+    /// The gate's merchant: a token of another is unknown here.
+    pub merchant_id: Uuid,
+    /// The products the gate admits; absent: all of the merchant's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_ids: Option<Vec<Uuid>>,
+    /// How long before a timeslot's start and after its end the gate lets in.
+    pub early_minutes: u32,
+    pub late_minutes: u32,
+    /// The products' titles and age groups, so an offline answer names what the ticket is for.
+    #[serde(default)]
+    pub products: Vec<ManifestProduct>,
+}
+
+/// A product as an offline answer names it.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestProduct {
+    pub product_id: Uuid,
+    pub title: String,
+    /// The title in the languages the merchant translated it into, by locale tag
+    /// (`en-GB`…): the scanner shows the one of its own language.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub titles: std::collections::BTreeMap<String, String>,
+    pub age_group: Option<String>,
+}
+
+impl ManifestProduct {
+    /// Its title in `locale` (a tag), else the merchant's own.
+    pub fn title_in(&self, locale: &str) -> &str {
+        self.titles.get(locale).unwrap_or(&self.title)
+    }
+}

@@ -36,15 +36,15 @@ pub use envelope::{Envelope, Feed, Meta, Pagination};
 #[cfg(feature = "ssr")]
 pub use formats::{country_code, newsletters, return_url, visit_date, voucher_codes, NOT_BLANK};
 pub use gate::{
-    BatchResult, BatchResults, OfflineScan, PairedDevice, PairingRequest, Redemption,
-    RedemptionBatch, RedemptionRequest,
+    code_hash, BatchResult, BatchResults, GateManifest, ManifestProduct, OfflineScan, PairedDevice,
+    PairingRequest, Redemption, RedemptionBatch, RedemptionRequest, TicketClaims, WindowKind,
+    MANIFEST_TYPE, TICKET_TOKEN_TYPE,
 };
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;
 pub use order::{LoyaltyEntry, Order, OrderItem, OrderReceipt, ReceiptLine, Ticket};
 pub use origin::origin_matches;
-#[cfg(feature = "ssr")]
 pub use problem::GateRefusal;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;

@@ -163,21 +163,23 @@ pub struct Problem {
 }
 
 /// Extension members (RFC 9457 §3.2) of a gate's refusals: when and where a used ticket was
-/// first let in, the window a ticket is valid in; times with the merchant's offset.
-#[cfg(feature = "ssr")]
+/// first let in, the window a ticket is valid in; times with the merchant's offset. The
+/// scanner reads them beside the problem (the frame's `Problem` leaves them out: its bundle
+/// never decodes them).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct GateRefusal {
     /// A used ticket's first entry (`ticket-already-redeemed`).
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, format = DateTime))]
     pub first_redeemed_at: Option<chrono::DateTime<chrono::FixedOffset>>,
     /// The gate of that first entry.
     pub gate_id: Option<uuid::Uuid>,
     /// When the ticket lets its holder in (`ticket-not-valid-now`).
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, format = DateTime))]
     pub valid_from: Option<chrono::DateTime<chrono::FixedOffset>>,
     /// The first instant after its window.
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, format = DateTime))]
     pub valid_until: Option<chrono::DateTime<chrono::FixedOffset>>,
 }
 

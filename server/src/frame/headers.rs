@@ -58,6 +58,9 @@ impl Default for CspNonce {
     }
 }
 
+/// The gate's scanner, whose page carries its texts (`app::frame::screens::gate::texts`).
+const GATE_PATH: &str = "/gate";
+
 /// Whether `path` is one of the frame's own (which partners may frame).
 fn is_frame_path(path: &str) -> bool {
     path == "/frame" || path.starts_with("/frame/")
@@ -89,6 +92,11 @@ pub async fn security_headers(
     next: Next,
 ) -> Response {
     let framed = is_frame_path(request.uri().path());
+    if request.uri().path() == GATE_PATH {
+        request
+            .extensions_mut()
+            .insert(app::frame::screens::gate::texts::GateTexts);
+    }
     let framed_query = framed.then(|| request.uri().query().unwrap_or_default().to_owned());
     let nonce = CspNonce::new();
     request.extensions_mut().insert(nonce.clone());

@@ -84,6 +84,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
                 provide_response_nonce();
                 provide_from_request::<app::frame::ThemeStyle>();
                 provide_from_request::<app::frame::first_page::FirstPage>();
+                provide_from_request::<app::frame::screens::gate::texts::GateTexts>();
             },
             move || app::shell(options.clone()),
         )
@@ -145,8 +146,9 @@ fn provide_response_nonce() {
     }
 }
 
-/// Hands the render what `headers` found for this frame page, if it found it: the
-/// partner's look (`ThemeStyle`) and the first screen's data (`FirstPage`).
+/// Hands the render what `headers` found for this page, if it found it: a frame page's
+/// partner's look (`ThemeStyle`) and first screen's data (`FirstPage`), the scanner's texts
+/// (`GateTexts`).
 fn provide_from_request<T: Clone + Send + Sync + 'static>() {
     let found = use_context::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<T>().cloned());

@@ -9,68 +9,36 @@
 //! token per ticket; after a rotation the old key still verifies (docs/gate.md).
 
 use chrono_tz::Tz;
-use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::window::Validity;
 use crate::{auth::Authn, display_code::is_plausible_ticket_code, error::Error};
 
-/// The JWS header `typ` of a ticket's QR token.
-pub const TICKET_TOKEN_TYPE: &str = "bx-ticket";
+pub use app::wire::{TicketClaims, WindowKind, TICKET_TOKEN_TYPE};
 
-/// A ticket's QR token's claims.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TicketClaims {
-    /// The ticket id.
-    pub tid: Uuid,
-    /// The printed code.
-    pub code: String,
-    /// The merchant.
-    pub mid: Uuid,
-    /// The product.
-    pub pid: Uuid,
-    /// What the window is: `slot` (a gate widens it by its margins), `day` or `undated`.
-    pub kind: WindowKind,
-    /// Valid from (Unix seconds).
-    pub vf: i64,
-    /// Valid until, exclusive (Unix seconds); absent: for good.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vu: Option<i64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WindowKind {
-    Slot,
-    Day,
-    Undated,
-}
-
-impl TicketClaims {
-    /// The claims of a ticket of `validity` in `zone`.
-    pub fn new(
-        ticket_id: Uuid,
-        code: &str,
-        merchant_id: Uuid,
-        product_id: Uuid,
-        validity: Validity,
-        zone: Tz,
-    ) -> Self {
-        let kind = match validity {
-            Validity::Slot { .. } => WindowKind::Slot,
-            Validity::Day(_) => WindowKind::Day,
-            Validity::Undated { .. } => WindowKind::Undated,
-        };
-        let bare = super::window::window(validity, zone, 0, 0);
-        Self {
-            tid: ticket_id,
-            code: code.to_owned(),
-            mid: merchant_id,
-            pid: product_id,
-            kind,
-            vf: bare.from.timestamp(),
-            vu: bare.until.map(|u| u.timestamp()),
-        }
+/// The claims of a ticket of `validity` in `zone`.
+pub fn claims(
+    ticket_id: Uuid,
+    code: &str,
+    merchant_id: Uuid,
+    product_id: Uuid,
+    validity: Validity,
+    zone: Tz,
+) -> TicketClaims {
+    let kind = match validity {
+        Validity::Slot { .. } => WindowKind::Slot,
+        Validity::Day(_) => WindowKind::Day,
+        Validity::Undated { .. } => WindowKind::Undated,
+    };
+    let bare = super::window::window(validity, zone, 0, 0);
+    TicketClaims {
+        tid: ticket_id,
+        code: code.to_owned(),
+        mid: merchant_id,
+        pid: product_id,
+        kind,
+        vf: bare.from.timestamp(),
+        vu: bare.until.map(|u| u.timestamp()),
     }
 }
 
@@ -96,7 +64,7 @@ pub fn attach(
                 until: ticket.valid_until,
             },
         };
-        let claims = TicketClaims::new(
+        let claims = claims(
             ticket.ticket_id,
             &ticket.code,
             order.merchant_id,

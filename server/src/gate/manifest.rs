@@ -6,37 +6,13 @@
 //! came from us before it trusts it; the ticket tokens it judges offline are verified with the
 //! same JWKS.
 
-use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::Gates;
 use crate::{error::Result, store::Gate};
 
-/// The JWS header `typ` of a manifest.
-pub const MANIFEST_TYPE: &str = "bx-manifest";
-
-/// A manifest's claims.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    pub gate_id: Uuid,
-    /// The day, on the merchant's calendar.
-    pub date: NaiveDate,
-    /// When it was made (Unix seconds): a device shows how old its list is.
-    pub iat: i64,
-    /// Tickets cancelled or replaced.
-    pub revoked: Vec<String>,
-    /// Tickets used (let in) by the time it was made.
-    pub used: Vec<String>,
-}
-
-/// How a manifest names a ticket: the first 16 bytes of the SHA-256 of its printed code,
-/// base64url without padding (22 characters).
-pub fn code_hash(code: &str) -> String {
-    URL_SAFE_NO_PAD.encode(&Sha256::digest(code.as_bytes())[..16])
-}
+pub use app::wire::{code_hash, GateManifest as Manifest, MANIFEST_TYPE};
 
 /// The signed manifest of `gate` for `day`, made at `now`.
 pub async fn manifest(
@@ -56,6 +32,11 @@ pub async fn manifest(
         iat: now.timestamp(),
         revoked: codes.revoked.iter().map(|c| code_hash(c)).collect(),
         used: codes.used.iter().map(|c| code_hash(c)).collect(),
+        merchant_id: gate.merchant_id,
+        product_ids: products.map(<[Uuid]>::to_vec),
+        early_minutes: gate.early_minutes.try_into().unwrap_or_default(),
+        late_minutes: gate.late_minutes.try_into().unwrap_or_default(),
+        products: codes.products,
     };
     Ok(gates.authn.tokens.sign_typed(MANIFEST_TYPE, &claims)?)
 }
@@ -83,6 +64,11 @@ mod tests {
             iat: 1_782_900_000,
             revoked: hashes(2_000),
             used: hashes(8_000),
+            merchant_id: crate::ids::random_id(),
+            product_ids: None,
+            early_minutes: 30,
+            late_minutes: 0,
+            products: Vec::new(),
         };
         let jws = tokens.sign_typed(MANIFEST_TYPE, &manifest).unwrap();
         assert!(jws.len() < 400 * 1024, "{} bytes", jws.len());

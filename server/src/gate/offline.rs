@@ -21,7 +21,7 @@ use super::{
 use crate::{
     error::{Error, Result},
     events::EventType,
-    store::{Gate, RedemptionRecord, ScannedTicket},
+    store::{nonce_taken, Gate, RedemptionRecord, ScannedTicket, StoreError},
     time::{in_zone, local_date, to_stored},
 };
 
@@ -176,14 +176,7 @@ async fn keep_conflict(
         ..record(gate, scan, Some(ticket), &entry, now)
     };
     let mut tx = gates.store.begin_checkout().await?;
-    match tx.insert_redemption(&record).await {
-        Ok(()) => {}
-        Err(crate::store::StoreError::Conflict(_)) => {
-            drop(tx);
-            return Box::pin(take(gates, gate, scan, now)).await;
-        }
-        Err(err) => return Err(err.into()),
-    }
+    tx.insert_redemption(&record).await?;
     tx.move_first_entry(ticket.ticket_id, at).await?;
     tx.touch_order(ticket.customer_order_id, false, now).await?;
     tx.insert_event(&ticket_event(
@@ -201,8 +194,7 @@ async fn keep_conflict(
         }),
     ))
     .await?;
-    tx.commit().await?;
-    Ok(result_of(&record))
+    kept_or_taken_again(gates, gate, scan, &record, tx.commit().await, now).await
 }
 
 /// Keeps a refused scan, so the same upload again answers the same.
@@ -231,15 +223,25 @@ async fn keep_refusal(
         ..record(gate, scan, ticket, &entry, now)
     };
     let mut tx = gates.store.begin_checkout().await?;
-    match tx.insert_redemption(&record).await {
-        Ok(()) => tx.commit().await?,
-        Err(crate::store::StoreError::Conflict(_)) => {
-            drop(tx);
-            return Box::pin(take(gates, gate, scan, now)).await;
-        }
-        Err(err) => return Err(err.into()),
+    tx.insert_redemption(&record).await?;
+    kept_or_taken_again(gates, gate, scan, &record, tx.commit().await, now).await
+}
+
+/// The answer for `record` once its transaction `committed`; when another copy of the upload
+/// kept its nonce first, the scan is taken again and finds that copy.
+async fn kept_or_taken_again(
+    gates: &Gates<'_>,
+    gate: &Gate,
+    scan: &OfflineScan,
+    record: &RedemptionRecord,
+    committed: Result<(), StoreError>,
+    now: DateTime<Utc>,
+) -> Result<BatchResult> {
+    match committed.map_err(nonce_taken) {
+        Ok(()) => Ok(result_of(record)),
+        Err(StoreError::Conflict(_)) => Box::pin(take(gates, gate, scan, now)).await,
+        Err(err) => Err(err.into()),
     }
-    Ok(result_of(&record))
 }
 
 /// A kept scan as the upload's answer tells it.

@@ -23,7 +23,7 @@ use super::{
 use crate::{
     error::{Error, Result},
     events::EventType,
-    store::{Gate, RedemptionRecord, ScannedTicket, StoreError},
+    store::{nonce_taken, Gate, RedemptionRecord, ScannedTicket, StoreError},
     time::{local_date, to_stored},
 };
 
@@ -152,12 +152,18 @@ pub(super) async fn let_in(
     ))
     .await
     .map_err(fault)?;
-    tx.commit().await.map_err(fault)
+    tx.commit().await.map_err(|err| fault(nonce_taken(err)))
 }
 
 fn fault(err: StoreError) -> Option<Error> {
     Some(Error::from(err))
 }
+
+/// How many times, and how far apart, a scan that lost to a write it cannot see yet looks
+/// again: SQLite commits writers in groups, so the winner's change is visible to a writer of
+/// the same group (which lost to it) before the group commits and the reads see it.
+const LOOKS_AGAIN: u32 = 20;
+const LOOK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// The answer to a scan that found the ticket changed under it, or whose nonce another copy
 /// of it took meanwhile: that copy's answer, or the refusal the change now gives.
@@ -168,16 +174,24 @@ async fn settle_lost_race(
     lost: Option<Error>,
     now: DateTime<Utc>,
 ) -> Result<Redeemed> {
-    if let Some(prior) = prior_scan(gates, gate, request).await? {
-        let scanned = read(gates.authn, &request.code).await.ok();
-        return replay(&prior, scanned.as_ref());
-    }
     // A failure other than a conflict (the nonce's unique key) is no race: it stands.
     if let Some(err) = lost.filter(|e| e.kind() != ProblemType::Conflict) {
         return Err(err);
     }
-    let ticket = ticket_of(gates, gate, &read(gates.authn, &request.code).await?).await?;
-    judge(&ticket, gate, now)?;
+    let scanned = read(gates.authn, &request.code).await?;
+    for _ in 0..=LOOKS_AGAIN {
+        // The ticket first: once it shows the winner's change, the winner's entry (committed
+        // with it) shows too.
+        let judged = match ticket_of(gates, gate, &scanned).await {
+            Ok(ticket) => judge(&ticket, gate, now),
+            Err(refusal) => Err(refusal),
+        };
+        if let Some(prior) = prior_scan(gates, gate, request).await? {
+            return replay(&prior, Some(&scanned));
+        }
+        judged?;
+        tokio::time::sleep(LOOK_AGAIN_AFTER).await;
+    }
     Err(Error::new(
         ProblemType::TicketAlreadyRedeemed,
         "Another scan of this ticket was being recorded at the same moment; scan it again.",

@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::StoreResult;
+use super::{StoreError, StoreResult};
 
 /// Minutes before a slot starts that a gate admits by default.
 pub const DEFAULT_EARLY_MINUTES: u32 = 30;
@@ -135,6 +135,8 @@ pub struct RedemptionRecord {
 pub struct DayCodes {
     pub revoked: Vec<String>,
     pub used: Vec<String>,
+    /// The products those tickets may be of, as an offline answer names them.
+    pub products: Vec<app::wire::ManifestProduct>,
 }
 
 #[async_trait::async_trait]
@@ -218,7 +220,9 @@ pub trait GateTx: Send {
     /// Makes a used ticket's first entry `at` when that is earlier (an offline entry uploaded
     /// after a later one).
     async fn move_first_entry(&mut self, ticket_id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
-    /// Keeps a scan; a second scan of one gate under one nonce is a `Conflict`.
+    /// Keeps a scan, with the transaction's other writes (on PostgreSQL in the same round
+    /// trip as the commit): a second scan of one gate under one nonce fails the commit with a
+    /// unique violation, which [`nonce_taken`] reads as the `Conflict` it is.
     async fn insert_redemption(&mut self, scan: &RedemptionRecord) -> StoreResult<()>;
     /// Takes a standing entry back: the redemption UNDONE and its ticket VALID again; `false`
     /// when it no longer stands.
@@ -228,4 +232,15 @@ pub trait GateTx: Send {
         ticket_id: Uuid,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
+}
+
+/// A commit's failure as the gate reads it: the nonce's unique key taken (another copy of the
+/// scan was kept first) is a `Conflict`; anything else stands.
+pub fn nonce_taken(err: StoreError) -> StoreError {
+    match err {
+        StoreError::Database(err) => {
+            StoreError::classify(err, "a scan of this gate under this nonce")
+        }
+        other => other,
+    }
 }

@@ -68,8 +68,8 @@ pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
 pub use gates::{
-    DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore, GateTx, RedemptionRecord,
-    ScannedTicket, DEFAULT_EARLY_MINUTES,
+    nonce_taken, DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore, GateTx,
+    RedemptionRecord, ScannedTicket, DEFAULT_EARLY_MINUTES,
 };
 pub use holds::{Held, HoldLimits, Holder};
 pub(crate) use idempotency::KeyClaim;

@@ -90,6 +90,31 @@ async fn the_manifest_lists_the_days_revoked_and_used_tickets_signed() {
     assert_eq!(claims["date"], day.to_string());
     assert_eq!(claims["used"], json!([hash(&code(&order, 0))]));
     assert_eq!(claims["revoked"], json!([hash(&code(&order, 1))]));
+    // What a device needs to judge without the server: the gate's merchant, products and
+    // margins, and what the products are called.
+    assert_eq!(claims["merchant_id"], shop.merchant.as_str());
+    assert_eq!(
+        claims.get("product_ids"),
+        None,
+        "the gate admits every product"
+    );
+    assert_eq!(
+        (
+            claims["early_minutes"].as_u64(),
+            claims["late_minutes"].as_u64()
+        ),
+        (Some(30), Some(0))
+    );
+    let product = claims["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["product_id"] == shop.product.as_str())
+        .expect("the ticket's product is named");
+    assert!(
+        product["title"].as_str().is_some_and(|t| !t.is_empty()),
+        "{product}"
+    );
     // Another gate's manifest is not this gate's to read.
     let other = gate_for_same(&app, &shop).await;
     app.send(
@@ -297,4 +322,35 @@ async fn the_calendar_file_carries_each_tickets_signed_qr_code() {
     let mut expected = vec![code(&order, 0), code(&order, 1)];
     expected.sort();
     assert_eq!(codes, expected);
+}
+
+/// One scan sent many times at once (a scanner retrying on a bad connection), online and as
+/// an offline upload: one entry, and every copy answers with it. The nonce's unique key is
+/// met at the commit (the entry is written with the transaction's other writes), so the
+/// copies that lose find the winner's entry.
+#[tokio::test]
+async fn one_scan_sent_many_times_at_once_is_one_entry() {
+    let (app, shop) = spawn_shop(None).await;
+    let gate = gate(&app, &shop).await;
+    let order = paid_for(&app, &shop, 0, 2).await;
+    let (online, offline) = (code(&order, 0), code(&order, 1));
+    let same = nonce();
+    let responses = join_all((0..20).map(|_| scan_as(&app, &gate.token, &online, &same))).await;
+    let created: Vec<_> = responses.iter().filter(|r| r.status == 201).collect();
+    assert_eq!(created.len(), 1, "one entry");
+    let entry = created[0].json()["data"]["redemption_id"].clone();
+    for copy in &responses {
+        assert!(matches!(copy.status.as_u16(), 201 | 208), "{}", copy.text);
+        assert_eq!(copy.json()["data"]["redemption_id"], entry);
+    }
+
+    let scan = json!([{ "code": offline, "nonce": nonce(), "scanned_at": chrono::Utc::now() }]);
+    let uploads = join_all((0..10).map(|_| upload(&app, &gate, scan.clone()))).await;
+    let first = uploads[0].json()["data"]["results"].clone();
+    assert_eq!(first[0]["status"], "REDEEMED", "{first}");
+    for copy in &uploads {
+        assert_eq!(copy.status, 200, "{}", copy.text);
+        assert_eq!(copy.json()["data"]["results"], first);
+    }
+    assert_eq!(count_events(&app, &shop, "tickets.TicketRedeemed").await, 2);
 }

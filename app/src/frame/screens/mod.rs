@@ -1,6 +1,7 @@
 //! One file (or folder) per screen, each a route.
 
 pub mod checkout;
+pub mod gate;
 pub mod ledger;
 pub mod merchant;
 pub mod merchants;

@@ -42,6 +42,46 @@ fn minutes(value: Option<u32>, default: u32) -> i32 {
 }
 
 impl SqlStore {
+    /// The titles and age groups of the products a gate admits (`products`; none: all of the
+    /// merchant's).
+    async fn gate_products(
+        &self,
+        merchant_id: Uuid,
+        products: Option<&[Uuid]>,
+    ) -> StoreResult<Vec<app::wire::ManifestProduct>> {
+        let mut query = sqlx::QueryBuilder::<Db>::new(
+            "SELECT p.product_id, p.title, p.age_group, t.locale, t.title
+             FROM product p LEFT JOIN product_translation t ON t.product_id = p.product_id
+             WHERE p.merchant_id = ",
+        );
+        query.push_bind(merchant_id);
+        if let Some(ids) = products {
+            query.push(" AND p.product_id IN (");
+            push_ids(&mut query, ids.iter().copied());
+            query.push(")");
+        }
+        query.push(" ORDER BY p.product_id");
+        type Row = (Uuid, String, Option<String>, Option<String>, Option<String>);
+        let rows: Vec<Row> = query.build_query_as().fetch_all(&self.pool).await?;
+        let mut found: Vec<app::wire::ManifestProduct> = Vec::new();
+        for (product_id, title, age_group, locale, translated) in rows {
+            if found.last().is_none_or(|p| p.product_id != product_id) {
+                found.push(app::wire::ManifestProduct {
+                    product_id,
+                    title,
+                    titles: Default::default(),
+                    age_group,
+                });
+            }
+            if let (Some(product), Some(locale), Some(translated)) =
+                (found.last_mut(), locale, translated)
+            {
+                product.titles.insert(locale, translated);
+            }
+        }
+        Ok(found)
+    }
+
     /// `InvalidReference` on `product_ids` unless every product named is the merchant's.
     async fn check_gate_products(&self, merchant_id: Uuid, input: &GateInput) -> StoreResult<()> {
         let Some(ids) = input.product_ids.as_deref().filter(|ids| !ids.is_empty()) else {
@@ -294,7 +334,10 @@ impl GateStore for SqlStore {
         }
         query.push(" ORDER BY t.code");
         let rows: Vec<(String, String)> = query.build_query_as().fetch_all(&self.pool).await?;
-        let mut codes = DayCodes::default();
+        let mut codes = DayCodes {
+            products: self.gate_products(merchant_id, products).await?,
+            ..DayCodes::default()
+        };
         for (code, status) in rows {
             if status == app::wire::TicketStatus::Used.as_str() {
                 codes.used.push(code);

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::SqlCheckoutTx;
-use crate::store::{GateTx, RedemptionRecord, StoreError, StoreResult};
+use crate::store::{GateTx, RedemptionRecord, StoreResult};
 
 #[async_trait::async_trait]
 impl GateTx for SqlCheckoutTx {
@@ -41,28 +41,25 @@ impl GateTx for SqlCheckoutTx {
     }
 
     async fn insert_redemption(&mut self, r: &RedemptionRecord) -> StoreResult<()> {
-        self.flush().await?;
-        sqlx::query(
-            "INSERT INTO redemption (redemption_id, gate_id, nonce, code, ticket_id, status,
-                 offline, redeemed_at, local_date, recorded_at, undone_at, answer, problem)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        )
-        .bind(r.redemption_id)
-        .bind(r.gate_id)
-        .bind(&r.nonce)
-        .bind(&r.code)
-        .bind(r.ticket_id)
-        .bind(r.status.as_str())
-        .bind(r.offline)
-        .bind(r.redeemed_at)
-        .bind(r.local_date)
-        .bind(r.recorded_at)
-        .bind(r.undone_at)
-        .bind(r.answer.clone())
-        .bind(r.problem.clone())
-        .execute(&mut *self.tx)
-        .await
-        .map_err(|e| StoreError::classify(e, "a scan of this gate under this nonce"))?;
+        self.batch
+            .statement(
+                "INSERT INTO redemption (redemption_id, gate_id, nonce, code, ticket_id, status,
+                     offline, redeemed_at, local_date, recorded_at, undone_at, answer, problem)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(r.redemption_id)
+            .bind(r.gate_id)
+            .bind(r.nonce.clone())
+            .bind(r.code.clone())
+            .bind(r.ticket_id)
+            .bind(r.status.as_str())
+            .bind(r.offline)
+            .bind(r.redeemed_at)
+            .bind(r.local_date)
+            .bind(r.recorded_at)
+            .bind(r.undone_at)
+            .bind(r.answer.clone())
+            .bind(r.problem.clone());
         Ok(())
     }
 
