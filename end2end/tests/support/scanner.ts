@@ -152,9 +152,11 @@ export async function nextScan(page: Page): Promise<void> {
 }
 
 /**
- * Records how long the page took from reading a code to showing its answer, from the
- * `performance.now()` stamps it puts on the answer (`data-read-ms`, `data-shown-ms`). Soft:
- * a slow machine is reported, not failed.
+ * Records how long the page took from reading a code to showing its answer, from the clock
+ * stamps it puts on the answer (`data-read-ms`, `data-shown-ms`), as an annotation and a log
+ * line (docs/benchmarks.md, "The scanner: from the read to the answer"). A time is reported,
+ * never judged: several browsers and the server sharing a test machine's cores make it vary
+ * far more than a gate's phone would.
  */
 export async function recordAnswerTime(answer: Locator, label: string): Promise<void> {
   const info = test.info();
@@ -168,7 +170,6 @@ export async function recordAnswerTime(answer: Locator, label: string): Promise<
   const ms = Number(shown) - Number(read);
   info.annotations.push({ type: 'read to answer', description: `${label}: ${ms.toFixed(1)} ms` });
   console.log(`gate, ${label}: ${ms.toFixed(1)} ms from the camera's read to the answer`);
-  expect.soft(ms, `${label}: ms from the read to the answer`).toBeLessThan(300);
 }
 
 /** A screenshot of what the scanner shows now, kept with the test's results. */

@@ -59,7 +59,7 @@ pub struct Answer {
     pub age_group: Option<String>,
     /// Judged on this device, without the server.
     pub offline: bool,
-    /// When the code was read (`performance.now()`), for the page's own timing.
+    /// When the code was read (`Date.now()`, milliseconds), for the page's own timing.
     pub read_ms: f64,
 }
 

@@ -32,7 +32,7 @@ impl Drop for Camera {
 }
 
 /// Starts the camera into `video`; `on_read` gets each code found and when it was found
-/// (`performance.now()`). `Err` when there is no camera or it was not allowed.
+/// (`Date.now()`). `Err` when there is no camera or it was not allowed.
 pub async fn start(
     video: HtmlVideoElement,
     on_read: impl Fn(String, f64) + 'static,
