@@ -220,9 +220,10 @@ pub trait GateTx: Send {
     /// Makes a used ticket's first entry `at` when that is earlier (an offline entry uploaded
     /// after a later one).
     async fn move_first_entry(&mut self, ticket_id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
-    /// Keeps a scan, with the transaction's other writes (on PostgreSQL in the same round
-    /// trip as the commit): a second scan of one gate under one nonce fails the commit with a
-    /// unique violation, which [`nonce_taken`] reads as the `Conflict` it is.
+    /// Keeps a scan, sent with the transaction's other queued writes (on PostgreSQL one
+    /// statement with them, before the commit): a second scan of one gate under one nonce
+    /// fails the commit with a unique violation, which [`nonce_taken`] reads as the
+    /// `Conflict` it is.
     async fn insert_redemption(&mut self, scan: &RedemptionRecord) -> StoreResult<()>;
     /// Takes a standing entry back: the redemption UNDONE and its ticket VALID again; `false`
     /// when it no longer stands.
