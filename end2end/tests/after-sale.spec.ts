@@ -1,6 +1,7 @@
 import { expect, test } from './support/fixtures';
 import { axeViolations } from './support/a11y';
-import { BASE_URL, DEMO_CAMPAIGN, apiData, customerBearer } from './support/partner';
+import { type Bought, buy, museumProduct } from './support/buy';
+import { BASE_URL, apiData, customerBearer } from './support/partner';
 import { hostEvents, openShop, waitForHostEvent, waitForSettledFrame } from './support/shop';
 
 /**
@@ -12,57 +13,6 @@ import { hostEvents, openShop, waitForHostEvent, waitForSettledFrame } from './s
  * Orders are bought through the API as the demo partner's user, so the demo mailbox shows
  * their mails (server/src/demo/mail.rs).
  */
-
-interface Bought {
-  orderId: string;
-  displayId: string;
-}
-
-/** The demo museum's product with `sku`. */
-async function museumProduct(bearer: string, sku: string): Promise<string> {
-  const merchants = await apiData(`/v2/merchants?limit=100`, bearer);
-  const museum = merchants.find((m: { name: string }) => /Canal House Museum|Museum aan de Gracht/.test(m.name));
-  const response = await fetch(`${BASE_URL}/v2/merchants/${museum.id}/products`, {
-    headers: { 'x-campaign-id': DEMO_CAMPAIGN },
-  });
-  expect(response.status).toBe(200);
-  const products = ((await response.json()) as { data: { id: string; sku: string }[] }).data;
-  return products.find((p) => p.sku === sku)!.id;
-}
-
-/** Buys `quantity` of `product` for the customer of `bearer` in `language` and pays. */
-async function buy(bearer: string, product: string, quantity: number, language: string, date: string, extra = {}): Promise<Bought> {
-  const response = await fetch(`${BASE_URL}/v2/checkouts/express`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${bearer}`,
-      'Content-Type': 'application/json',
-      'Accept-Language': language,
-      'Idempotency-Key': crypto.randomUUID(),
-      'x-campaign-id': DEMO_CAMPAIGN,
-    },
-    body: JSON.stringify({
-      date,
-      flexible_date: false,
-      lines: [{ product_id: product, quantity }],
-      email: 'ada@example.com',
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      return_url: 'http://localhost:5173/done',
-      ...extra,
-    }),
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  const { data } = await response.json();
-  const pay = await fetch(data.payment_url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: 'action=pay',
-    redirect: 'manual',
-  });
-  expect(pay.status).toBe(303);
-  return { orderId: data.order_id, displayId: data.order_display_id };
-}
 
 /** A day `days` ahead, as the express checkout takes it. */
 function daysAhead(days: number): string {

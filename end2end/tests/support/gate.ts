@@ -3,7 +3,8 @@
 // operator's list of a day's entries (docs/gate.md).
 
 import { expect } from '@playwright/test';
-import { BASE_URL, DEMO_CAMPAIGN, apiData, customerBearer } from './partner';
+import { buy, demoMuseum, museumProduct } from './buy';
+import { BASE_URL, apiData, customerBearer } from './partner';
 
 /** The demo museum: a merchant whose day tickets are valid on their day, in its own zone. */
 export interface Merchant {
@@ -83,20 +84,10 @@ export function merchantDate(merchant: Merchant, days = 0): string {
   return day.toISOString().slice(0, 10);
 }
 
-/** A new customer of the demo partner and the museum as that customer's API shows it. */
-async function museumCustomer(): Promise<{ bearer: string; museum: Merchant }> {
-  const bearer = await customerBearer(`e2e-gate-${crypto.randomUUID()}`);
-  const merchants: { id: string; name: string; timezone: string }[] = await apiData('/v2/merchants?limit=100', bearer);
-  const museum = merchants.find((m) => /Canal House Museum|Museum aan de Gracht/.test(m.name));
-  if (!museum) {
-    throw new Error('the demo museum is not in /v2/merchants: is the server started with BOXOFFICE_DEMO=1?');
-  }
-  return { bearer, museum: { id: museum.id, timezone: museum.timezone } };
-}
-
-/** The demo museum (seeded by BOXOFFICE_DEMO=1). */
+/** The demo museum (seeded by BOXOFFICE_DEMO=1), as a new customer of the demo partner sees it. */
 export async function museum(): Promise<Merchant> {
-  return (await museumCustomer()).museum;
+  const { id, timezone } = await demoMuseum(await customerBearer(`e2e-gate-${crypto.randomUUID()}`));
+  return { id, timezone };
 }
 
 /**
@@ -104,43 +95,11 @@ export async function museum(): Promise<Merchant> {
  * pays them in the sandbox and returns the tickets as the customer's order read shows them.
  */
 export async function buyTickets(date: string, quantity = 1): Promise<Ticket[]> {
-  const { bearer, museum } = await museumCustomer();
-  const products = await fetch(`${BASE_URL}/v2/merchants/${museum.id}/products`, {
-    headers: { 'x-campaign-id': DEMO_CAMPAIGN },
-  });
-  expect(products.status).toBe(200);
-  const adult = ((await products.json()) as { data: { id: string; sku: string }[] }).data.find((p) => p.sku === 'MUS-ADULT')!;
+  const bearer = await customerBearer(`e2e-gate-${crypto.randomUUID()}`);
+  const adult = await museumProduct(bearer, 'MUS-ADULT');
+  const bought = await buy(bearer, adult, quantity, 'en-GB', date);
 
-  const checkout = await fetch(`${BASE_URL}/v2/checkouts/express`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${bearer}`,
-      'Content-Type': 'application/json',
-      'Accept-Language': 'en-GB',
-      'Idempotency-Key': crypto.randomUUID(),
-      'x-campaign-id': DEMO_CAMPAIGN,
-    },
-    body: JSON.stringify({
-      date,
-      flexible_date: false,
-      lines: [{ product_id: adult.id, quantity }],
-      email: 'ada@example.com',
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      return_url: 'http://localhost:5173/done',
-    }),
-  });
-  expect(checkout.status, await checkout.clone().text()).toBe(200);
-  const { data } = (await checkout.json()) as { data: { order_id: string; payment_url: string } };
-  const pay = await fetch(data.payment_url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: 'action=pay',
-    redirect: 'manual',
-  });
-  expect(pay.status).toBe(303);
-
-  const order = await apiData(`/v2/me/fulfillment/orders/${data.order_id}`, bearer);
+  const order = await apiData(`/v2/me/fulfillment/orders/${bought.orderId}`, bearer);
   const tickets = order.tickets as Ticket[];
   expect(tickets).toHaveLength(quantity);
   for (const ticket of tickets) {
