@@ -184,6 +184,8 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     let after = crash_after_sale::read(&url).await?;
     let mut checks = invariants(&db, &after, &seen);
     checks.extend(crash_after_sale::invariants(&after, &db.events));
+    let ledger = crate::crash_settlement::read(&url).await?;
+    checks.extend(crate::crash_settlement::invariants(&after, &ledger));
     let at_gate = crate::crash_gate::read(&url).await?;
     checks.extend(crate::crash_gate::invariants(&at_gate, &scans, &db.events));
     // The same database, then paid through Stripe (a fake of it) under the same kills.

@@ -161,6 +161,22 @@ fn merchant_input(name: String, city: &str, category: &str, at: (f64, f64)) -> M
         image_url: Some("https://img.example/merchant.jpg".to_owned()),
         website: Some("https://merchant.example".to_owned()),
         translations: Vec::new(),
+        // Settled as a real merchant is (docs/settlement.md): every sale books its split.
+        tax: Some(app::wire::TaxSettings {
+            prices_include_tax: true,
+            rates: vec![app::wire::TaxRate {
+                name: "VAT 9%".to_owned(),
+                rate_percent: Decimal::new(9, 0),
+                product_ids: None,
+            }],
+        }),
+        legal_name: None,
+        vat_id: None,
+        legal_address: None,
+        platform_fee: Some(app::wire::Charge {
+            percent: Some(Decimal::new(3, 0)),
+            fixed: None,
+        }),
     }
 }
 
@@ -196,6 +212,7 @@ fn product_input(merchant_id: Uuid, campaign_id: Uuid, title: &str, cents: i64) 
             rebook_until: Some("PT24H".to_owned()),
             withdrawal_days: None,
         }),
+        commission: None,
     }
 }
 
@@ -209,6 +226,10 @@ async fn campaign_and_partner(store: &dyn Store) -> anyhow::Result<Uuid> {
             &CampaignInput {
                 name: "Benchmark".to_owned(),
                 loyalty_points_per_unit: Decimal::ONE,
+                commission: Some(app::wire::Charge {
+                    percent: Some(Decimal::TEN),
+                    fixed: None,
+                }),
             },
         )
         .await?;

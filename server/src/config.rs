@@ -200,6 +200,10 @@ pub struct Config {
     #[arg(long, env = "BOXOFFICE_ALLOW_PRIVATE_OUTBOUND", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub allow_private_outbound: bool,
 
+    /// The IANA zone settlement statements count their months in (docs/settlement.md).
+    #[arg(long, env = "BOXOFFICE_SETTLEMENT_TIMEZONE", default_value = "UTC", value_parser = parse_zone)]
+    pub settlement_timezone: chrono_tz::Tz,
+
     /// How often the background workers (webhook and mail delivery, expiry sweeper) look for work, in ms.
     #[arg(long, env = "BOXOFFICE_WORKER_INTERVAL_MS", default_value_t = 1000)]
     pub worker_interval_ms: u64,
@@ -246,6 +250,13 @@ pub struct Config {
     /// Log as JSON lines instead of text.
     #[arg(long, env = "BOXOFFICE_LOG_JSON", default_value = "0", value_parser = clap::builder::BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub log_json: bool,
+}
+
+/// An IANA zone name, as chrono-tz knows them.
+fn parse_zone(value: &str) -> Result<chrono_tz::Tz, String> {
+    value
+        .parse()
+        .map_err(|_| format!("{value:?} is not an IANA time zone name"))
 }
 
 impl Config {

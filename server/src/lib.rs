@@ -36,6 +36,7 @@ pub mod retry;
 pub mod router;
 pub mod sandbox;
 pub mod secrets;
+pub mod settlement;
 pub mod state;
 pub mod store;
 pub mod sweeper;

@@ -16,6 +16,8 @@ mod origin;
 mod percentage;
 mod problem;
 mod product;
+#[cfg(feature = "ssr")]
+mod settlement;
 mod status;
 mod url_pattern;
 
@@ -48,6 +50,8 @@ pub use origin::origin_matches;
 pub use problem::GateRefusal;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
+#[cfg(feature = "ssr")]
+pub use settlement::{Charge, EntryKind, LedgerEntry, TaxAmount, TaxRate, TaxSettings};
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
     OrderStatus, PaymentStatus, RedemptionStatus, TicketStatus, Transition, UnknownState,

@@ -25,6 +25,9 @@ fn validate(input: &CampaignInput) -> Result<()> {
     let mut checks = Checks::default();
     checks.text("name", &input.name, 1, 200);
     checks.non_negative_amount("loyalty_points_per_unit", input.loyalty_points_per_unit);
+    if let Some(commission) = &input.commission {
+        crate::settlement::terms::check_charge(&mut checks, "commission", commission, None);
+    }
     checks.finish()
 }
 

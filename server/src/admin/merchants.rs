@@ -61,7 +61,31 @@ fn validate(input: &MerchantInput) -> Result<()> {
     checks.distinct(input.translations.iter().map(|t| t.locale), |i| {
         format!("translations[{i}].locale")
     });
+    check_settlement(input, &mut checks);
     checks.finish()
+}
+
+/// The merchant's VAT, seller identity and platform fee (docs/settlement.md).
+fn check_settlement(input: &MerchantInput, checks: &mut Checks) {
+    use crate::settlement::terms;
+    if let Some(tax) = &input.tax {
+        terms::check_tax(checks, tax);
+    }
+    if let Some(name) = &input.legal_name {
+        checks.text("legal_name", name, 1, 200);
+    }
+    if let Some(vat_id) = &input.vat_id {
+        terms::check_vat_id(checks, "vat_id", vat_id);
+    }
+    if let Some(address) = &input.legal_address {
+        checks.text("legal_address.street", &address.street, 1, 200);
+        checks.text("legal_address.postal_code", &address.postal_code, 1, 20);
+        checks.text("legal_address.city", &address.city, 1, 100);
+        checks.country("legal_address.country", &address.country);
+    }
+    if let Some(fee) = &input.platform_fee {
+        terms::check_charge(checks, "platform_fee", fee, Some(&input.currency));
+    }
 }
 
 /// Filters of the merchant list.

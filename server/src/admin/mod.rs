@@ -18,6 +18,7 @@ mod memberships;
 mod merchants;
 mod orders;
 mod products;
+mod settlement;
 pub(crate) mod timeslots;
 mod vouchers;
 mod wallets;
@@ -46,4 +47,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(calendar::router())
         .merge(timeslots::router())
         .merge(gates::router())
+        .merge(settlement::router())
 }

@@ -100,6 +100,9 @@ fn validate(input: &ProductInput) -> Result<()> {
         format!("translations[{i}].locale")
     });
     crate::after_sale::checks::check(input, &mut checks);
+    if let Some(commission) = &input.commission {
+        crate::settlement::terms::check_charge(&mut checks, "commission", commission, None);
+    }
     checks.finish()
 }
 

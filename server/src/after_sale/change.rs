@@ -373,6 +373,17 @@ async fn carry_out(
         now,
     )
     .await?;
+    if let Some(refund_id) = refunded.primary_id() {
+        // Each ticket's part of what it was sold for, taken back in the refund's transaction.
+        tx.book(&crate::settlement::book::refund(
+            &crate::settlement::book::Context::of(&facts.order, &facts.checkout, now),
+            &facts.lines,
+            &facts.tickets,
+            &d.tickets,
+            refund_id,
+        ))
+        .await?;
+    }
     give_back_to_wallet(tx.as_mut(), facts, d.to_wallet).await?;
     if let (Some(customer), true) = (facts.order.customer_id, d.points_back > 0) {
         tx.add_loyalty_entry(

@@ -13,8 +13,31 @@ use crate::{
     checkout::{plan::Plan, reserve::fulfillment_problem},
     error::Result,
     events::{EventType, NewEvent},
-    store::{CheckoutTx, NewTicket, OrderChangeRecord, RefundRecord},
+    settlement::book,
+    store::{CheckoutTx, NewTicket, OrderChangeRecord, RefundRecord, TicketRecord},
 };
+
+/// Gives each new ticket of a date change its money: its old ticket's (`old`, in the same
+/// order) moved by the price difference (`settlement::book::moved`). Tickets sold before
+/// settlement carry none.
+pub(super) fn carry_money(facts: &OrderFacts, old: &[Uuid], issued: &mut [NewTicket]) {
+    for (old_id, new) in old.iter().zip(issued.iter_mut()) {
+        let before = facts
+            .tickets
+            .iter()
+            .find(|t| t.ticket_id == *old_id)
+            .and_then(|t| t.money.as_ref());
+        let terms = facts
+            .lines
+            .iter()
+            .find(|l| l.checkout_line_id == new.checkout_line_id)
+            .and_then(book::terms_of_line);
+        new.money = match (before, terms) {
+            (Some(parts), Some(terms)) => Some(book::moved(&parts.0, new.paid_share, terms)),
+            _ => None,
+        };
+    }
+}
 
 /// One ticket moved: the old, its replacement, and what comes back for it.
 pub(super) struct Move {
@@ -48,12 +71,13 @@ pub(super) async fn record_move(
     reason: Reason,
     to: &MovedTo,
     old: &[Uuid],
-    new: &[Uuid],
+    issued: &[NewTicket],
     refund: Option<&RefundRecord>,
     paid: Option<app::wire::Money>,
     now: DateTime<Utc>,
 ) -> Result<bool> {
     let order_id = facts.order.customer_order_id;
+    let new: Vec<Uuid> = issued.iter().map(|t| t.ticket_id).collect();
     let change = OrderChangeRecord {
         order_change_id: crate::ids::time_ordered_id(),
         customer_order_id: order_id,
@@ -67,6 +91,25 @@ pub(super) async fn record_move(
         created_at: now,
     };
     tx.insert_order_change(&change).await?;
+    // The price difference, booked with the move (docs/settlement.md, "The ledger").
+    let pairs: Vec<(&TicketRecord, &NewTicket)> = old
+        .iter()
+        .zip(issued)
+        .filter_map(|(o, n)| {
+            facts
+                .tickets
+                .iter()
+                .find(|t| t.ticket_id == *o)
+                .map(|t| (t, n))
+        })
+        .collect();
+    tx.book(&book::rebooking(
+        &book::Context::of(&facts.order, &facts.checkout, now),
+        &facts.lines,
+        &pairs,
+        change.order_change_id,
+    ))
+    .await?;
     tx.write_change_mail(
         ChangeKind::Rebooking.mail(),
         order_id,

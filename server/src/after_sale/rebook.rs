@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::{
     change::{choose, give_back_places, give_back_to_wallet, once_per_key, outcome_body, Changed},
     facts::OrderFacts,
-    moves::{commit_taking_places, record_move, Decided, Move, MovedTo},
+    moves::{carry_money, commit_taking_places, record_move, Decided, Move, MovedTo},
     refund_parts::record_refund,
     terms::{rebook_deadline, Held},
     Actor,
@@ -259,6 +259,7 @@ pub(super) async fn decide(
                 timeslot_id: planned.timeslot.as_ref().map(|s| s.timeslot_id),
                 valid_until: planned.product.ticket_validity_date.or(Some(planned.day)),
                 paid_share: h.share - refund,
+                money: None,
             },
         });
     }
@@ -327,13 +328,13 @@ async fn carry_out(
 ) -> Result<(Vec<u8>, Vec<RefundRecord>)> {
     let order_id = facts.order.customer_order_id;
     let old: Vec<Uuid> = moves.iter().map(|m| m.old).collect();
-    let new: Vec<Uuid> = moves.iter().map(|m| m.new.ticket_id).collect();
     let pairs: Vec<(Uuid, Option<Uuid>)> = moves
         .iter()
         .map(|m| (m.old, Some(m.new.ticket_id)))
         .collect();
     // The new tickets first: the old ones name them (`replaced_by`).
-    let issued: Vec<NewTicket> = moves.iter().map(|m| m.new.clone()).collect();
+    let mut issued: Vec<NewTicket> = moves.iter().map(|m| m.new.clone()).collect();
+    carry_money(facts, &old, &mut issued);
     tx.insert_tickets(&issued).await?;
     if tx.cancel_tickets(order_id, &pairs, now).await? != old.len() as u64 {
         return Err(Error::new(
@@ -367,7 +368,7 @@ async fn carry_out(
         reason,
         &to,
         &old,
-        &new,
+        &issued,
         refund.as_ref(),
         None,
         now,
@@ -399,6 +400,7 @@ async fn carry_out(
             replaced_by: None,
             cancelled_at: None,
             redeemed_at: None,
+            money: n.money.clone().map(sqlx::types::Json),
         }));
     if every_valid_moves {
         facts.order.visit_date = plan.visit_date;

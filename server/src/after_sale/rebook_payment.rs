@@ -137,7 +137,9 @@ pub async fn settle(
     }
     let order_id = facts.order.customer_order_id;
     let moves = &pending.moves.0;
-    let issued: Vec<NewTicket> = moves.iter().map(|m| m.new.clone()).collect();
+    let old: Vec<Uuid> = moves.iter().map(|m| m.old).collect();
+    let mut issued: Vec<NewTicket> = moves.iter().map(|m| m.new.clone()).collect();
+    super::moves::carry_money(&facts, &old, &mut issued);
     let pairs: Vec<(Uuid, Option<Uuid>)> = moves
         .iter()
         .map(|m| (m.old, Some(m.new.ticket_id)))
@@ -149,8 +151,6 @@ pub async fn settle(
         drop(tx);
         return void(state, &facts, payment, &pending).await;
     }
-    let old: Vec<Uuid> = moves.iter().map(|m| m.old).collect();
-    let new: Vec<Uuid> = issued.iter().map(|t| t.ticket_id).collect();
     let to = MovedTo {
         date: pending.visit_date,
         timeslot_id: pending.timeslot_id,
@@ -163,7 +163,7 @@ pub async fn settle(
         reason,
         &to,
         &old,
-        &new,
+        &issued,
         None,
         Some(paid),
         now,

@@ -15,6 +15,7 @@ mod partner_orders;
 mod products;
 mod redemptions;
 mod sessions;
+mod settlement;
 pub(crate) mod token_request;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -38,4 +39,5 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(order_tickets::router())
         .merge(events::router())
         .merge(redemptions::router())
+        .merge(settlement::router())
 }

@@ -214,6 +214,7 @@ mod tests {
                 conditions: "Valid on the chosen day".into(),
             }],
             after_sale: None,
+            commission: None,
             created_at: now,
             updated_at: now,
         }

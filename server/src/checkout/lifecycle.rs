@@ -210,6 +210,12 @@ pub async fn settle_payment(
         .await?
         .ok_or_else(|| anyhow::anyhow!("checkout {} has no campaign", checkout.checkout_id))?;
     let products = line_products(state, &lines).await?;
+    let merchant = state
+        .catalog
+        .definitions
+        .merchant(state.store.as_ref(), checkout.merchant_id)
+        .await?;
+    let terms = line_terms(merchant.as_ref(), &products, &campaign, &checkout.currency);
 
     let mut tx = state.store.begin_checkout().await?;
     if !tx.settle_payment(payment_id, outcome.transition()).await? {
@@ -220,11 +226,20 @@ pub async fn settle_payment(
         tx.transition_order(order_id, OrderStatus::PAY).await?;
         tx.transition_checkout(checkout.checkout_id, CheckoutStatus::PAY, None)
             .await?;
-        let tickets = issue_tickets(order_id, &checkout, &lines, &products);
+        let mut tickets = issue_tickets(order_id, &checkout, &lines, &products);
+        // What each line splits into and its `sale` entry, booked with the payment
+        // (docs/settlement.md); each ticket carries its part, which its refund takes back.
+        let sale = crate::settlement::book::sale(
+            &crate::settlement::book::Context::of(&order, &checkout, Utc::now()),
+            &lines,
+            &terms,
+            &mut tickets,
+        )?;
         tx.insert_tickets(&tickets).await?;
-        // The after-sale policy each line is sold under, frozen with the payment.
-        tx.freeze_after_sale(&frozen_policies(&lines, &products))
+        // The after-sale policy and the money of each line, frozen with the payment.
+        tx.freeze_lines(&frozen_lines(&lines, &products, sale.lines))
             .await?;
+        tx.book(&sale.entries).await?;
         // The ticket mail commits with the payment (the outbox): sent by
         // `tickets::delivery`, exactly one per order (a unique index), also after a crash.
         tx.write_ticket_mail(order_id, &crate::tickets::TicketPageKey::new_nonce())
@@ -357,22 +372,53 @@ async fn line_products(
     Ok(out)
 }
 
-/// Each line's after-sale policy as its order keeps it.
-fn frozen_policies(
+/// The settlement terms each line is sold under (`settlement::terms::terms_of`); a line
+/// whose product or merchant is gone since splits into payout alone.
+fn line_terms(
+    merchant: Option<&crate::store::Merchant>,
+    products: &[Option<crate::store::Product>],
+    campaign: &crate::store::Campaign,
+    currency: &str,
+) -> Vec<crate::settlement::Terms> {
+    products
+        .iter()
+        .map(|product| match (merchant, product) {
+            (Some(merchant), Some(product)) => {
+                crate::settlement::terms::terms_of(merchant, product, campaign, currency)
+            }
+            _ => crate::settlement::Terms::default(),
+        })
+        .collect()
+}
+
+/// What each line keeps from its payment: its after-sale policy (when its product is still
+/// there) and its `money` (`settlement::book::Sale::lines`).
+fn frozen_lines(
     lines: &[CheckoutLineRecord],
     products: &[Option<crate::store::Product>],
-) -> Vec<(Uuid, serde_json::Value)> {
+    mut money: Vec<(Uuid, serde_json::Value)>,
+) -> Vec<crate::store::FrozenLine> {
     lines
         .iter()
         .zip(products)
-        .filter_map(|(line, product)| {
-            let product = product.as_ref()?;
-            let frozen = crate::after_sale::Frozen::of(
-                product.after_sale.as_ref().map(|p| &p.0),
-                product.physical_product,
-                product.no_date,
-            );
-            Some((line.checkout_line_id, serde_json::to_value(frozen).ok()?))
+        .map(|(line, product)| {
+            let after_sale = product.as_ref().and_then(|product| {
+                serde_json::to_value(crate::after_sale::Frozen::of(
+                    product.after_sale.as_ref().map(|p| &p.0),
+                    product.physical_product,
+                    product.no_date,
+                ))
+                .ok()
+            });
+            let money = money
+                .iter()
+                .position(|(id, _)| *id == line.checkout_line_id)
+                .map(|at| money.swap_remove(at).1);
+            crate::store::FrozenLine {
+                checkout_line_id: line.checkout_line_id,
+                after_sale,
+                money,
+            }
         })
         .collect()
 }
@@ -419,6 +465,7 @@ fn issue_tickets(
                 timeslot_id: line.timeslot_id,
                 valid_until,
                 paid_share,
+                money: None,
             }
         })
         .collect()

@@ -89,6 +89,10 @@ pub async fn seed_if_empty(state: &AppState) -> anyhow::Result<Option<DemoSummar
     let campaign = CampaignInput {
         name: "Boxoffice Demo".into(),
         loyalty_points_per_unit: "1".parse()?,
+        commission: Some(app::wire::Charge {
+            percent: Some("10".parse()?),
+            fixed: None,
+        }),
     };
     match state.store.create_campaign(DEMO_CAMPAIGN, &campaign).await {
         Ok(_) => {}
@@ -119,6 +123,10 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             &CampaignInput {
                 name: "Winter Lights".into(),
                 loyalty_points_per_unit: "2".parse()?,
+                commission: Some(app::wire::Charge {
+                    percent: Some("8".parse()?),
+                    fixed: None,
+                }),
             },
         )
         .await?;
@@ -339,7 +347,20 @@ fn weekdays_for(
     }
 }
 
-async fn merchant(state: &AppState, id: Uuid, input: serde_json::Value) -> anyhow::Result<Uuid> {
+/// Creates a demo merchant, settled as the Netherlands' attractions are: 9 % VAT on admission,
+/// and a 3 % platform fee (docs/settlement.md).
+async fn merchant(
+    state: &AppState,
+    id: Uuid,
+    mut input: serde_json::Value,
+) -> anyhow::Result<Uuid> {
+    if let Some(fields) = input.as_object_mut() {
+        fields.insert(
+            "tax".into(),
+            json!({ "rates": [{ "name": "BTW 9%", "rate_percent": "9" }] }),
+        );
+        fields.insert("platform_fee".into(), json!({ "percent": "3" }));
+    }
     let input: MerchantInput = serde_json::from_value(input)?;
     state.store.create_merchant(id, &input).await?;
     Ok(id)

@@ -111,11 +111,21 @@ pub trait AfterSaleStore {
     ) -> StoreResult<Vec<Uuid>>;
 }
 
+/// What a line keeps from its payment: its after-sale policy (`after_sale::Frozen`) and its
+/// money (`settlement::split::LineMoney`), as JSON; `None` leaves the column as it is.
+#[derive(Debug, Clone, Default)]
+pub struct FrozenLine {
+    pub checkout_line_id: Uuid,
+    pub after_sale: Option<serde_json::Value>,
+    pub money: Option<serde_json::Value>,
+}
+
 /// The writes of a change after the sale, inside the checkout transaction.
 #[async_trait::async_trait]
 pub trait AfterSaleTx: Send {
-    /// Freezes each line's after-sale policy (as JSON) with the payment.
-    async fn freeze_after_sale(&mut self, frozen: &[(Uuid, serde_json::Value)]) -> StoreResult<()>;
+    /// Freezes what each line keeps from its payment, one update per line (a batch touches a
+    /// row once).
+    async fn freeze_lines(&mut self, lines: &[FrozenLine]) -> StoreResult<()>;
     /// Cancels the VALID tickets of `order_id` among `ticket_ids` (each replaced by its pair's
     /// second when given); how many were VALID and are now CANCELLED. Fewer than asked: a
     /// concurrent change got there first, and the caller rolls back.

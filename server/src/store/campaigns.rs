@@ -15,6 +15,10 @@ pub struct Campaign {
     #[schema(value_type = String, example = "1.00")]
     #[serde(with = "rust_decimal::serde::str")]
     pub loyalty_points_per_unit: Decimal,
+    /// The partner's share of each line sold in the campaign (a product's own overrides it).
+    #[schema(value_type = Option<app::wire::Charge>)]
+    #[sqlx(default)]
+    pub commission: Option<sqlx::types::Json<app::wire::Charge>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -29,6 +33,10 @@ pub struct CampaignInput {
     #[schema(value_type = String, example = "1.00", pattern = r"^[0-9]{1,8}(\.[0-9]{1,2})?$")]
     #[serde(with = "rust_decimal::serde::str", default)]
     pub loyalty_points_per_unit: Decimal,
+    /// The partner's share of each line sold in the campaign: a percent of its net (without
+    /// VAT) or a fixed amount per ticket (docs/settlement.md). A product's own overrides it.
+    #[serde(default)]
+    pub commission: Option<app::wire::Charge>,
 }
 
 #[async_trait::async_trait]

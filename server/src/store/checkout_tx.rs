@@ -42,6 +42,7 @@ pub trait CheckoutTx:
     + IdempotencyTx
     + super::AfterSaleTx
     + super::GateTx
+    + super::LedgerTx
     + Send
 {
     /// Writes the events not written yet, takes the places asked for and commits. When fewer

@@ -78,6 +78,10 @@ pub struct CheckoutLineRecord {
     /// where an order's lines are.
     #[sqlx(default)]
     pub after_sale: Option<sqlx::types::Json<crate::after_sale::frozen::Frozen>>,
+    /// The line's money as sold (`settlement::split::LineMoney`), frozen with its payment;
+    /// read only where an order's lines are.
+    #[sqlx(default)]
+    pub money: Option<sqlx::types::Json<crate::settlement::split::LineMoney>>,
 }
 
 /// A voucher a checkout redeemed.

@@ -72,6 +72,37 @@ pub struct MerchantInput {
     #[serde(default)]
     #[schema(max_items = 4)]
     pub translations: Vec<MerchantTranslation>,
+    /// Absent: no VAT is charged (receipts show none).
+    #[serde(default)]
+    pub tax: Option<app::wire::TaxSettings>,
+    /// The seller's registered name, as an invoice states it.
+    #[serde(default)]
+    #[schema(max_length = 200)]
+    pub legal_name: Option<String>,
+    /// The seller's VAT identification number: two letters and 2 to 13 letters or digits.
+    #[serde(default)]
+    #[schema(example = "NL123456789B01", pattern = "^[A-Z]{2}[0-9A-Z]{2,13}$")]
+    pub vat_id: Option<String>,
+    /// The seller's registered address (absent: the visiting address).
+    #[serde(default)]
+    pub legal_address: Option<Address>,
+    /// The operator's share of every line: a percent of its net or a fixed amount per ticket.
+    #[serde(default)]
+    pub platform_fee: Option<app::wire::Charge>,
+}
+
+/// What settlement and invoices need of a merchant (docs/settlement.md), as stored: its VAT,
+/// the seller an invoice names, and the platform's fee on its sales (`MerchantInput`'s).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct MerchantSettlement {
+    #[schema(value_type = Option<app::wire::TaxSettings>)]
+    pub tax: Option<sqlx::types::Json<app::wire::TaxSettings>>,
+    pub legal_name: Option<String>,
+    pub vat_id: Option<String>,
+    #[schema(value_type = Option<Address>)]
+    pub legal_address: Option<sqlx::types::Json<Address>>,
+    #[schema(value_type = Option<app::wire::Charge>)]
+    pub platform_fee: Option<sqlx::types::Json<app::wire::Charge>>,
 }
 
 /// The spelling of every IANA time zone name (`Area/Location`, letters, digits, `_`, `+`, `-`):
@@ -121,6 +152,9 @@ pub struct Merchant {
     pub website: Option<String>,
     #[sqlx(skip)]
     pub translations: Vec<MerchantTranslation>,
+    #[sqlx(flatten)]
+    #[serde(flatten)]
+    pub settlement: MerchantSettlement,
     /// Name, translated names, city and category, lower-cased without diacritics (read-only).
     pub search_text: String,
     pub created_at: DateTime<Utc>,
@@ -218,6 +252,7 @@ mod tests {
             image_url: None,
             website: None,
             translations,
+            settlement: MerchantSettlement::default(),
             search_text: String::new(),
             created_at: Utc::now(),
             updated_at: Utc::now(),
@@ -267,6 +302,11 @@ mod tests {
             image_url: None,
             website: None,
             translations: vec![translation(Locale::FrFr, "Zoo Élysée")],
+            tax: None,
+            legal_name: None,
+            vat_id: None,
+            legal_address: None,
+            platform_fee: None,
         };
         assert_eq!(input.search_text(), "cafe zoe zoo elysee koln dierentuin");
     }

@@ -24,6 +24,7 @@ mod holds;
 mod idempotency;
 mod issuers;
 mod keys;
+mod ledger;
 mod mail;
 mod memberships;
 mod merchant_accounts;
@@ -45,8 +46,8 @@ mod wallets;
 use std::sync::Arc;
 
 pub use after_sale::{
-    AfterSaleStore, AfterSaleTx, HeldMove, HeldPlaces, NewDifferencePayment, OrderChangeRecord,
-    PendingRebookingRecord,
+    AfterSaleStore, AfterSaleTx, FrozenLine, HeldMove, HeldPlaces, NewDifferencePayment,
+    OrderChangeRecord, PendingRebookingRecord,
 };
 pub use availability::{AvailabilityGroup, AvailabilityGroupInput, AvailabilityStore, DayCapacity};
 pub use calendar::{
@@ -76,6 +77,7 @@ pub(crate) use idempotency::KeyClaim;
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest, KeyState};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
+pub use ledger::{CancelledCount, LedgerFilter, LedgerStore, LedgerTx, NewLedgerEntry};
 pub use mail::{MailClaim, MailContent, MailFilter, MailOutcome, MailRecord, MailStore, NewMail};
 pub use memberships::{Membership, MembershipInput, MembershipStore};
 pub use merchant_accounts::{MerchantAccount, MerchantAccountStore};
@@ -223,6 +225,7 @@ pub trait Store:
     + TicketMailStore
     + AfterSaleStore
     + GateStore
+    + LedgerStore
     + Send
     + Sync
     + 'static

@@ -95,6 +95,10 @@ pub struct TicketRecord {
     /// When a gate let its holder in (USED); cleared when the gate undoes the entry.
     #[sqlx(default)]
     pub redeemed_at: Option<DateTime<Utc>>,
+    /// Its part of its line's money (`settlement::split::per_ticket`); `None` for tickets issued
+    /// before migration 0017, which the ledger leaves out.
+    #[sqlx(default)]
+    pub money: Option<sqlx::types::Json<crate::settlement::split::Parts>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -150,6 +154,9 @@ pub struct NewTicket {
     pub valid_until: Option<NaiveDate>,
     /// What was paid for it after vouchers and wallet.
     pub paid_share: rust_decimal::Decimal,
+    /// Its part of its line's money (`settlement::split::per_ticket`).
+    #[serde(default)]
+    pub money: Option<crate::settlement::split::Parts>,
 }
 
 #[async_trait::async_trait]

@@ -92,6 +92,10 @@ pub struct ProductInput {
     /// nothing but the EU withdrawal of physical and undated products.
     #[serde(default)]
     pub after_sale: Option<app::wire::AfterSalePolicy>,
+    /// The partner's share of each line of this product, overriding its campaign's: a
+    /// percent of the line's net or a fixed amount per ticket (docs/settlement.md).
+    #[serde(default)]
+    pub commission: Option<app::wire::Charge>,
 }
 
 /// `#[schema(schema_with = distinct_ids)]`: UUIDs, each at most once.
@@ -147,6 +151,9 @@ pub struct Product {
     pub translations: Vec<ProductTranslation>,
     #[schema(value_type = Option<app::wire::AfterSalePolicy>)]
     pub after_sale: Option<sqlx::types::Json<app::wire::AfterSalePolicy>>,
+    #[schema(value_type = Option<app::wire::Charge>)]
+    #[sqlx(default)]
+    pub commission: Option<sqlx::types::Json<app::wire::Charge>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

@@ -235,6 +235,7 @@ mod tests {
                 image_url: None,
                 website: None,
                 translations: Vec::new(),
+                settlement: Default::default(),
                 search_text: String::new(),
                 created_at: now,
                 updated_at: now,

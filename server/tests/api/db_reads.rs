@@ -133,6 +133,15 @@ pub async fn run_script(app: &TestApp, script: &str) {
         .expect("run the script"));
 }
 
+/// Runs one statement without parameters; the database's refusal as its message.
+pub async fn try_execute(app: &TestApp, sql: &str) -> Result<u64, String> {
+    on_database!(app, |conn| sqlx::query(sql)
+        .execute(&mut conn)
+        .await
+        .map(|r| r.rows_affected())
+        .map_err(|e| e.to_string()))
+}
+
 /// Makes every open payment lapse now, as if its window had passed.
 pub async fn lapse_payments(app: &TestApp) {
     let sql = "UPDATE payment SET expires_at = $1 WHERE status = 'OPEN'";

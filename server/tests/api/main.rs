@@ -64,6 +64,7 @@ mod outbound_urls;
 mod partner_fixtures;
 mod problem_details;
 mod sandbox_switch;
+mod settlement;
 mod smtp_server;
 mod store_events;
 mod store_places;

@@ -32,6 +32,7 @@ async fn events_reach_the_partner_of_their_checkout_in_order_or_not_at_all() {
     let input = CampaignInput {
         name: "Outbox".into(),
         loyalty_points_per_unit: "1".parse().unwrap(),
+        commission: None,
     };
     store.create_campaign(campaign, &input).await.unwrap();
     store_partner_client(store, "hooked-a", campaign, Some("https://a.example/hooks")).await;

@@ -33,6 +33,7 @@ async fn campaigns_round_trip_with_exact_decimals() {
     let input = CampaignInput {
         name: "Story".into(),
         loyalty_points_per_unit: "1.25".parse().unwrap(),
+        commission: None,
     };
     let created = store.create_campaign(id, &input).await.unwrap();
     assert_eq!(created.loyalty_points_per_unit, "1.25".parse().unwrap());

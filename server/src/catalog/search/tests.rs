@@ -36,6 +36,7 @@ fn merchant(n: u128, name: &str, city: &str, category: &str, at: (f64, f64)) -> 
         image_url: None,
         website: None,
         translations: Vec::new(),
+        settlement: Default::default(),
         search_text: String::new(),
         created_at: Utc::now(),
         updated_at: Utc::now(),
@@ -65,6 +66,7 @@ fn product(n: u128, merchant: u128, title: &str, campaigns: &[Uuid]) -> Product 
         campaign_ids: campaigns.to_vec(),
         translations: Vec::new(),
         after_sale: None,
+        commission: None,
         created_at: Utc::now(),
         updated_at: Utc::now(),
     }

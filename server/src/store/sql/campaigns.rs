@@ -15,14 +15,16 @@ impl CampaignStore for SqlStore {
     ) -> StoreResult<Campaign> {
         let now = Utc::now();
         sqlx::query_as(
-            "INSERT INTO campaign (campaign_id, name, loyalty_points_per_unit, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $4)
+            "INSERT INTO campaign (campaign_id, name, loyalty_points_per_unit, created_at, updated_at,
+                 commission)
+             VALUES ($1, $2, $3, $4, $4, $5)
              RETURNING *",
         )
         .bind(campaign_id)
         .bind(&input.name)
         .bind(DbDecimal(input.loyalty_points_per_unit))
         .bind(now)
+        .bind(input.commission.clone().map(sqlx::types::Json))
         .fetch_one(&self.writer)
         .await
         .map_err(|e| StoreError::classify(e, "campaign"))
@@ -39,7 +41,8 @@ impl CampaignStore for SqlStore {
         input: &CampaignInput,
     ) -> StoreResult<Option<Campaign>> {
         Ok(sqlx::query_as(
-            "UPDATE campaign SET name = $2, loyalty_points_per_unit = $3, updated_at = $4
+            "UPDATE campaign SET name = $2, loyalty_points_per_unit = $3, updated_at = $4,
+                 commission = $5
              WHERE campaign_id = $1
              RETURNING *",
         )
@@ -47,6 +50,7 @@ impl CampaignStore for SqlStore {
         .bind(&input.name)
         .bind(DbDecimal(input.loyalty_points_per_unit))
         .bind(Utc::now())
+        .bind(input.commission.clone().map(sqlx::types::Json))
         .fetch_optional(&self.writer)
         .await?)
     }

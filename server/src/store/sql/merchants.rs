@@ -1,7 +1,7 @@
 //! `MerchantStore`: merchants and their translations.
 
 use chrono::Utc;
-use sqlx::query::QueryAs;
+use sqlx::{query::QueryAs, types::Json};
 use uuid::Uuid;
 
 use super::{push_ids, Args, Conn, Db, SqlStore, ThisBackend};
@@ -96,8 +96,10 @@ impl MerchantStore for SqlStore {
             sqlx::query_as(
             "INSERT INTO merchant (merchant_id, name, description, category, street, postal_code,
                  city, country, latitude, longitude, timezone, currency, image_url, website,
-                 search_text, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+                 search_text, created_at, updated_at, tax, legal_name, vat_id, legal_address,
+                 platform_fee)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16,
+                 $17, $18, $19, $20, $21)
              RETURNING *",
             ),
             merchant_id,
@@ -139,7 +141,8 @@ impl MerchantStore for SqlStore {
                 "UPDATE merchant SET name = $2, description = $3, category = $4, street = $5,
                  postal_code = $6, city = $7, country = $8, latitude = $9, longitude = $10,
                  timezone = $11, currency = $12, image_url = $13, website = $14,
-                 search_text = $15, updated_at = $16
+                 search_text = $15, updated_at = $16, tax = $17, legal_name = $18, vat_id = $19,
+                 legal_address = $20, platform_fee = $21
              WHERE merchant_id = $1
              RETURNING *",
             ),
@@ -230,4 +233,9 @@ fn merchant_values<'q>(
         .bind(&input.website)
         .bind(input.search_text())
         .bind(Utc::now())
+        .bind(input.tax.clone().map(Json))
+        .bind(&input.legal_name)
+        .bind(&input.vat_id)
+        .bind(input.legal_address.clone().map(Json))
+        .bind(input.platform_fee.clone().map(Json))
 }

@@ -87,6 +87,7 @@ mod gates;
 pub(super) mod idempotency;
 mod issuers;
 mod keys;
+mod ledger;
 mod mail;
 mod memberships;
 mod merchant_accounts;

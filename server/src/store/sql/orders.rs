@@ -73,7 +73,7 @@ impl OrderStore for SqlStore {
         let mut query = sqlx::QueryBuilder::<Db>::new(
             "SELECT o.customer_order_id, l.checkout_line_id, l.product_id, l.availability_group_id, l.timeslot_id, l.visit_date,
                     l.sku, l.title, l.age_group, l.quantity, l.unit_price, l.list_price, l.booking_costs,
-                    l.visit_guarantee_cost, l.line_total, l.after_sale
+                    l.visit_guarantee_cost, l.line_total, l.after_sale, l.money
              FROM customer_order o JOIN checkout_line l ON l.checkout_id = o.checkout_id
              WHERE o.customer_order_id IN (",
         );

@@ -7,18 +7,23 @@ use uuid::Uuid;
 use super::super::mail::insert_mail;
 use super::SqlCheckoutTx;
 use crate::store::{
-    AfterSaleTx, DbDecimal, NewDifferencePayment, NewMail, OrderChangeRecord,
+    AfterSaleTx, DbDecimal, FrozenLine, NewDifferencePayment, NewMail, OrderChangeRecord,
     PendingRebookingRecord, StoreResult,
 };
 
 #[async_trait::async_trait]
 impl AfterSaleTx for SqlCheckoutTx {
-    async fn freeze_after_sale(&mut self, frozen: &[(Uuid, serde_json::Value)]) -> StoreResult<()> {
-        for (line_id, policy) in frozen {
+    async fn freeze_lines(&mut self, lines: &[FrozenLine]) -> StoreResult<()> {
+        for line in lines {
             self.batch
-                .statement("UPDATE checkout_line SET after_sale = $2 WHERE checkout_line_id = $1")
-                .bind(*line_id)
-                .bind(sqlx::types::Json(policy.clone()));
+                .statement(
+                    "UPDATE checkout_line SET after_sale = COALESCE($2, after_sale),
+                         money = COALESCE($3, money)
+                     WHERE checkout_line_id = $1",
+                )
+                .bind(line.checkout_line_id)
+                .bind(line.after_sale.clone().map(sqlx::types::Json))
+                .bind(line.money.clone().map(sqlx::types::Json));
         }
         Ok(())
     }

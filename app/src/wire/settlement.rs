@@ -1,0 +1,139 @@
+//! Settlement on the wire (docs/settlement.md): a merchant's VAT, the partner's commission
+//! and the platform's fee as the operator sets them, and the ledger entries partners and the
+//! operator read. Amounts are `Money`-style decimals written as text with two decimals.
+
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::Money;
+
+/// A merchant's VAT: the rates its products are sold at and whether its prices include them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaxSettings {
+    /// Whether the catalog's prices include VAT (the only form consumers are shown in the
+    /// EU). `false` is refused for now: docs/settlement.md, "Prices without VAT".
+    #[serde(default = "yes")]
+    pub prices_include_tax: bool,
+    /// At most one rate without `product_ids` (the default for every other product); a
+    /// product is named by one rate at most.
+    #[schema(max_items = 20)]
+    pub rates: Vec<TaxRate>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One VAT rate of a merchant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaxRate {
+    /// What receipts and statements call it, e.g. "VAT 9%".
+    #[schema(max_length = 100, example = "BTW laag")]
+    pub name: String,
+    /// 0 to 100, two decimals at most.
+    #[schema(value_type = String, example = "9", pattern = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$")]
+    pub rate_percent: Decimal,
+    /// The products sold at this rate; absent: every product no other rate names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_ids: Option<Vec<Uuid>>,
+}
+
+/// A share of each line: `percent` of its net (without VAT), or `fixed` per ticket; exactly
+/// one of the two.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Charge {
+    /// 0 to 100, two decimals at most.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "10", pattern = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$")]
+    pub percent: Option<Decimal>,
+    /// Per ticket, in the merchant's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<Money>,
+}
+
+/// The tax of one rate in an amount.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TaxAmount {
+    pub name: String,
+    #[schema(value_type = String, example = "9")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub rate_percent: Decimal,
+    #[schema(value_type = String, example = "1.24")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub amount: Decimal,
+}
+
+/// What caused a ledger entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// An order paid: one per line.
+    Sale,
+    /// Money given back (negative amounts).
+    Refund,
+    /// A date change's price difference: positive for a dearer day, negative for a cheaper.
+    Rebooking,
+}
+
+impl EntryKind {
+    pub const ALL: [EntryKind; 3] = [EntryKind::Sale, EntryKind::Refund, EntryKind::Rebooking];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Sale => "sale",
+            EntryKind::Refund => "refund",
+            EntryKind::Rebooking => "rebooking",
+        }
+    }
+}
+
+impl std::str::FromStr for EntryKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown ledger entry kind {s:?}"))
+    }
+}
+
+/// One ledger entry: an order line's money moved by one cause. Signed amounts, in `currency`;
+/// `gross = net + Σ tax.amount` and `net = commission + platform_fee + merchant_payout`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LedgerEntry {
+    pub entry_id: Uuid,
+    pub kind: EntryKind,
+    pub booked_at: DateTime<Utc>,
+    pub order_id: Uuid,
+    pub order_display_id: String,
+    /// The tickets it concerns (for a rebooking: the new ones).
+    pub ticket_ids: Vec<Uuid>,
+    pub sku: String,
+    pub product_id: Uuid,
+    pub merchant_id: Uuid,
+    pub campaign_id: Uuid,
+    pub partner_client_id: Option<Uuid>,
+    #[schema(example = "EUR")]
+    pub currency: String,
+    #[schema(value_type = String, example = "24.00")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub gross: Decimal,
+    #[schema(value_type = String, example = "22.02")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub net: Decimal,
+    pub tax: Vec<TaxAmount>,
+    #[schema(value_type = String, example = "2.20")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub commission: Decimal,
+    #[schema(value_type = String, example = "0.66")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub platform_fee: Decimal,
+    #[schema(value_type = String, example = "19.16")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub merchant_payout: Decimal,
+}

@@ -1,0 +1,16 @@
+//! Settlement (docs/settlement.md): what each line sold splits into (VAT, the partner's
+//! commission, the platform's fee, the merchant's payout), the ledger entries every sale,
+//! refund and date change books in its own transaction, and the statements read from them.
+//!
+//! - `split`: the one rounding rule, pure.
+//! - `terms`: which VAT rate, commission and fee a line is sold under, and their checks.
+//! - `book`: the entries a sale, a refund or a rebooking books.
+//! - `statement`: a party's month, summed per sku and currency, as JSON or CSV, signed.
+
+pub mod book;
+pub mod read;
+pub mod split;
+pub mod statement;
+pub mod terms;
+
+pub use split::{cents, Parts, Rule, Terms};
