@@ -51,7 +51,7 @@ pub use problem::GateRefusal;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
 #[cfg(feature = "ssr")]
-pub use settlement::{Charge, EntryKind, LedgerEntry, TaxAmount, TaxRate, TaxSettings};
+pub use settlement::{Charge, EntryKind, LedgerEntry, TaxAmount, TaxRate, TaxSettings, VatRow};
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
     OrderStatus, PaymentStatus, RedemptionStatus, TicketStatus, Transition, UnknownState,

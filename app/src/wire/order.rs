@@ -126,6 +126,11 @@ pub struct OrderReceipt {
     /// EdDSA compact JWS; its claims repeat the fields above with `client_id`, `campaign_id`,
     /// `iat` and a 5-minute `exp`.
     pub receipt: String,
+    /// The VAT in the total per rate (docs/settlement.md); absent when none is charged. Only
+    /// the server writes it: the frame passes the receipt on and reads none of it.
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tax: Vec<super::VatRow>,
 }
 
 /// One movement of the customer's loyalty points.

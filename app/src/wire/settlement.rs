@@ -137,3 +137,24 @@ pub struct LedgerEntry {
     #[serde(with = "rust_decimal::serde::str")]
     pub merchant_payout: Decimal,
 }
+
+/// An order's VAT at one rate, as its receipts show it: what was paid at the rate (`gross`),
+/// without VAT (`net`) and the VAT in it (`tax`). From the order's ledger entries, so
+/// refunds and date changes are in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct VatRow {
+    #[schema(example = "BTW 9%")]
+    pub name: String,
+    #[schema(value_type = String, example = "9")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub rate_percent: Decimal,
+    #[schema(value_type = String, example = "35.78")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub net: Decimal,
+    #[schema(value_type = String, example = "3.22")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub tax: Decimal,
+    #[schema(value_type = String, example = "39.00")]
+    #[serde(with = "rust_decimal::serde::str")]
+    pub gross: Decimal,
+}

@@ -127,9 +127,14 @@ async fn receipt(
         ));
     }
     let mut views = order_views(state.store.as_ref(), std::slice::from_ref(&order)).await?;
+    let entries = state
+        .store
+        .ledger_entries_of_order(order.customer_order_id)
+        .await?;
     Ok(Data::ok(checkout::receipt::receipt(
         &state.authn.tokens,
         &views.remove(0),
+        crate::settlement::vat::of_entries(&entries),
         &user.claims.client_id,
         campaign.campaign_id,
     )?))

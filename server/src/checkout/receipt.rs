@@ -5,7 +5,7 @@
 //! can never pass for a bearer, and valid for five minutes: enough to hand over, too short to
 //! replay later.
 
-use app::wire::{Money, Order, OrderReceipt, ReceiptLine};
+use app::wire::{Money, Order, OrderReceipt, ReceiptLine, VatRow};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -26,12 +26,17 @@ pub struct ReceiptClaims {
     /// The partner client whose session paid.
     pub client_id: String,
     pub campaign_id: Uuid,
+    /// The VAT in the total per rate (added with settlement; absent when none is charged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tax: Vec<VatRow>,
 }
 
-/// The receipt of the paid `order`, for the session of `client_id` in `campaign_id`.
+/// The receipt of the paid `order` with its VAT `tax`, for the session of `client_id` in
+/// `campaign_id`.
 pub fn receipt(
     tokens: &TokenService,
     order: &Order,
+    tax: Vec<VatRow>,
     client_id: &str,
     campaign_id: Uuid,
 ) -> anyhow::Result<OrderReceipt> {
@@ -48,6 +53,7 @@ pub fn receipt(
         lines: lines.clone(),
         client_id: client_id.to_owned(),
         campaign_id,
+        tax: tax.clone(),
     };
     Ok(OrderReceipt {
         order_id: order.order_id,
@@ -55,5 +61,6 @@ pub fn receipt(
         total: order.total.clone(),
         lines,
         receipt: tokens.sign(&claims)?,
+        tax,
     })
 }

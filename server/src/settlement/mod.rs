@@ -6,11 +6,13 @@
 //! - `terms`: which VAT rate, commission and fee a line is sold under, and their checks.
 //! - `book`: the entries a sale, a refund or a rebooking books.
 //! - `statement`: a party's month, summed per sku and currency, as JSON or CSV, signed.
+//! - `vat`: an order's VAT per rate, for its receipts.
 
 pub mod book;
 pub mod read;
 pub mod split;
 pub mod statement;
 pub mod terms;
+pub mod vat;
 
 pub use split::{cents, Parts, Rule, Terms};

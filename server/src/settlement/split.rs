@@ -417,6 +417,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4_000))]
+
         /// Whatever the terms and shares, every part balances, the tickets add up to the
         /// line, and taking every ticket back in any pieces gives back exactly the line.
         #[test]

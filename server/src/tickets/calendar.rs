@@ -243,6 +243,7 @@ mod tests {
             zone: chrono_tz::Europe::Amsterdam,
             recipient: None,
             conditions: Vec::new(),
+            vat: Vec::new(),
         }
     }
 

@@ -1,7 +1,10 @@
 //! What the mail's text and HTML parts and the ticket page say of an order, worded once in the
 //! order's language with `app::format`: each writer only lays these out.
 
-use app::{format, wire::Ticket};
+use app::{
+    format,
+    wire::{Money, Ticket},
+};
 
 use super::{order_doc::OrderDoc, texts::texts};
 
@@ -81,4 +84,22 @@ pub fn totals(doc: &OrderDoc) -> (Vec<(String, String)>, String) {
         })
         .collect();
     (lines, format::money(locale, &doc.order.total))
+}
+
+/// The VAT in the total as (description, amount): each rate's ("of which BTW 9%"), then the
+/// total without VAT; nothing when no VAT is charged.
+pub fn vat(doc: &OrderDoc) -> Vec<(String, String)> {
+    let (t, locale) = (texts(doc.locale), doc.format_locale());
+    let currency = &doc.order.total.currency;
+    let money = |value| format::money(locale, &Money::new(value, currency.clone()));
+    let mut rows: Vec<(String, String)> = doc
+        .vat
+        .iter()
+        .map(|row| (format!("{} {}", t.of_which, row.name), money(row.tax)))
+        .collect();
+    if !rows.is_empty() {
+        let net = doc.vat.iter().map(|row| row.net).sum();
+        rows.push((t.total_without_vat.to_owned(), money(net)));
+    }
+    rows
 }

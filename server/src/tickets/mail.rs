@@ -115,7 +115,11 @@ fn text(doc: &OrderDoc, page_url: &str) -> String {
     for (what, amount) in lines {
         out.push_str(&format!("{what}: {amount}\n"));
     }
-    out.push_str(&format!("{}: {total}\n\n", t.total));
+    out.push_str(&format!("{}: {total}\n", t.total));
+    for (what, amount) in facts::vat(doc) {
+        out.push_str(&format!("{what}: {amount}\n"));
+    }
+    out.push('\n');
     out.push_str(&format!(
         "{}: {page_url}\n{}\n",
         t.open_online, t.calendar_attached
@@ -144,13 +148,14 @@ table.totals { width: 100%; border-collapse: collapse; }
 table.totals td { padding: 4px 0; vertical-align: top; }
 table.totals td.amount { text-align: right; white-space: nowrap; padding-left: 12px; }
 table.totals tr.total td { font-weight: bold; border-top: 1px solid #d4d4d8; padding-top: 8px; }
+table.totals tr.vat td { font-size: 13px; color: #52525b; }
 a.button { display: inline-block; background: #1d4ed8; color: #ffffff; text-decoration: none;
   padding: 12px 20px; border-radius: 6px; font-weight: bold; }
 .muted { color: #52525b; font-size: 14px; }
 @media (prefers-color-scheme: dark) {
   body { background: #18181b; color: #f4f4f5; }
   .card { background: #27272a; }
-  dt, .muted { color: #a1a1aa; }
+  dt, .muted, table.totals tr.vat td { color: #a1a1aa; }
   a.button { background: #3b82f6; }
 }
 ";
@@ -202,6 +207,9 @@ fn html(doc: &OrderDoc, page_url: &str, image_src: impl Fn(usize) -> String) -> 
                                 tr { td { (what) } td.amount { (amount) } }
                             }
                             tr.total { td { (t.total) } td.amount { (total) } }
+                            @for (what, amount) in facts::vat(doc) {
+                                tr.vat { td { (what) } td.amount { (amount) } }
+                            }
                         }
                     }
                     @for (title, conditions) in &doc.conditions {

@@ -21,6 +21,8 @@ pub struct OrderDoc {
     pub recipient: Option<String>,
     /// Each product's title and conditions in the order's language, once per product.
     pub conditions: Vec<(String, String)>,
+    /// The VAT in what the order's tickets cost now, per rate (docs/settlement.md).
+    pub vat: Vec<app::wire::VatRow>,
 }
 
 impl OrderDoc {
@@ -93,6 +95,10 @@ pub async fn load_any(state: &Tickets, order_id: Uuid) -> Result<Option<OrderDoc
             }
         }
     }
+    let entries = state
+        .store
+        .ledger_entries_of_order(record.customer_order_id)
+        .await?;
     Ok(Some(OrderDoc {
         order,
         locale,
@@ -100,5 +106,6 @@ pub async fn load_any(state: &Tickets, order_id: Uuid) -> Result<Option<OrderDoc
         zone,
         recipient,
         conditions,
+        vat: crate::settlement::vat::of_entries(&entries),
     }))
 }

@@ -198,6 +198,9 @@ async fn render(state: &Tickets, order_id: Uuid, key: Option<&str>) -> Result<St
                                 tr { td { (what) } td.amount { (amount) } }
                             }
                             tr.total { td { (t.total) } td.amount { (total) } }
+                            @for (what, amount) in facts::vat(&doc) {
+                                tr.vat { td { (what) } td.amount { (amount) } }
+                            }
                         }
                     }
                     @for (title, conditions) in &doc.conditions {
@@ -231,6 +234,7 @@ table { width: 100%; border-collapse: collapse; }
 td { padding: 4px 0; vertical-align: top; }
 td.amount { text-align: right; white-space: nowrap; padding-left: 12px; }
 tr.total td { font-weight: bold; border-top: 1px solid #d4d4d8; padding-top: 8px; }
+tr.vat td { font-size: 13px; color: #52525b; }
 p.manage { margin: 12px 0 0; }
 p.manage a { color: #1d4ed8; font-weight: 600; }
 div.wallets { display: flex; flex-wrap: wrap; gap: 12px; margin: 0 0 16px; }
@@ -239,7 +243,7 @@ a.wallet { display: inline-block; padding: 12px 16px; border-radius: 8px; backgr
 @media (prefers-color-scheme: dark) {
   body { background: #18181b; color: #f4f4f5; }
   header.summary, section { background: #27272a; }
-  dt, .hint { color: #a1a1aa; }
+  dt, .hint, tr.vat td { color: #a1a1aa; }
   a.wallet { border: 1px solid #a1a1aa; }
 }
 @media print {
