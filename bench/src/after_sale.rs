@@ -77,7 +77,7 @@ pub async fn run(args: &Args) -> anyhow::Result<String> {
         first_tickets(buy(&server, shop.campaign_id, shop.evening, (a, 3), count).await?);
     let cancelled = changes(
         server.addr,
-        "cancellation",
+        ("cancellation", Connection::Fresh),
         CLIENTS,
         count,
         StatusCode::OK,
@@ -96,7 +96,7 @@ pub async fn run(args: &Args) -> anyhow::Result<String> {
     let to_move = first_tickets(buy(&server, shop.campaign_id, shop.evening, (a, 1), count).await?);
     let moved = changes(
         server.addr,
-        "date change",
+        ("date change", Connection::Fresh),
         CLIENTS,
         count,
         StatusCode::OK,
@@ -195,12 +195,21 @@ pub async fn buy(
     Ok(orders)
 }
 
+/// How a client of `changes` reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connection {
+    /// A new TCP connection per request.
+    Fresh,
+    /// One connection per client, kept alive (as a browser or an app keeps it).
+    KeptAlive,
+}
+
 /// Sends the `n`th call `next(n)` gives, `count` in all, over `clients` clients, each waiting
-/// for its answer before its next (so `clients` are in flight); every answer must be
-/// `expected`.
+/// for its answer before its next (so `clients` are in flight), each on `connection`; every
+/// answer must be `expected`.
 pub async fn changes(
     addr: SocketAddr,
-    name: &'static str,
+    (name, connection): (&'static str, Connection),
     clients_at_once: usize,
     count: usize,
     expected: StatusCode,
@@ -214,10 +223,17 @@ pub async fn changes(
         clients.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut n = client;
+            let mut kept = match connection {
+                Connection::KeptAlive => Some(load::connect(addr).await?),
+                Connection::Fresh => None,
+            };
             while n < count {
                 let Some(call) = next(n) else { break };
                 let sent = Instant::now();
-                let (status, body) = load::once(addr, &call).await?;
+                let (status, body) = match kept.as_mut() {
+                    Some(sender) => load::on(sender, addr, &call).await?,
+                    None => load::once(addr, &call).await?,
+                };
                 if status != expected {
                     bail!("{name}: {status} {}", String::from_utf8_lossy(&body));
                 }

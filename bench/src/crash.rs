@@ -486,7 +486,9 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
          the same nonce, one in ten an undo of a recent entry, a new bearer from each restarted\n\
          server). The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
-         after the last restart the database is read and the invariants below are checked. Then\n\
+         after the last restart the database is read and the invariants below are checked (the\n\
+         merchant is settled with 9 % VAT, a 3 % fee and a 10 % commission, so every payment,\n\
+         refund and move books ledger entries). Then\n\
          the same database is paid through Stripe (localstripe, `end2end/stripe/`): the server\n\
          with `BOXOFFICE_PAYMENT_PROVIDER=stripe`, reconciling after 1 s, {STRIPE_CLIENTS} clients buying,\n\
          a payer paying every open PaymentIntent at the fake, and {STRIPE_KILLS} more kills, so\n\

@@ -124,6 +124,19 @@ pub async fn once(addr: SocketAddr, call: &Call) -> anyhow::Result<(StatusCode, 
     Ok((status, body))
 }
 
+/// One answer on the kept-alive connection `sender`, read whole.
+pub async fn on(
+    sender: &mut SendRequest<Full<Bytes>>,
+    addr: SocketAddr,
+    call: &Call,
+) -> anyhow::Result<(StatusCode, Bytes)> {
+    sender.ready().await?;
+    let response = sender.send_request(call.request(addr)).await?;
+    let status = response.status();
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok((status, body))
+}
+
 /// Sends `total` copies of `call`, one due every `1 / rate` seconds from the start, over at
 /// most `connections` connections (each takes the next due request once it is free); an answer
 /// other than `expect` counts as a failure. `elapsed` runs to the last answer, so
@@ -266,7 +279,7 @@ pub async fn run(
 }
 
 /// A keep-alive HTTP/1.1 connection to `addr`, without Nagle's delay.
-async fn connect(addr: SocketAddr) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+pub async fn connect(addr: SocketAddr) -> anyhow::Result<SendRequest<Full<Bytes>>> {
     let stream = TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
     let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;

@@ -208,6 +208,13 @@ pub async fn serve(
     let (app, _) = router::router(state);
     // The peer address feeds the per-address rate limits of the credential endpoints.
     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    // Answers leave at once: without TCP_NODELAY a response written in two parts can wait for
+    // the client's delayed acknowledgement of the first (Nagle's algorithm).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %err, "TCP_NODELAY could not be set");
+        }
+    });
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await

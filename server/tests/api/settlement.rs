@@ -62,6 +62,11 @@ async fn settle(app: &TestApp, shop: &Shop) -> String {
     app.backend_token(&shop.partner.client).await
 }
 
+/// `product` sold on `day` alone at `price` (list price 15.00), `places` of them.
+async fn price_day(app: &TestApp, product: &str, day: chrono::NaiveDate, price: &str, places: i32) {
+    write_calendar(app, product, (day, day), (price, "15.00"), Some(places)).await;
+}
+
 /// Replaces the merchant's settlement fields with `fields`, keeping the rest of it.
 async fn set_merchant(app: &TestApp, merchant: &str, fields: Value) -> TestResponse {
     let mut body = app
@@ -205,22 +210,8 @@ async fn refunds_and_date_changes_book_what_they_move_and_an_order_sums_to_paid_
     let (app, shop, backend) = settled_shop().await;
     let cheap = shift(visit_day(), 1);
     let dear = shift(visit_day(), 2);
-    write_calendar(
-        &app,
-        &shop.product,
-        (cheap, cheap),
-        ("10.50", "15.00"),
-        Some(10),
-    )
-    .await;
-    write_calendar(
-        &app,
-        &shop.product,
-        (dear, dear),
-        ("14.50", "15.00"),
-        Some(10),
-    )
-    .await;
+    price_day(&app, &shop.product, cheap, "10.50", 10).await;
+    price_day(&app, &shop.product, dear, "14.50", 10).await;
     let paid = paid_order(&app, &shop, "en-GB", 3).await;
     let order = crate::after_sale_fixtures::order_of(&app, &shop, &paid.order_id).await;
     let valid = tickets_in(&order, "VALID");
@@ -235,26 +226,13 @@ async fn refunds_and_date_changes_book_what_they_move_and_an_order_sums_to_paid_
     .await
     .assert_status(200);
     // One moved to a cheaper day (2.00 back), one to a dearer day (2.00 paid first).
-    customer_change(
-        &app,
-        &shop,
-        &paid.order_id,
-        "rebooking",
-        &json!({ "date": cheap.to_string(), "ticket_ids": [valid[1]] }),
-        &key(),
-    )
-    .await
-    .assert_status(200);
-    let asked = customer_change(
-        &app,
-        &shop,
-        &paid.order_id,
-        "rebooking",
-        &json!({ "date": dear.to_string(), "ticket_ids": [valid[2]] }),
-        &key(),
-    )
-    .await
-    .assert_status(202);
+    let move_to = |day: chrono::NaiveDate, ticket: &String| {
+        let body = json!({ "date": day.to_string(), "ticket_ids": [ticket] });
+        let (app, shop, order_id) = (&app, &shop, paid.order_id.clone());
+        async move { customer_change(app, shop, &order_id, "rebooking", &body, &key()).await }
+    };
+    move_to(cheap, &valid[1]).await.assert_status(200);
+    let asked = move_to(dear, &valid[2]).await.assert_status(202);
     pay(&app, asked["data"]["payment_url"].as_str().unwrap(), "pay").await;
 
     let all = entries(&app, &backend).await;
@@ -631,14 +609,7 @@ async fn random_histories_add_up_to_the_cent() {
     .await
     .assert_status(200);
     let cheap = shift(visit_day(), 1);
-    write_calendar(
-        &app,
-        &shop.product,
-        (cheap, cheap),
-        ("9.95", "15.00"),
-        Some(500),
-    )
-    .await;
+    price_day(&app, &shop.product, cheap, "9.95", 500).await;
     for (code, kind, value) in [("PCT15", "PERCENTAGE", "15"), ("AMT5", "AMOUNT", "5.00")] {
         app.admin_post_created(
             "/admin/v1/vouchers",
