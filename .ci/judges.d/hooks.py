@@ -101,6 +101,13 @@ CLIENT = {
     # The font stack's grammar (families, quoting, at most 10) beyond its characters.
     ("theme.font_stack", "font_stack"): "a font stack's grammar",
 }
+# A merchant's VAT rates and fee (docs/settlement.md): rules between its rates and its
+# currency, and the amounts' bound beyond the pattern.
+SETTLEMENT = {
+    ("tax.rates", "default"): "at most one rate without product_ids",
+    ("tax.rates[*].product_ids", "duplicate"): "a product named by one rate at most",
+    ("platform_fee.fixed.currency", "currency"): "a fixed fee in the merchant's currency",
+}
 TIMES = {
     ("times[*].end", "not_after_start"): "a window's end after its start",
     ("times[*].start", "duplicate"): "windows with distinct starts",
@@ -117,8 +124,8 @@ BETWEEN_FIELDS = {
     # punctuation (portable between ECMA-262 and Python's re), the server a letter or digit.
     "GET /v2/merchants/search": {**NEAR, **PAGED, ("q", "no_words"): "a letter or digit"},
     "GET /v2/merchants/broadsearch": {**PAGED, ("q", "no_words"): "a letter or digit"},
-    "POST /admin/v1/merchants": LOCALES,
-    "PUT /admin/v1/merchants/{merchant_id}": LOCALES,
+    "POST /admin/v1/merchants": {**LOCALES, **SETTLEMENT},
+    "PUT /admin/v1/merchants/{merchant_id}": {**LOCALES, **SETTLEMENT},
     "POST /admin/v1/products": {**LOCALES, **PRODUCT, **AFTER_SALE},
     "PUT /admin/v1/products/{product_id}": {**LOCALES, **PRODUCT, **AFTER_SALE},
     # The slot must be one of the product's on that day: stored data, not shape.

@@ -173,10 +173,7 @@ fn merchant_input(name: String, city: &str, category: &str, at: (f64, f64)) -> M
         legal_name: None,
         vat_id: None,
         legal_address: None,
-        platform_fee: Some(app::wire::Charge {
-            percent: Some(Decimal::new(3, 0)),
-            fixed: None,
-        }),
+        platform_fee: Some(app::wire::Charge::Percent(Decimal::new(3, 0))),
     }
 }
 
@@ -226,10 +223,7 @@ async fn campaign_and_partner(store: &dyn Store) -> anyhow::Result<Uuid> {
             &CampaignInput {
                 name: "Benchmark".to_owned(),
                 loyalty_points_per_unit: Decimal::ONE,
-                commission: Some(app::wire::Charge {
-                    percent: Some(Decimal::TEN),
-                    fixed: None,
-                }),
+                commission: Some(app::wire::Charge::Percent(Decimal::TEN)),
             },
         )
         .await?;

@@ -51,7 +51,9 @@ pub use problem::GateRefusal;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
 #[cfg(feature = "ssr")]
-pub use settlement::{Charge, EntryKind, LedgerEntry, TaxAmount, TaxRate, TaxSettings, VatRow};
+pub use settlement::{
+    Charge, EntryKind, FixedAmount, LedgerEntry, TaxAmount, TaxRate, TaxSettings, VatRow,
+};
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,
     OrderStatus, PaymentStatus, RedemptionStatus, TicketStatus, Transition, UnknownState,

@@ -7,19 +7,18 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::Money;
-
 /// A merchant's VAT: the rates its products are sold at and whether its prices include them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaxSettings {
     /// Whether the catalog's prices include VAT (the only form consumers are shown in the
-    /// EU). `false` is refused for now: docs/settlement.md, "Prices without VAT".
+    /// EU). Only `true` for now: prices without VAT are not built yet (docs/settlement.md).
     #[serde(default = "yes")]
+    #[schema(schema_with = only_true)]
     pub prices_include_tax: bool,
     /// At most one rate without `product_ids` (the default for every other product); a
     /// product is named by one rate at most.
-    #[schema(max_items = 20)]
+    #[schema(min_items = 1, max_items = 20)]
     pub rates: Vec<TaxRate>,
 }
 
@@ -27,34 +26,118 @@ fn yes() -> bool {
     true
 }
 
+/// `#[schema(schema_with = only_true)]`: a boolean that may only be `true` (so far).
+fn only_true() -> utoipa::openapi::schema::ObjectBuilder {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Boolean)
+        .enum_values(Some([true]))
+        .default(Some(serde_json::Value::Bool(true)))
+}
+
 /// One VAT rate of a merchant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaxRate {
     /// What receipts and statements call it, e.g. "VAT 9%".
-    #[schema(max_length = 100, example = "BTW laag")]
+    #[schema(
+        max_length = 100,
+        example = "BTW laag",
+        pattern = r"[^\s\u0085]|\ufeff"
+    )]
     pub name: String,
     /// 0 to 100, two decimals at most.
     #[schema(value_type = String, example = "9", pattern = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$")]
     pub rate_percent: Decimal,
-    /// The products sold at this rate; absent: every product no other rate names.
+    /// The products sold at this rate (at least one); absent: every product no other rate
+    /// names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_items = 1)]
     pub product_ids: Option<Vec<Uuid>>,
 }
 
-/// A share of each line: `percent` of its net (without VAT), or `fixed` per ticket; exactly
-/// one of the two.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Charge {
-    /// 0 to 100, two decimals at most.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "10", pattern = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$")]
-    pub percent: Option<Decimal>,
-    /// Per ticket, in the merchant's currency.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fixed: Option<Money>,
+/// A share of each line: `{"percent": "10"}` of its net (without VAT), 0 to 100 with two
+/// decimals at most, or `{"fixed": {"value": "1.50", "currency": "EUR"}}` per ticket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", try_from = "ChargeFields")]
+pub enum Charge {
+    Percent(Decimal),
+    Fixed(FixedAmount),
 }
+
+/// What a `Charge` is read from: either field, so that both or neither is refused naming the
+/// field the charge is in, with a sentence that says why.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChargeFields {
+    #[serde(default)]
+    percent: Option<Decimal>,
+    #[serde(default)]
+    fixed: Option<FixedAmount>,
+}
+
+impl TryFrom<ChargeFields> for Charge {
+    type Error = &'static str;
+
+    fn try_from(fields: ChargeFields) -> Result<Self, Self::Error> {
+        match (fields.percent, fields.fixed) {
+            (Some(percent), None) => Ok(Charge::Percent(percent)),
+            (None, Some(fixed)) => Ok(Charge::Fixed(fixed)),
+            _ => Err("give exactly one of percent (of the line's net) and fixed (per ticket)"),
+        }
+    }
+}
+
+/// An amount per ticket: `value` (text, two decimals at most) in `currency`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedAmount {
+    pub value: Decimal,
+    pub currency: String,
+}
+
+/// The document's `Charge`: one of two closed objects, so a body with both (or neither) is
+/// outside the schema, as the server refuses it.
+impl utoipa::PartialSchema for Charge {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+        let text = |pattern: &str, example: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(pattern))
+                .examples([example])
+        };
+        let closed = |object: ObjectBuilder| {
+            object.additional_properties(Some(AdditionalProperties::FreeForm(false)))
+        };
+        let fixed = closed(
+            ObjectBuilder::new()
+                .property("value", text(r"^[0-9]{1,8}(\.[0-9]{1,2})?$", "1.50"))
+                .property("currency", text("^[A-Z]{3}$", "EUR"))
+                .required("value")
+                .required("currency"),
+        );
+        OneOfBuilder::new()
+            .item(closed(
+                ObjectBuilder::new()
+                    .property("percent", text(PERCENT, "10"))
+                    .required("percent"),
+            ))
+            .item(closed(
+                ObjectBuilder::new()
+                    .property("fixed", fixed)
+                    .required("fixed"),
+            ))
+            .description(Some(
+                "A share of each line: `percent` of its net (without VAT), or `fixed` per ticket.",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Charge {}
+
+/// 0 to 100 with two decimals at most.
+const PERCENT: &str = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$";
 
 /// The tax of one rate in an amount.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

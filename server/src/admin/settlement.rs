@@ -65,10 +65,13 @@ async fn list_entries(
 #[serde(deny_unknown_fields)]
 struct StatementQuery {
     /// `partner:{partner_client_id}`, `merchant:{merchant_id}` or `platform`.
-    #[param(example = "platform")]
+    #[param(
+        example = "platform",
+        pattern = "^(platform|(partner|merchant):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+    )]
     party: String,
     /// The month, YYYY-MM, in the settlement zone.
-    #[param(example = "2026-11", pattern = "^[0-9]{4}-[0-9]{2}$")]
+    #[param(example = "2026-11", pattern = "^[0-9]{4}-(0[1-9]|1[0-2])$")]
     period: String,
 }
 
@@ -76,8 +79,8 @@ struct StatementQuery {
 /// CSV by `Accept`, signed in `Boxoffice-Signature`.
 #[utoipa::path(get, path = "/admin/v1/statements",
     params(StatementQuery),
-    responses((status = 200, content_type = "application/json", body = Object),
-              (status = 200, content_type = "text/csv", body = String),
+    responses((status = 200, content((Object = "application/json"), (String = "text/csv")),
+               headers(("Boxoffice-Signature" = String, description = "Detached JWS (EdDSA) over the body"))),
               Problem400))]
 async fn get_statement(
     Admin(state): Admin,

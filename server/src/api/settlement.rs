@@ -113,7 +113,7 @@ async fn get_entry(
 #[serde(deny_unknown_fields)]
 struct StatementQuery {
     /// The month, YYYY-MM, in the settlement zone.
-    #[param(example = "2026-11", pattern = "^[0-9]{4}-[0-9]{2}$")]
+    #[param(example = "2026-11", pattern = "^[0-9]{4}-(0[1-9]|1[0-2])$")]
     period: String,
 }
 
@@ -124,9 +124,8 @@ struct StatementQuery {
 #[utoipa::path(get, path = "/v2/settlement/statements", tag = "settlement",
     security(("backend_bearer" = [])),
     params(StatementQuery),
-    responses((status = 200, content_type = "application/json", body = Object,
+    responses((status = 200, content((Object = "application/json"), (String = "text/csv")),
                headers(("Boxoffice-Signature" = String, description = "Detached JWS (EdDSA) over the body"))),
-              (status = 200, content_type = "text/csv", body = String),
               Problem400, Problem401))]
 async fn get_statement(
     client: BackendClient,

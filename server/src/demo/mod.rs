@@ -89,10 +89,7 @@ pub async fn seed_if_empty(state: &AppState) -> anyhow::Result<Option<DemoSummar
     let campaign = CampaignInput {
         name: "Boxoffice Demo".into(),
         loyalty_points_per_unit: "1".parse()?,
-        commission: Some(app::wire::Charge {
-            percent: Some("10".parse()?),
-            fixed: None,
-        }),
+        commission: Some(app::wire::Charge::Percent("10".parse()?)),
     };
     match state.store.create_campaign(DEMO_CAMPAIGN, &campaign).await {
         Ok(_) => {}
@@ -123,10 +120,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             &CampaignInput {
                 name: "Winter Lights".into(),
                 loyalty_points_per_unit: "2".parse()?,
-                commission: Some(app::wire::Charge {
-                    percent: Some("8".parse()?),
-                    fixed: None,
-                }),
+                commission: Some(app::wire::Charge::Percent("8".parse()?)),
             },
         )
         .await?;

@@ -51,19 +51,19 @@ pub fn terms_of(
 }
 
 fn rule(charge: &Charge, currency: &str) -> Option<Rule> {
-    match (&charge.percent, &charge.fixed) {
-        (Some(p), _) => Some(Rule::Percent(*p)),
-        (None, Some(m)) if m.currency == currency => Some(Rule::Fixed(m.value)),
-        _ => None,
+    match charge {
+        Charge::Percent(p) => Some(Rule::Percent(*p)),
+        Charge::Fixed(m) if m.currency == currency => Some(Rule::Fixed(m.value)),
+        Charge::Fixed(_) => None,
     }
 }
 
-/// Checks a commission or fee at `field`: exactly one of `percent` (0 to 100) and `fixed`
-/// (not negative, in `currency` when one is given), two decimals at most.
+/// Checks a commission or fee at `field`: a percent 0 to 100, or a fixed amount not negative
+/// (in `currency` when one is given), two decimals at most.
 pub fn check_charge(checks: &mut Checks, field: &str, charge: &Charge, currency: Option<&str>) {
-    match (&charge.percent, &charge.fixed) {
-        (Some(p), None) => check_percent(checks, &format!("{field}.percent"), *p),
-        (None, Some(m)) => {
+    match charge {
+        Charge::Percent(p) => check_percent(checks, &format!("{field}.percent"), *p),
+        Charge::Fixed(m) => {
             checks.non_negative_amount(&format!("{field}.fixed.value"), m.value);
             checks.currency(&format!("{field}.fixed.currency"), &m.currency);
             if let Some(currency) = currency.filter(|c| *c != m.currency) {
@@ -74,11 +74,6 @@ pub fn check_charge(checks: &mut Checks, field: &str, charge: &Charge, currency:
                 );
             }
         }
-        _ => checks.fail(
-            field,
-            "one_of",
-            "give exactly one of percent (of the line's net) and fixed (per ticket)",
-        ),
     }
 }
 

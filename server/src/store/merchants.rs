@@ -77,7 +77,7 @@ pub struct MerchantInput {
     pub tax: Option<app::wire::TaxSettings>,
     /// The seller's registered name, as an invoice states it.
     #[serde(default)]
-    #[schema(max_length = 200)]
+    #[schema(max_length = 200, pattern = r"[^\s\u0085]|\ufeff")]
     pub legal_name: Option<String>,
     /// The seller's VAT identification number: two letters and 2 to 13 letters or digits.
     #[serde(default)]

@@ -466,8 +466,7 @@ async fn settlement_settings_are_checked_field_by_field() {
                     { "name": "high", "rate_percent": "121" }
                 ]
             },
-            "vat_id": "nl12",
-            "platform_fee": { "percent": "3", "fixed": { "value": "1.00", "currency": "EUR" } }
+            "vat_id": "nl12"
         }),
     )
     .await
@@ -476,8 +475,15 @@ async fn settlement_settings_are_checked_field_by_field() {
         "tax.rates",
         "tax.rates[1].rate_percent",
         "vat_id",
-        "platform_fee",
     ]);
+    // A charge is a percent or a fixed amount, never both.
+    set_merchant(
+        &app,
+        &shop.merchant,
+        json!({ "platform_fee": { "percent": "3", "fixed": { "value": "1.00", "currency": "EUR" } } }),
+    )
+    .await
+    .assert_invalid(&["platform_fee"]);
     set_merchant(
         &app,
         &shop.merchant,
