@@ -17,6 +17,10 @@ pub(crate) trait Backend {
     /// Writes whose results nobody reads, kept until the next statement that needs a result
     /// (`store::batch`).
     type Batch: Default + Send;
+    /// Whether one statement can change rows and write others that depend on it
+    /// (PostgreSQL's data-modifying `WITH`), so a unit of work of one conditional change needs
+    /// no transaction of its own (`GateStore::let_in_at_once`).
+    const WRITES_IN_ONE_STATEMENT: bool;
 
     /// Begins a write transaction that cannot fail later to upgrade a read lock.
     async fn begin_write(

@@ -179,6 +179,12 @@ pub trait GateStore {
     /// credential's secret hash; revoked gates included (the caller refuses them).
     async fn gate_credential(&self, client_id: &str) -> StoreResult<Option<GateCredential>>;
     /// The ticket with this printed code, as a gate judges it.
+    /// Lets a ticket in as one statement where the database can (PostgreSQL): the ticket VALID
+    /// → USED by its conditional update, and the entry, the order's version and the event
+    /// written only when that update changed it; `Some(false)` when the ticket was not VALID,
+    /// `None` where the database cannot (SQLite), and the caller uses the transaction. A second
+    /// scan of one gate under one nonce fails with a unique violation ([`nonce_taken`]).
+    async fn let_in_at_once(&self, entry: &LetIn<'_>) -> StoreResult<Option<bool>>;
     async fn ticket_by_code(&self, code: &str) -> StoreResult<Option<ScannedTicket>>;
     /// The ticket with this id, as a gate judges it.
     async fn ticket_to_scan(&self, ticket_id: Uuid) -> StoreResult<Option<ScannedTicket>>;
@@ -204,6 +210,15 @@ pub trait GateStore {
         products: Option<&[Uuid]>,
         day: NaiveDate,
     ) -> StoreResult<DayCodes>;
+}
+
+/// What letting a ticket in writes: the scan kept, the order whose version moves, the event.
+#[derive(Debug, Clone, Copy)]
+pub struct LetIn<'a> {
+    pub record: &'a RedemptionRecord,
+    pub ticket_id: Uuid,
+    pub order_id: Uuid,
+    pub event: &'a crate::events::NewEvent,
 }
 
 /// The writes at the gate, inside the checkout transaction.

@@ -69,7 +69,7 @@ pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
 pub use events::{DeliveryOutcome, DueDelivery, EventRecord, EventStore, FeedPosition};
 pub use gates::{
-    nonce_taken, DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore, GateTx,
+    nonce_taken, DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore, GateTx, LetIn,
     RedemptionRecord, ScannedTicket, DEFAULT_EARLY_MINUTES,
 };
 pub use holds::{Held, HoldLimits, Holder};

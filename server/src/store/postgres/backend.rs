@@ -13,6 +13,8 @@ type Conn = <Db as sqlx::Database>::Connection;
 pub(crate) struct Postgres;
 
 impl Backend for Postgres {
+    const WRITES_IN_ONE_STATEMENT: bool = true;
+
     type Db = Db;
 
     /// Writes kept until the next statement that needs a result (see `store::batch`).

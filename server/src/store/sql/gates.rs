@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::{push_ids, sessions::BUMP_AUTH_REVISION, Db, SqlStore, ThisBackend};
 use crate::store::{
-    backend::Backend, DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore,
+    backend::Backend, DayCodes, Gate, GateCredential, GateInput, GateSecrets, GateStore, LetIn,
     RedemptionRecord, ScannedTicket, StoreError, StoreResult, DEFAULT_EARLY_MINUTES,
 };
 
@@ -258,6 +258,66 @@ impl GateStore for SqlStore {
         .bind(client_id)
         .fetch_optional(&self.pool)
         .await?)
+    }
+
+    async fn let_in_at_once(&self, entry: &LetIn<'_>) -> StoreResult<Option<bool>> {
+        if !ThisBackend::WRITES_IN_ONE_STATEMENT {
+            return Ok(None);
+        }
+        // Every part after the first reads `used`, the first's answer, so nothing is written
+        // for a ticket another scan or a cancellation changed first; the statement is one
+        // transaction, committed (and on disk) when it returns. The event and its delivery
+        // are `events::insert_events`'s rows.
+        let (r, event) = (entry.record, entry.event);
+        let now = chrono::Utc::now();
+        let used: i64 = sqlx::query_scalar(
+            "WITH used AS (
+                 UPDATE ticket SET status = 'USED', redeemed_at = $3, redemption_id = $2
+                 WHERE ticket_id = $1 AND status = 'VALID'
+                 RETURNING ticket_id),
+             kept AS (
+                 INSERT INTO redemption (redemption_id, gate_id, nonce, code, ticket_id, status,
+                     offline, redeemed_at, local_date, recorded_at, undone_at, answer, problem)
+                 SELECT $2, $4, $5, $6, used.ticket_id, $7, $8, $3, $9, $10, NULL, $11, NULL
+                 FROM used),
+             touched AS (
+                 UPDATE customer_order SET last_mutation_date = $10
+                 WHERE customer_order_id = $12 AND EXISTS (SELECT 1 FROM used)),
+             told AS (
+                 INSERT INTO event (event_id, event_type, source, subject, occurred_at,
+                     campaign_id, partner_client_id, data)
+                 SELECT $13, $14, 'boxoffice', $15, $16, $17, $18, $19 FROM used),
+             delivered AS (
+                 INSERT INTO webhook_delivery (webhook_delivery_id, event_id, partner_client_id,
+                     status, attempts, next_attempt_at, created_at, updated_at)
+                 SELECT $13, $13, pc.partner_client_id, 'PENDING', 0, $16, $16, $16
+                 FROM used JOIN partner_client pc
+                   ON pc.partner_client_id = $18
+                  AND pc.webhook_url IS NOT NULL AND pc.webhook_secret IS NOT NULL)
+             SELECT COUNT(*) FROM used",
+        )
+        .bind(entry.ticket_id)
+        .bind(r.redemption_id)
+        .bind(r.redeemed_at)
+        .bind(r.gate_id)
+        .bind(&r.nonce)
+        .bind(&r.code)
+        .bind(r.status.as_str())
+        .bind(r.offline)
+        .bind(r.local_date)
+        .bind(r.recorded_at)
+        .bind(r.answer.clone())
+        .bind(entry.order_id)
+        .bind(crate::ids::time_ordered_id())
+        .bind(event.event_type.as_str())
+        .bind(&event.subject)
+        .bind(now)
+        .bind(event.campaign_id)
+        .bind(event.partner_client_id)
+        .bind(sqlx::types::Json(&event.data))
+        .fetch_one(&self.writer)
+        .await?;
+        Ok(Some(used == 1))
     }
 
     async fn ticket_by_code(&self, code: &str) -> StoreResult<Option<ScannedTicket>> {

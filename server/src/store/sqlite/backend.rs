@@ -11,6 +11,8 @@ type Conn = <Db as sqlx::Database>::Connection;
 pub(crate) struct Sqlite;
 
 impl Backend for Sqlite {
+    const WRITES_IN_ONE_STATEMENT: bool = false;
+
     type Db = Db;
     /// Writes sent to SQLite as one multi-statement query with one argument list: one
     /// hand-off to the writer's worker thread for all of them.
