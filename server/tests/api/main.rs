@@ -65,6 +65,8 @@ mod partner_fixtures;
 mod problem_details;
 mod sandbox_switch;
 mod settlement;
+mod settlement_fixtures;
+mod settlement_histories;
 mod smtp_server;
 mod store_events;
 mod store_places;
