@@ -83,6 +83,47 @@ impl Shape {
         schema
     }
 
+    /// `schema` resolved for `value`: of a composition's alternatives (say a `Charge`, either
+    /// `{percent}` or `{fixed}`), the first whose properties hold each of the value's members,
+    /// so a body in the second form is not told it lacks the first form's fields. `None` when
+    /// no alternative fits: the value is wrong as a whole, not missing a field.
+    fn resolve_for<'a>(&'a self, mut schema: &'a Value, value: &Value) -> Option<&'a Value> {
+        for _ in 0..MAX_HOPS {
+            if let Some(name) = schema["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                schema = self.named.get(name)?;
+                continue;
+            }
+            let Some(alternatives) = ["oneOf", "anyOf", "allOf"]
+                .iter()
+                .find_map(|key| schema[*key].as_array())
+            else {
+                return Some(schema);
+            };
+            let mut candidates = alternatives.iter().filter(|s| s["type"] != "null");
+            schema = match (candidates.next(), candidates.next()) {
+                (None, _) => return Some(schema),
+                (Some(only), None) => only,
+                (Some(_), Some(_)) => alternatives
+                    .iter()
+                    .filter(|s| s["type"] != "null")
+                    .find(|s| self.holds_members_of(s, value))?,
+            };
+        }
+        Some(schema)
+    }
+
+    /// Whether `schema` names every member of `value` (true of a value that is no object).
+    fn holds_members_of(&self, schema: &Value, value: &Value) -> bool {
+        let Value::Object(members) = value else {
+            return true;
+        };
+        let properties = &self.resolve(schema)["properties"];
+        members.keys().all(|name| properties.get(name).is_some())
+    }
+
     /// The schema of the field at `path` as serde_path_to_error writes it (`lines[0].quantity`).
     fn at(&self, path: &str) -> Option<&Value> {
         let mut schema = self.resolve(&self.root);
@@ -126,7 +167,9 @@ impl Shape {
         missing: &mut Vec<String>,
         depth: usize,
     ) {
-        let schema = self.resolve(schema);
+        let Some(schema) = self.resolve_for(schema, value) else {
+            return;
+        };
         if depth > MAX_HOPS {
             return;
         }
@@ -267,5 +310,18 @@ mod tests {
             );
         }
         assert!(!missing.iter().any(|f| f == "last_name" || f == "date"));
+    }
+
+    #[test]
+    fn a_body_in_one_form_of_a_choice_lacks_nothing_of_the_other() {
+        let shape = Shape::of_body::<crate::store::CampaignInput>();
+        let fixed = serde_json::json!({ "commission": { "fixed": { "value": "1.50" } } });
+        let commission = |body| -> Vec<String> {
+            let missing = shape.missing(&body);
+            missing.into_iter().filter(|f| f.starts_with("commission")).collect()
+        };
+        assert_eq!(commission(fixed), ["commission.fixed.currency"]);
+        assert!(commission(serde_json::json!({ "commission": { "percent": "10" } })).is_empty());
+        assert!(commission(serde_json::json!({ "commission": { "other": "1" } })).is_empty());
     }
 }
