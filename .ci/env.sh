@@ -12,6 +12,8 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # The fake Stripe's Python (.ci/install-tools stripe): the tests run
 # `$BOXOFFICE_LOCALSTRIPE_PYTHON end2end/stripe/fake_stripe.py --port 0`.
 export BOXOFFICE_LOCALSTRIPE_PYTHON="$TOOLS_DIR/localstripe-venv/bin/python"
+# The same venv checks the invoices against the CII schema (server/tests/api/invoices.rs).
+export BOXOFFICE_FACTURX_PYTHON="$BOXOFFICE_LOCALSTRIPE_PYTHON"
 
 # One build cache per machine, outside the clone, for both commands, local or CI (unless
 # CARGO_TARGET_DIR is already set): CI clones afresh each run, and what `.ci/serve` built (the

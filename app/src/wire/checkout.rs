@@ -143,6 +143,10 @@ pub struct CheckoutRequest {
     /// Where the customer came from (the host page's `utm_*` and `ref`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<Attribution>,
+    /// A business buyer (or give it at confirm): the order gets an EN 16931 invoice (docs/settlement.md).
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buyer: Option<super::Buyer>,
 }
 
 /// Where a physical product is shipped.
@@ -203,6 +207,10 @@ pub struct ConfirmRequest {
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(schema_with = super::newsletters))]
     pub newsletters: Vec<String>,
+    /// A business buyer (replacing one given at the reservation): the order gets an EN 16931 invoice (docs/settlement.md).
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buyer: Option<super::Buyer>,
 }
 
 /// The body of `POST /v2/checkouts/express`: the basket and the customer in one call.
@@ -246,6 +254,10 @@ pub struct ExpressCheckoutRequest {
     /// Where the customer came from (the host page's `utm_*` and `ref`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<Attribution>,
+    /// A business buyer: the order gets an EN 16931 invoice (docs/settlement.md).
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buyer: Option<super::Buyer>,
 }
 
 impl ExpressCheckoutRequest {
@@ -260,6 +272,8 @@ impl ExpressCheckoutRequest {
                 external_reference: self.external_reference,
                 replaces: None,
                 attribution: self.attribution,
+                #[cfg(feature = "ssr")]
+                buyer: None,
             },
             ConfirmRequest {
                 email: self.email,
@@ -268,6 +282,8 @@ impl ExpressCheckoutRequest {
                 return_url: self.return_url,
                 shipping_address: self.shipping_address,
                 newsletters: self.newsletters,
+                #[cfg(feature = "ssr")]
+                buyer: self.buyer,
             },
         )
     }

@@ -52,7 +52,7 @@ pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
 #[cfg(feature = "ssr")]
 pub use settlement::{
-    Charge, EntryKind, FixedAmount, LedgerEntry, TaxAmount, TaxRate, TaxSettings, VatRow,
+    Buyer, Charge, EntryKind, FixedAmount, LedgerEntry, TaxAmount, TaxRate, TaxSettings, VatRow,
 };
 pub use status::{
     CheckoutStatus, DeliveryStatus, LoyaltyKind, MailKind, MailStatus, MerchantAccountStatus,

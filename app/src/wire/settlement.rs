@@ -139,6 +139,23 @@ impl utoipa::ToSchema for Charge {}
 /// 0 to 100 with two decimals at most.
 const PERCENT: &str = r"^(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)$";
 
+/// A business buyer, for an EN 16931 invoice (docs/settlement.md, "Invoices for business
+/// buyers"): its registered name and VAT id, whose two letters name its country.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Buyer {
+    #[schema(
+        max_length = 200,
+        example = "Acme Travel B.V.",
+        pattern = r"[^\s\u0085]|\ufeff"
+    )]
+    pub company_name: String,
+    /// Two capital letters (the country: `NL`, `DE`, `EL` for Greece) and 2 to 13 capital
+    /// letters or digits, without spaces or dots.
+    #[schema(example = "NL123456789B01", pattern = "^[A-Z]{2}[0-9A-Z]{2,13}$")]
+    pub vat_id: String,
+}
+
 /// The tax of one rate in an amount.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TaxAmount {

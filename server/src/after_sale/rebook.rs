@@ -210,6 +210,7 @@ pub(super) async fn decide(
         external_reference: None,
         replaces: None,
         attribution: None,
+        buyer: None,
     };
     let locale: Locale = facts.checkout.locale.parse().unwrap_or_default();
     let plan = plan::plan(state, order.campaign_id, locale, &basket, now).await?;

@@ -3,6 +3,7 @@
 mod availability;
 pub(crate) mod checkouts;
 mod events;
+mod invoices;
 mod me;
 mod merchant_accounts;
 mod merchant_search;
@@ -37,6 +38,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(order_changes::router())
         .merge(partner_orders::router())
         .merge(order_tickets::router())
+        .merge(invoices::router())
         .merge(events::router())
         .merge(redemptions::router())
         .merge(settlement::router())

@@ -36,7 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The order `order_id` when a session of `client` made it; any other is answered as if it
 /// did not exist.
-async fn partners_order(
+pub(super) async fn partners_order(
     state: &AppState,
     client: &BackendClient,
     order_id: Uuid,

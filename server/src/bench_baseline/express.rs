@@ -115,6 +115,7 @@ async fn set_express_baseline(
         voucher_codes: Vec::new(),
         external_reference: None,
         attribution: None,
+        buyer: None,
         expires_at: Utc::now(),
         lines: vec![NewCheckoutLine {
             checkout_line_id: Uuid::nil(),
@@ -198,6 +199,7 @@ async fn express_baseline(
         return_url,
         shipping_address: None,
         newsletters: Vec::new(),
+        buyer: None,
     };
     checkout.confirmed = Some(fields.clone());
     let attempt = async {

@@ -62,16 +62,19 @@ pub fn check_request(request: &app::wire::CheckoutRequest) -> Result<()> {
         &request.voucher_codes,
         request.external_reference.as_deref(),
         request.attribution.as_ref(),
+        request.buyer.as_ref(),
     )
 }
 
 /// 400 `request-validation-failed` for too many or too long voucher codes, a too long
 /// external reference, or an attribution field that is empty, longer than 200 characters or
-/// not printable (`attribution.utm_source`, …).
+/// not printable (`attribution.utm_source`, …), or a business buyer's fields
+/// (`settlement::invoice::check_buyer`).
 pub fn check_fields(
     voucher_codes: &[String],
     external_reference: Option<&str>,
     attribution: Option<&Attribution>,
+    buyer: Option<&app::wire::Buyer>,
 ) -> Result<()> {
     let mut checks = crate::validate::Checks::default();
     checks.check(
@@ -97,6 +100,9 @@ pub fn check_fields(
                 format!("{field} must be printable text"),
             );
         }
+    }
+    if let Some(buyer) = buyer {
+        crate::settlement::invoice::check_buyer(&mut checks, buyer);
     }
     checks.finish()
 }

@@ -66,6 +66,9 @@ pub async fn validate(
     for (i, id) in request.newsletters.iter().enumerate() {
         checks.text(&format!("newsletters[{i}]"), id, 1, 100);
     }
+    if let Some(buyer) = &request.buyer {
+        crate::settlement::invoice::check_buyer(&mut checks, buyer);
+    }
     checks.finish()?;
 
     let mut rejected = Vec::new();
@@ -135,6 +138,10 @@ pub async fn validate(
             })
         }),
         newsletters: request.newsletters.clone(),
+        buyer: request
+            .buyer
+            .as_ref()
+            .map(crate::settlement::invoice::normalized),
     })
 }
 

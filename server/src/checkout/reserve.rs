@@ -358,6 +358,11 @@ async fn reserve(
         voucher_codes: r.request.voucher_codes.clone(),
         external_reference: r.request.external_reference.clone(),
         attribution: r.request.attribution.clone().filter(|a| !a.is_empty()),
+        buyer: r
+            .request
+            .buyer
+            .as_ref()
+            .map(crate::settlement::invoice::normalized),
         // Confirmed at once (the express checkout), the places are held for the payment.
         expires_at: r.now
             + if r.confirmed.is_some() {

@@ -318,7 +318,10 @@ mod tests {
         let fixed = serde_json::json!({ "commission": { "fixed": { "value": "1.50" } } });
         let commission = |body| -> Vec<String> {
             let missing = shape.missing(&body);
-            missing.into_iter().filter(|f| f.starts_with("commission")).collect()
+            missing
+                .into_iter()
+                .filter(|f| f.starts_with("commission"))
+                .collect()
         };
         assert_eq!(commission(fixed), ["commission.fixed.currency"]);
         assert!(commission(serde_json::json!({ "commission": { "percent": "10" } })).is_empty());

@@ -49,6 +49,9 @@ pub struct CheckoutRecord {
     pub attribution: Option<sqlx::types::Json<Attribution>>,
     /// When its hold was extended (once).
     pub hold_extended_at: Option<DateTime<Utc>>,
+    /// The business buyer an invoice names (`settlement::invoice`).
+    #[sqlx(default)]
+    pub buyer: Option<sqlx::types::Json<app::wire::Buyer>>,
 }
 
 /// A checkout line row, with the capacity it took.
@@ -120,6 +123,8 @@ pub struct NewCheckout {
     pub voucher_codes: Vec<String>,
     pub external_reference: Option<String>,
     pub attribution: Option<Attribution>,
+    /// A business buyer given at the reservation (one given at confirm replaces it).
+    pub buyer: Option<app::wire::Buyer>,
     pub expires_at: DateTime<Utc>,
     pub lines: Vec<NewCheckoutLine>,
     /// Redeemed vouchers and what each took off.
@@ -160,6 +165,8 @@ pub struct CustomerFields {
     pub return_url: String,
     pub shipping_address: Option<serde_json::Value>,
     pub newsletters: Vec<String>,
+    /// A business buyer for the invoice; absent, one given at the reservation stays.
+    pub buyer: Option<app::wire::Buyer>,
 }
 
 /// The return-URL origins a partner client registered.

@@ -62,6 +62,9 @@ pub trait LedgerStore {
     async fn ledger_entry(&self, entry_id: Uuid) -> StoreResult<Option<LedgerEntry>>;
     /// An order's entries in booking order.
     async fn ledger_entries_of_order(&self, order_id: Uuid) -> StoreResult<Vec<LedgerEntry>>;
+    /// What caused each of an order's entries, by entry id: the order (a sale), the refund,
+    /// the order change (a rebooking). The invoices' credit notes are one per refund.
+    async fn ledger_causes_of_order(&self, order_id: Uuid) -> StoreResult<Vec<(Uuid, Uuid)>>;
     /// Tickets of the filter's orders cancelled in its time range and not replaced by a date
     /// change, per sku and currency.
     async fn cancelled_tickets(&self, filter: &LedgerFilter) -> StoreResult<Vec<CancelledCount>>;

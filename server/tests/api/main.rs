@@ -55,6 +55,7 @@ mod gate_fixtures;
 mod gate_offline;
 mod helpers;
 mod identity_exchange;
+mod invoices;
 mod key_rotation;
 mod mail_outbox;
 mod onboarding;

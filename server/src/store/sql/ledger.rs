@@ -136,6 +136,15 @@ impl LedgerStore for SqlStore {
         Ok(entries(rows)?)
     }
 
+    async fn ledger_causes_of_order(&self, order_id: Uuid) -> StoreResult<Vec<(Uuid, Uuid)>> {
+        Ok(sqlx::query_as(
+            "SELECT entry_id, cause_id FROM ledger_entry WHERE customer_order_id = $1 ORDER BY entry_id",
+        )
+        .bind(order_id)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     async fn cancelled_tickets(&self, filter: &LedgerFilter) -> StoreResult<Vec<CancelledCount>> {
         let mut query = sqlx::QueryBuilder::<Db>::new(
             "SELECT l.sku, c.currency, COUNT(*) AS tickets

@@ -375,6 +375,8 @@ fn CustomerForm(
             } else {
                 Vec::new()
             },
+            #[cfg(feature = "ssr")]
+            buyer: None,
         };
         problem.set(None);
         confirming.dispatch_local(request);

@@ -38,6 +38,8 @@ pub fn repriced(checkout: &Checkout, voucher_codes: Vec<String>) -> CheckoutRequ
         voucher_codes,
         external_reference: checkout.external_reference.clone(),
         replaces: Some(checkout.checkout_id),
+        #[cfg(feature = "ssr")]
+        buyer: None,
         attribution: checkout.attribution.clone(),
     }
 }

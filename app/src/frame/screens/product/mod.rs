@@ -159,6 +159,8 @@ fn basket(
         external_reference: None,
         replaces: None,
         attribution: None,
+        #[cfg(feature = "ssr")]
+        buyer: None,
     })
 }
 
