@@ -11,10 +11,11 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaxSettings {
-    /// Whether the catalog's prices include VAT (the only form consumers are shown in the
-    /// EU). Only `true` for now: prices without VAT are not built yet (docs/settlement.md).
+    /// Whether the catalog's prices include VAT. `false`: each price is without VAT, and
+    /// customers are shown and charged it with its product's VAT added, to the cent
+    /// (docs/settlement.md, "Prices without VAT").
     #[serde(default = "yes")]
-    #[schema(schema_with = only_true)]
+    #[schema(default = true)]
     pub prices_include_tax: bool,
     /// At most one rate without `product_ids` (the default for every other product); a
     /// product is named by one rate at most.
@@ -24,14 +25,6 @@ pub struct TaxSettings {
 
 fn yes() -> bool {
     true
-}
-
-/// `#[schema(schema_with = only_true)]`: a boolean that may only be `true` (so far).
-fn only_true() -> utoipa::openapi::schema::ObjectBuilder {
-    utoipa::openapi::schema::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::Boolean)
-        .enum_values(Some([true]))
-        .default(Some(serde_json::Value::Bool(true)))
 }
 
 /// One VAT rate of a merchant.

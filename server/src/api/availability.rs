@@ -76,8 +76,8 @@ async fn calendar(
     let answer = product_calendar_json(
         state.reads(),
         &product,
+        &merchant,
         today,
-        &merchant.currency,
         (from, until),
         now,
     )

@@ -13,7 +13,8 @@ use super::{
 };
 use crate::{
     error::Result,
-    store::{self, Product, Store},
+    settlement::sold::Sold,
+    store::{self, Merchant, Product, Store},
 };
 
 /// The entries of `days` for a product judged on `today` (merchant zone); `open_slot_days` are
@@ -43,22 +44,30 @@ pub fn entries(
         .collect()
 }
 
-/// The calendar of `product` over `days` as its JSON (`[]` for a product sold without a
-/// date), from the node's copy of the answer when it has one; otherwise read through the
-/// node's copies of its priced and open days (`catalog::reads`).
+/// The calendar of `product` (of `merchant`) over `days` as its JSON (`[]` for a product sold
+/// without a date), at the prices customers pay, from the node's copy of the answer when it
+/// has one; otherwise read through the node's copies of its priced and open days
+/// (`catalog::reads`).
 pub async fn product_calendar_json(
     (catalog, store): (&Catalog, &dyn Store),
     product: &Product,
+    merchant: &Merchant,
     today: NaiveDate,
-    currency: &str,
     days: (NaiveDate, NaiveDate),
     now: DateTime<Utc>,
 ) -> Result<std::sync::Arc<[u8]>> {
+    let currency = merchant.currency.as_str();
+    let sold = Sold::of(merchant, product.product_id);
     let render = || async {
         let calendar = if product.no_date {
             Vec::new()
         } else {
-            let priced = catalog.calendar(store, product.product_id, days).await?;
+            let priced: Vec<store::CalendarDay> = catalog
+                .calendar(store, product.product_id, days)
+                .await?
+                .iter()
+                .map(|day| sold.day(day.clone()))
+                .collect();
             let open = if product.requires_timeslot {
                 let group = product.availability_group_id;
                 catalog.open_slot_days(store, group, days, now).await?

@@ -12,6 +12,7 @@ use super::{
 };
 use crate::{
     error::{Error, ProblemType, Result},
+    settlement::sold::Sold,
     store::{self, Merchant, Product, ProductFilter, Store},
     time::local_date,
 };
@@ -36,6 +37,12 @@ pub async fn product_list(
     let merchant = store.merchant(merchant_id).await?.ok_or_else(|| {
         anyhow::anyhow!("products of merchant {merchant_id} without the merchant")
     })?;
+    // The prices customers pay (VAT added when the catalog's are without it).
+    let sold = |product_id| Sold::of(&merchant, product_id);
+    let products: Vec<Product> = products
+        .into_iter()
+        .map(|p| sold(p.product_id).product(p))
+        .collect();
     let today = local_date(merchant.zone()?, now);
 
     let dated: Vec<Uuid> = products
@@ -52,7 +59,8 @@ pub async fn product_list(
         .map(|id| (id, Vec::new()))
         .collect();
     for row in store.calendars_from(&dated, today).await? {
-        days.entry(row.product_id).or_default().push(row.day);
+        let day = sold(row.product_id).day(row.day);
+        days.entry(row.product_id).or_default().push(day);
     }
     let slotted: Vec<Uuid> = products
         .iter()
@@ -156,7 +164,7 @@ pub fn to_wire(
     }
 }
 
-/// A product of the campaign with its merchant; 404 `product-not-found` when there is no such
+/// A product of the campaign, with the prices its customers pay, and its merchant; 404 `product-not-found` when there is no such
 /// product or it is not in the campaign (the two are not told apart).
 pub async fn product_in_campaign(
     (catalog, store): (&Catalog, &dyn Store),
@@ -178,7 +186,7 @@ pub async fn product_in_campaign(
         .merchant(store, product.merchant_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("product {product_id} without its merchant"))?;
-    Ok((product, merchant))
+    Ok((Sold::of(&merchant, product_id).product(product), merchant))
 }
 
 #[cfg(test)]

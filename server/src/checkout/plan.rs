@@ -17,6 +17,7 @@ use super::visit::{Visit, VisitInput};
 use super::Commerce;
 use crate::{
     error::{Error, ProblemType, Result},
+    settlement::sold::Sold,
     store::{CalendarDay, Merchant, Product, Store, Timeslot},
     time::{local_date, local_to_utc},
 };
@@ -299,15 +300,18 @@ impl Resolved {
             } else {
                 day_price(store, read.as_ref(), &product, day).await?
             };
+            // What the customer pays for the catalog's prices (VAT added when they are
+            // without it), as the catalog showed them.
+            let sold = Sold::of(&self.merchant, product.product_id);
             lines.push(PlannedLine {
                 title: product.localized(locale).title.to_owned(),
                 quantity,
                 day,
                 timeslot,
-                unit_price,
-                list_price,
+                unit_price: sold.price(unit_price),
+                list_price: sold.price(list_price),
                 day_left,
-                product,
+                product: sold.product(product),
             });
         }
         Ok(Plan {

@@ -7,12 +7,14 @@
 //! - `book`: the entries a sale, a refund or a rebooking books.
 //! - `statement`: a party's month, summed per sku and currency, as JSON or CSV, signed.
 //! - `vat`: an order's VAT per rate, for its receipts.
+//! - `sold`: what a customer pays for a catalog price, VAT added when prices are without it.
 //! - `invoice`: a business buyer's EN 16931 invoice and credit notes, from the ledger;
 //!   `cii` writes them as UN/CEFACT CII XML.
 
 pub mod book;
 pub mod cii;
 pub mod invoice;
+pub mod sold;
 pub mod read;
 pub mod split;
 pub mod statement;

@@ -1,7 +1,7 @@
 //! Which VAT rate, commission and platform fee a line is sold under (frozen with its payment),
 //! and the checks of what the operator sets (docs/settlement.md, "Setting it up").
 
-use app::wire::{Charge, TaxSettings};
+use app::wire::{Charge, TaxRate, TaxSettings};
 use rust_decimal::Decimal;
 
 use super::{split::Rate, Rule, Terms};
@@ -20,18 +20,9 @@ pub fn terms_of(
     campaign: &Campaign,
     currency: &str,
 ) -> Terms {
-    let tax = merchant.settlement.tax.as_ref().and_then(|settings| {
-        let named = settings.rates.iter().find(|r| {
-            r.product_ids
-                .as_ref()
-                .is_some_and(|ids| ids.contains(&product.product_id))
-        });
-        named
-            .or_else(|| settings.rates.iter().find(|r| r.product_ids.is_none()))
-            .map(|r| Rate {
-                name: r.name.clone(),
-                rate_percent: r.rate_percent,
-            })
+    let tax = rate_of(merchant, product.product_id).map(|r| Rate {
+        name: r.name.clone(),
+        rate_percent: r.rate_percent,
     });
     let commission = product
         .commission
@@ -48,6 +39,18 @@ pub fn terms_of(
         commission,
         platform_fee,
     }
+}
+
+/// The merchant's VAT rate of `product_id`: the rate naming it, else the default rate; none
+/// without VAT settings.
+pub fn rate_of(merchant: &Merchant, product_id: uuid::Uuid) -> Option<&TaxRate> {
+    let settings = merchant.settlement.tax.as_ref()?;
+    let named = settings.rates.iter().find(|r| {
+        r.product_ids
+            .as_ref()
+            .is_some_and(|ids| ids.contains(&product_id))
+    });
+    named.or_else(|| settings.rates.iter().find(|r| r.product_ids.is_none()))
 }
 
 fn rule(charge: &Charge, currency: &str) -> Option<Rule> {
@@ -89,13 +92,6 @@ fn check_percent(checks: &mut Checks, field: &str, p: Decimal) {
 
 /// Checks a merchant's VAT settings.
 pub fn check_tax(checks: &mut Checks, tax: &TaxSettings) {
-    if !tax.prices_include_tax {
-        checks.fail(
-            "tax.prices_include_tax",
-            "unsupported",
-            "prices without VAT are not supported yet: give prices with VAT (docs/settlement.md)",
-        );
-    }
     if tax.rates.is_empty() || tax.rates.len() > 20 {
         checks.fail("tax.rates", "length", "1 to 20 rates");
     }

@@ -356,7 +356,6 @@ async fn settlement_settings_are_checked_field_by_field() {
         &shop.merchant,
         json!({
             "tax": {
-                "prices_include_tax": false,
                 "rates": [
                     { "name": "low", "rate_percent": "9" },
                     { "name": "high", "rate_percent": "121" }
@@ -367,7 +366,6 @@ async fn settlement_settings_are_checked_field_by_field() {
     )
     .await
     .assert_invalid(&[
-        "tax.prices_include_tax",
         "tax.rates",
         "tax.rates[1].rate_percent",
         "vat_id",
@@ -470,4 +468,57 @@ async fn the_receipt_the_ticket_mail_and_the_ticket_page_show_the_vat_per_rate()
         std::fs::write(dir.join("vat-mail.txt"), &mail.text).unwrap();
         std::fs::write(dir.join("vat-page.html"), &page.text).unwrap();
     }
+}
+
+#[tokio::test]
+async fn prices_without_vat_are_shown_and_charged_with_vat_added_to_the_cent() {
+    let (app, shop, backend) = settled_shop().await;
+    set_merchant(
+        &app,
+        &shop.merchant,
+        json!({
+            "tax": {
+                "prices_include_tax": false,
+                "rates": [{ "name": "BTW 9%", "rate_percent": "9" }]
+            },
+            "vat_id": "NL123456789B01"
+        }),
+    )
+    .await
+    .assert_status(200);
+    price_day(&app, &shop.product, visit_day(), "12.50", 20).await;
+
+    // 12.50 + 9 % = 13.625 and 0.50 + 9 % = 0.545: each to the cent, half to even.
+    let read = |path: String| {
+        let request = app
+            .request(Method::GET, &path)
+            .bearer_auth(&shop.partner.token)
+            .header("x-campaign-id", &shop.partner.campaign);
+        async { app.send(request).await.assert_status(200) }
+    };
+    let products = read(format!("/v2/merchants/{}/products", shop.merchant)).await;
+    let product = &products["data"][0];
+    assert_eq!(product["booking_costs"]["value"], "0.54", "{product}");
+    assert_eq!(product["unit_price"]["value"], "13.62");
+    let calendar = read(format!(
+        "/v2/products/{}/calendar?from={day}&until={day}",
+        shop.product,
+        day = visit_day()
+    ))
+    .await;
+    assert_eq!(calendar["data"][0]["effective_price"]["value"], "13.62");
+    assert_eq!(calendar["data"][0]["list_price"]["value"], "16.35");
+
+    // What was shown is what is charged, and the split takes the VAT out of it again.
+    let paid = paid_order(&app, &shop, "en-GB", 1).await;
+    let order = shop
+        .partner
+        .get_ok(&app, &format!("/v2/me/fulfillment/orders/{}", paid.order_id))
+        .await;
+    assert_eq!(order["data"]["total"]["value"], "14.16", "{order}");
+    let sale = &entries(&app, &backend).await[0];
+    assert_eq!(sale["gross"], "14.16");
+    assert_eq!(sale["tax"][0]["amount"], "1.17");
+    assert_eq!(sale["net"], "12.99");
+    assert_balances(sale);
 }
