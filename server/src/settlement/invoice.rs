@@ -19,7 +19,7 @@ use uuid::Uuid;
 use super::cents;
 use crate::{
     error::{Error, ProblemType, Result},
-    store::{Address, OrderChangeRecord, OrderRecord, Store},
+    store::{Address, Merchant, OrderChangeRecord, OrderRecord, Store},
     validate::{is_country, Checks},
 };
 
@@ -184,32 +184,7 @@ pub async fn document(store: &dyn Store, order: &OrderRecord, which: Which) -> R
         .ok_or_else(|| anyhow::anyhow!("order {order_id} has no merchant"))?;
     let zone = merchant.zone()?;
     let day = |entry: &LedgerEntry| entry.booked_at.with_timezone(&zone).date_naive();
-    let settlement = &merchant.settlement;
-    let (Some(vat_id), true) = (
-        settlement.vat_id.clone(),
-        entries.iter().all(|e| !e.tax.is_empty()),
-    ) else {
-        return Err(Error::new(
-            ProblemType::Conflict,
-            format!(
-                "{} has not given the VAT settings and VAT id an invoice states; ask the operator.",
-                merchant.name
-            ),
-        ));
-    };
-    let address = settlement
-        .legal_address
-        .as_ref()
-        .map_or_else(|| merchant.address.clone(), |a| a.0.clone());
-    let seller = Party {
-        name: settlement
-            .legal_name
-            .clone()
-            .unwrap_or_else(|| merchant.name.clone()),
-        vat_id,
-        country: Some(address.country.clone()),
-        address: Some(address),
-    };
+    let seller = seller(&merchant, &entries)?;
     let buyer = Party {
         country: country_of_vat_id(&buyer.vat_id),
         name: buyer.company_name,
@@ -284,6 +259,38 @@ pub async fn document(store: &dyn Store, order: &OrderRecord, which: Which) -> R
         delivered_on: order.visit_date,
         order_display_id: order.display_id.clone(),
         lines,
+    })
+}
+
+/// The merchant as the seller an invoice names: 409 without the VAT settings (every entry
+/// taxed) and VAT id an invoice must state.
+fn seller(merchant: &Merchant, entries: &[LedgerEntry]) -> Result<Party> {
+    let settlement = &merchant.settlement;
+    let (Some(vat_id), true) = (
+        settlement.vat_id.clone(),
+        entries.iter().all(|e| !e.tax.is_empty()),
+    ) else {
+        return Err(Error::new(
+            ProblemType::Conflict,
+            format!(
+                "{} has not given the VAT settings and VAT id an invoice states; ask the operator.",
+                merchant.name
+            ),
+        ));
+    };
+    // The registered address, else the visiting one.
+    let address = settlement
+        .legal_address
+        .as_ref()
+        .map_or_else(|| merchant.address.clone(), |a| a.0.clone());
+    Ok(Party {
+        name: settlement
+            .legal_name
+            .clone()
+            .unwrap_or_else(|| merchant.name.clone()),
+        vat_id,
+        country: Some(address.country.clone()),
+        address: Some(address),
     })
 }
 

@@ -14,8 +14,8 @@
 pub mod book;
 pub mod cii;
 pub mod invoice;
-pub mod sold;
 pub mod read;
+pub mod sold;
 pub mod split;
 pub mod statement;
 pub mod terms;

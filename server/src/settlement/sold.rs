@@ -89,7 +89,9 @@ mod tests {
     /// one ticket sold at the price with VAT added finds the catalog price as its net.
     #[test]
     fn one_tickets_net_is_its_catalog_price() {
-        for rate in ["5", "5.5", "6", "7", "9", "10", "12", "19", "20", "21", "25", "27"] {
+        for rate in [
+            "5", "5.5", "6", "7", "9", "10", "12", "19", "20", "21", "25", "27",
+        ] {
             let sold = Sold {
                 added: Some(d(rate)),
             };

@@ -365,11 +365,7 @@ async fn settlement_settings_are_checked_field_by_field() {
         }),
     )
     .await
-    .assert_invalid(&[
-        "tax.rates",
-        "tax.rates[1].rate_percent",
-        "vat_id",
-    ]);
+    .assert_invalid(&["tax.rates", "tax.rates[1].rate_percent", "vat_id"]);
     // A charge is a percent or a fixed amount, never both.
     set_merchant(
         &app,
@@ -513,7 +509,10 @@ async fn prices_without_vat_are_shown_and_charged_with_vat_added_to_the_cent() {
     let paid = paid_order(&app, &shop, "en-GB", 1).await;
     let order = shop
         .partner
-        .get_ok(&app, &format!("/v2/me/fulfillment/orders/{}", paid.order_id))
+        .get_ok(
+            &app,
+            &format!("/v2/me/fulfillment/orders/{}", paid.order_id),
+        )
         .await;
     assert_eq!(order["data"]["total"]["value"], "14.16", "{order}");
     let sale = &entries(&app, &backend).await[0];
