@@ -164,8 +164,9 @@ pub fn to_wire(
     }
 }
 
-/// A product of the campaign, with the prices its customers pay, and its merchant; 404 `product-not-found` when there is no such
-/// product or it is not in the campaign (the two are not told apart).
+/// A product of the campaign, with the prices its customers pay, and its merchant; 404
+/// `product-not-found` when there is no such product or it is not in the campaign (the two
+/// are not told apart).
 pub async fn product_in_campaign(
     (catalog, store): (&Catalog, &dyn Store),
     product_id: Uuid,
