@@ -59,35 +59,36 @@ impl Shape {
     }
 
     /// `schema` with its `$ref` resolved and a nullable or composed schema reduced to the one
-    /// alternative that is not null.
-    fn resolve<'a>(&'a self, mut schema: &'a Value) -> &'a Value {
-        for _ in 0..MAX_HOPS {
-            if let Some(name) = schema["$ref"]
-                .as_str()
-                .and_then(|r| r.strip_prefix("#/components/schemas/"))
-            {
-                match self.named.get(name) {
-                    Some(named) => schema = named,
-                    None => return &Value::Null,
-                }
-                continue;
-            }
-            let alternatives = ["oneOf", "anyOf", "allOf"]
-                .iter()
-                .find_map(|key| schema[*key].as_array());
-            match alternatives.and_then(|all| all.iter().find(|s| s["type"] != "null")) {
-                Some(inner) => schema = inner,
-                None => return schema,
-            }
-        }
-        schema
+    /// alternative that is not null (the first, when there are several).
+    fn resolve<'a>(&'a self, schema: &'a Value) -> &'a Value {
+        self.resolve_with(schema, |alternatives| alternatives.next())
+            .unwrap_or(&Value::Null)
     }
 
     /// `schema` resolved for `value`: of a composition's alternatives (say a `Charge`, either
     /// `{percent}` or `{fixed}`), the first whose properties hold each of the value's members,
     /// so a body in the second form is not told it lacks the first form's fields. `None` when
     /// no alternative fits: the value is wrong as a whole, not missing a field.
-    fn resolve_for<'a>(&'a self, mut schema: &'a Value, value: &Value) -> Option<&'a Value> {
+    fn resolve_for<'a>(&'a self, schema: &'a Value, value: &Value) -> Option<&'a Value> {
+        self.resolve_with(schema, |alternatives| {
+            let alternatives: Vec<&Value> = alternatives.collect();
+            match alternatives[..] {
+                [only] => Some(only),
+                _ => alternatives
+                    .into_iter()
+                    .find(|s| self.holds_members_of(s, value)),
+            }
+        })
+    }
+
+    /// `schema` with its `$ref`s followed and each composition reduced to the alternative
+    /// `pick` chooses of those that are not null; `None` for an unknown `$ref` or when `pick`
+    /// chooses none.
+    fn resolve_with<'a>(
+        &'a self,
+        mut schema: &'a Value,
+        pick: impl Fn(&mut dyn Iterator<Item = &'a Value>) -> Option<&'a Value>,
+    ) -> Option<&'a Value> {
         for _ in 0..MAX_HOPS {
             if let Some(name) = schema["$ref"]
                 .as_str()
@@ -102,15 +103,14 @@ impl Shape {
             else {
                 return Some(schema);
             };
-            let mut candidates = alternatives.iter().filter(|s| s["type"] != "null");
-            schema = match (candidates.next(), candidates.next()) {
-                (None, _) => return Some(schema),
-                (Some(only), None) => only,
-                (Some(_), Some(_)) => alternatives
-                    .iter()
-                    .filter(|s| s["type"] != "null")
-                    .find(|s| self.holds_members_of(s, value))?,
-            };
+            let mut not_null = alternatives
+                .iter()
+                .filter(|s| s["type"] != "null")
+                .peekable();
+            if not_null.peek().is_none() {
+                return Some(schema);
+            }
+            schema = pick(&mut not_null)?;
         }
         Some(schema)
     }
