@@ -42,7 +42,10 @@ ALLOWED = {
         "checkout-basket-spans-merchants", "checkout-basket-spans-providers",
         "checkout-basket-line-invalid", "checkout-date-in-past",
         "checkout-shipping-address-required", "checkout-timeslot-required",
+        # Which questions must be answered is the catalog's (docs/api-checkout.md).
+        "checkout-answer-required",
     },
+    "POST /v2/checkouts/{checkout_id}/confirm": {"checkout-answer-required"},
 }
 
 
@@ -90,6 +93,25 @@ AFTER_SALE = {
     ("after_sale.refund_rules[*].fee", "precision"): "a fee has at most two decimals",
     ("after_sale.refund_rules[*].fee", "too_large"): "a fee within the amounts' bound",
 }
+# A product's booking questions (docs/operator-catalog.md, "Booking questions"): a label in
+# at least one language, choices exactly on a select question, ids and choices each once.
+QUESTIONS = {
+    ("questions[*].question_id", "duplicate"): "each question id once on a product",
+    ("questions[*].label", "required"): "a label in at least one language",
+    ("questions[*].options[*].label", "required"): "a choice's label in at least one language",
+    ("questions[*].options", "length"): "a select question has 1 to 50 choices",
+    ("questions[*].options", "not_allowed"): "choices only on a select question",
+    ("questions[*].options[*].value", "duplicate"): "each choice once",
+}
+# Answers name the basket's questions, which are the catalog's: stored data, not shape.
+ANSWERS = {
+    ("answers[*].question_id", "unknown"): "a question the basket's products ask",
+    ("answers[*].ticket", "out_of_range"): "a ticket within its line's quantity",
+    ("answers[*]", "line_and_ticket"): "line and ticket together, for a per-ticket question",
+    ("answers[*]", "duplicate"): "one answer per question and ticket",
+    ("answers[*].value", "invalid"): "a value its question's input type takes",
+    ("answers[*].value", "length"): "a text question's answer of at most 200 characters",
+}
 CLIENT = {
     # The theme's colours are checked against each other (WCAG contrast, light or dark).
     ("theme.text", "contrast"): "contrast between two colours",
@@ -126,8 +148,9 @@ BETWEEN_FIELDS = {
     "GET /v2/merchants/broadsearch": {**PAGED, ("q", "no_words"): "a letter or digit"},
     "POST /admin/v1/merchants": {**LOCALES, **SETTLEMENT},
     "PUT /admin/v1/merchants/{merchant_id}": {**LOCALES, **SETTLEMENT},
-    "POST /admin/v1/products": {**LOCALES, **PRODUCT, **AFTER_SALE},
-    "PUT /admin/v1/products/{product_id}": {**LOCALES, **PRODUCT, **AFTER_SALE},
+    "POST /admin/v1/products": {**LOCALES, **PRODUCT, **AFTER_SALE, **QUESTIONS},
+    "PUT /admin/v1/products/{product_id}": {**LOCALES, **PRODUCT, **AFTER_SALE, **QUESTIONS},
+    "POST /v2/checkouts": ANSWERS,
     # The slot must be one of the product's on that day: stored data, not shape.
     "POST /admin/v1/products/{product_id}/calendar/{date}/cancellation": {
         ("timeslot_id", "unknown"): "a slot of the product on that day",
@@ -157,8 +180,12 @@ BETWEEN_FIELDS = {
         ("scans[*].scanned_at", "future"): "a scan's time not after the server's clock",
     },
     # The return URL's origin must be one the partner registered: stored data, not shape.
-    "POST /v2/checkouts/{checkout_id}/confirm": {("return_url", "origin-not-allowed"): "registered origins"},
-    "POST /v2/checkouts/express": {("return_url", "origin-not-allowed"): "registered origins"},
+    "POST /v2/checkouts/{checkout_id}/confirm": {
+        **ANSWERS, ("return_url", "origin-not-allowed"): "registered origins",
+    },
+    "POST /v2/checkouts/express": {
+        **ANSWERS, ("return_url", "origin-not-allowed"): "registered origins",
+    },
 }
 # Everywhere: an id in a body must name a stored record (of the right merchant), which is
 # state, not shape.

@@ -210,6 +210,7 @@ fn product_input(merchant_id: Uuid, campaign_id: Uuid, title: &str, cents: i64) 
             withdrawal_days: None,
         }),
         commission: None,
+        questions: None,
     }
 }
 

@@ -147,6 +147,12 @@ pub struct CheckoutRequest {
     #[cfg(feature = "ssr")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buyer: Option<super::Buyer>,
+    /// Answers to the basket's booking questions (or give them at confirm, which then needs the
+    /// required ones; docs/api-checkout.md, "Booking questions").
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 1000)]
+    pub answers: Vec<super::Answer>,
 }
 
 /// Where a physical product is shipped.
@@ -211,6 +217,11 @@ pub struct ConfirmRequest {
     #[cfg(feature = "ssr")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buyer: Option<super::Buyer>,
+    /// Answers to the checkout's `questions`, replacing those given at the reservation when
+    /// any are sent; every required question must then have its answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ssr", schema(max_items = 1000))]
+    pub answers: Vec<super::Answer>,
 }
 
 /// The body of `POST /v2/checkouts/express`: the basket and the customer in one call.
@@ -258,6 +269,11 @@ pub struct ExpressCheckoutRequest {
     #[cfg(feature = "ssr")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buyer: Option<super::Buyer>,
+    /// Answers to the basket's booking questions; every required one must have its answer.
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 1000)]
+    pub answers: Vec<super::Answer>,
 }
 
 impl ExpressCheckoutRequest {
@@ -274,6 +290,8 @@ impl ExpressCheckoutRequest {
                 attribution: self.attribution,
                 #[cfg(feature = "ssr")]
                 buyer: None,
+                #[cfg(feature = "ssr")]
+                answers: self.answers,
             },
             ConfirmRequest {
                 email: self.email,
@@ -284,6 +302,7 @@ impl ExpressCheckoutRequest {
                 newsletters: self.newsletters,
                 #[cfg(feature = "ssr")]
                 buyer: self.buyer,
+                answers: Vec::new(),
             },
         )
     }
@@ -395,4 +414,11 @@ pub struct Checkout {
     pub order_status: Option<OrderStatus>,
     pub payment: Option<PaymentSummary>,
     pub created_at: DateTime<Utc>,
+    /// The basket's booking questions in the reader's language: a per-booking one once, a
+    /// per-ticket one once for each line that asks it (`line`), answered once per ticket.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<super::AskedQuestion>,
+    /// The answers given so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<super::Answer>,
 }

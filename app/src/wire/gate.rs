@@ -47,6 +47,10 @@ pub struct Redemption {
     /// When the gate took the entry back (UNDONE).
     #[cfg_attr(feature = "ssr", schema(value_type = Option<String>, format = DateTime))]
     pub undone_at: Option<DateTime<FixedOffset>>,
+    /// The answers to the booking questions the gate is to check: the booking's, then the
+    /// ticket holder's (a name, a child's age).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<super::GivenAnswer>,
 }
 
 /// Scans made offline, uploaded together: `POST /v2/redemptions/batch`.

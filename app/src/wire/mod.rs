@@ -16,6 +16,7 @@ mod origin;
 mod percentage;
 mod problem;
 mod product;
+mod question;
 #[cfg(feature = "ssr")]
 mod settlement;
 mod status;
@@ -50,6 +51,9 @@ pub use origin::origin_matches;
 pub use problem::GateRefusal;
 pub use problem::{FieldError, Problem, ProblemType, PROBLEM_TYPE_PREFIX};
 pub use product::Product;
+pub use question::{Answer, AskedPer, AskedQuestion, Choice, GivenAnswer, InputType};
+#[cfg(feature = "ssr")]
+pub use question::{LocalizedText, Question, QuestionOption};
 #[cfg(feature = "ssr")]
 pub use settlement::{
     Buyer, Charge, EntryKind, FixedAmount, LedgerEntry, TaxAmount, TaxRate, TaxSettings, VatRow,

@@ -37,6 +37,10 @@ pub struct Ticket {
     #[cfg(feature = "ssr")]
     #[serde(default)]
     pub replaced_by: Option<Uuid>,
+    /// Its holder's answers to the per-ticket booking questions.
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<super::GivenAnswer>,
 }
 
 impl Ticket {
@@ -91,6 +95,10 @@ pub struct Order {
     #[cfg(feature = "ssr")]
     #[serde(default)]
     pub refunds: Vec<OrderRefund>,
+    /// The answers to the per-booking questions (a ticket's own are on the ticket).
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<super::GivenAnswer>,
 }
 
 /// One line of a receipt: what was bought, without personal data.

@@ -106,6 +106,7 @@ problem_types! {
     CheckoutHoldLimitReached => "checkout-hold-limit-reached", 409, "The buyer already holds as much as one buyer may";
     CheckoutHoldAlreadyExtended => "checkout-hold-already-extended", 409, "The hold was extended once already";
     CheckoutFieldLocked => "checkout-field-locked", 422, "A customer field the partner locked was changed";
+    CheckoutAnswerRequired => "checkout-answer-required", 422, "A required booking question has no answer";
     WalletNotConfigured => "wallet-not-configured", 404, "This wallet pass is not offered by this server";
     OrderNotCancellable => "order-not-cancellable", 409, "The order's policy allows no cancellation now";
     TicketNotCancellable => "ticket-not-cancellable", 409, "The ticket is cancelled or used already";

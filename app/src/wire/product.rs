@@ -68,4 +68,9 @@ pub struct Product {
     /// before your visit"); absent when there is nothing to say.
     #[serde(default)]
     pub after_sale_text: Option<String>,
+    /// What a checkout of it asks (docs/api-checkout.md, "Booking questions"), in the reader's
+    /// language. Server-side only: the frame reads them from its checkout.
+    #[cfg(feature = "ssr")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<super::AskedQuestion>,
 }

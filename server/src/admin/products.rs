@@ -100,6 +100,7 @@ fn validate(input: &ProductInput) -> Result<()> {
         format!("translations[{i}].locale")
     });
     crate::after_sale::checks::check(input, &mut checks);
+    crate::catalog::questions::check(&mut checks, input.questions.as_deref().unwrap_or_default());
     if let Some(commission) = &input.commission {
         crate::settlement::terms::check_charge(&mut checks, "commission", commission, None);
     }

@@ -211,6 +211,7 @@ pub(super) async fn decide(
         replaces: None,
         attribution: None,
         buyer: None,
+        answers: Vec::new(),
     };
     let locale: Locale = facts.checkout.locale.parse().unwrap_or_default();
     let plan = plan::plan(state, order.campaign_id, locale, &basket, now).await?;
@@ -261,6 +262,12 @@ pub(super) async fn decide(
                 valid_until: planned.product.ticket_validity_date.or(Some(planned.day)),
                 paid_share: h.share - refund,
                 money: None,
+                // The visit moves; who holds the ticket and what they answered do not.
+                answers: ticket
+                    .answers
+                    .as_ref()
+                    .map(|a| a.0.clone())
+                    .unwrap_or_default(),
             },
         });
     }
@@ -402,6 +409,7 @@ async fn carry_out(
             cancelled_at: None,
             redeemed_at: None,
             money: n.money.clone().map(sqlx::types::Json),
+            answers: (!n.answers.is_empty()).then(|| sqlx::types::Json(n.answers.clone())),
         }));
     if every_valid_moves {
         facts.order.visit_date = plan.visit_date;

@@ -116,6 +116,7 @@ async fn set_express_baseline(
         external_reference: None,
         attribution: None,
         buyer: None,
+        answers: Vec::new(),
         expires_at: Utc::now(),
         lines: vec![NewCheckoutLine {
             checkout_line_id: Uuid::nil(),
@@ -200,6 +201,7 @@ async fn express_baseline(
         shipping_address: None,
         newsletters: Vec::new(),
         buyer: None,
+        answers: None,
     };
     checkout.confirmed = Some(fields.clone());
     let attempt = async {

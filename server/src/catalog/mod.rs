@@ -17,6 +17,7 @@ pub mod geo;
 pub mod merchants;
 pub mod product_cache;
 pub mod products;
+pub mod questions;
 mod reads;
 pub mod search;
 pub mod timeslots;

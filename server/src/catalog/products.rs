@@ -161,6 +161,11 @@ pub fn to_wire(
             ),
             locale,
         ),
+        questions: product
+            .questions()
+            .iter()
+            .map(|q| super::questions::asked(q, locale, None))
+            .collect(),
     }
 }
 
@@ -193,40 +198,9 @@ pub async fn product_in_campaign(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rust_decimal::Decimal;
 
     fn product() -> Product {
-        let now = Utc::now();
-        Product {
-            product_id: Uuid::nil(),
-            merchant_id: Uuid::nil(),
-            availability_group_id: Uuid::nil(),
-            title: "Volwassene".into(),
-            product_type: "TICKET".into(),
-            physical_product: false,
-            sku: "SKU-1".into(),
-            age_group: Some("adult".into()),
-            unit_price: Decimal::new(125, 1),
-            list_price: Decimal::new(15, 0),
-            booking_costs: Decimal::new(5, 1),
-            visit_guarantee_cost: Decimal::ZERO,
-            no_date: false,
-            requires_timeslot: false,
-            conditions: "Geldig op de gekozen dag".into(),
-            ticket_validity_type: None,
-            ticket_validity_date: None,
-            provider: "inventory".into(),
-            campaign_ids: vec![],
-            translations: vec![store::ProductTranslation {
-                locale: Locale::EnGb,
-                title: "Adult".into(),
-                conditions: "Valid on the chosen day".into(),
-            }],
-            after_sale: None,
-            commission: None,
-            created_at: now,
-            updated_at: now,
-        }
+        Product::example()
     }
 
     #[test]

@@ -7,12 +7,15 @@ use uuid::Uuid;
 
 use super::Commerce;
 use super::{
-    customer,
+    answers, customer,
     place::{not_reserved, open_payment, place_order, Confirming, PAYMENT_WINDOW},
     plan::shipping_address_required,
     read,
 };
-use crate::error::Result;
+use crate::{
+    error::Result,
+    store::{CheckoutRecord, StoredAnswer},
+};
 
 pub async fn confirm(
     state: &Commerce,
@@ -28,13 +31,14 @@ pub async fn confirm(
     if checkout.requires_shipping_address && request.shipping_address.is_none() {
         return Err(shipping_address_required());
     }
-    let fields = customer::validate(
+    let mut fields = customer::validate(
         state,
         checkout.campaign_id,
         checkout.partner_client_id,
         request,
     )
     .await?;
+    fields.answers = confirmed_answers(state, &checkout, request).await?;
     // The partner's locked fields are those of the session the checkout was made in.
     customer::check_locked(state, checkout.session_id, request).await?;
     let payment = open_payment(
@@ -72,4 +76,24 @@ pub async fn confirm(
     .await?;
     tx.commit().await?;
     Ok(placed)
+}
+
+/// The answers the order keeps: those sent (checked against the checkout's lines, in the order
+/// its read lists them), else the reservation's; `Err` when a required one is missing
+/// (`checkout-answer-required`). `None` keeps the reservation's as they are.
+async fn confirmed_answers(
+    state: &Commerce,
+    checkout: &CheckoutRecord,
+    request: &ConfirmRequest,
+) -> Result<Option<Vec<StoredAnswer>>> {
+    let lines = state.store.checkout_lines(checkout.checkout_id).await?;
+    let basket = answers::basket_of(state, &lines).await?;
+    let lines = answers::lines(&basket);
+    let sent = if request.answers.is_empty() {
+        None
+    } else {
+        Some(answers::resolve(&lines, &request.answers)?)
+    };
+    answers::require(&lines, sent.as_deref().unwrap_or(checkout.answers()))?;
+    Ok(sent)
 }

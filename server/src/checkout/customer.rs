@@ -142,6 +142,8 @@ pub async fn validate(
             .buyer
             .as_ref()
             .map(crate::settlement::invoice::normalized),
+        // Checked against the checkout's questions by the caller, which has them.
+        answers: None,
     })
 }
 

@@ -163,6 +163,7 @@ async fn plan_express(
     if resolved.requires_shipping_address && !has_address {
         return Err(shipping_address_required());
     }
+    let answers = resolved.answers(&r.request.answers, true)?;
     let mut read = None;
     if let Some((product_id, day)) = resolved.first_day() {
         let (priced, key_seen) = state
@@ -176,7 +177,8 @@ async fn plan_express(
             priced,
         });
     }
-    let plan = resolved.price(state, read, r.locale, r.now).await?;
+    let mut plan = resolved.price(state, read, r.locale, r.now).await?;
+    plan.answers = answers;
     let prepared = reserve::prepare(state, &plan, r).await?;
     Ok((plan, prepared))
 }

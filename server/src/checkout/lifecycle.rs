@@ -426,28 +426,30 @@ fn frozen_lines(
 /// One ticket per unit, each with a unique code (`XXXX-XXXX-XXXX`, 60 random bits; the
 /// unique index is the backstop), its last valid day (the product's validity date when it has
 /// one, else the visit date) and its share of what was paid after vouchers and wallet
-/// (`after_sale::allocate`, by price), which its refund is computed from.
+/// (`after_sale::allocate`, by price), which its refund is computed from, and its holder's
+/// answers to the per-ticket questions.
 fn issue_tickets(
     order_id: Uuid,
     checkout: &CheckoutRecord,
     lines: &[CheckoutLineRecord],
     products: &[Option<crate::store::Product>],
 ) -> Vec<NewTicket> {
-    let units: Vec<(usize, rust_decimal::Decimal)> = lines
+    let units: Vec<(usize, u32, rust_decimal::Decimal)> = lines
         .iter()
         .enumerate()
         .flat_map(|(i, line)| {
             let price = crate::after_sale::facts::OrderFacts::price_of(line);
-            (0..line.quantity.max(0)).map(move |_| (i, price))
+            let quantity = u32::try_from(line.quantity).unwrap_or(0);
+            (0..quantity).map(move |n| (i, n, price))
         })
         .collect();
-    let weights: Vec<_> = units.iter().map(|(_, price)| *price).collect();
+    let weights: Vec<_> = units.iter().map(|(_, _, price)| *price).collect();
     let shares =
         crate::after_sale::allocate::allocate(checkout.total + checkout.wallet_applied, &weights);
     units
         .iter()
         .zip(shares)
-        .map(|((i, _), paid_share)| {
+        .map(|((i, n, _), paid_share)| {
             let line = &lines[*i];
             let valid_until = products[*i]
                 .as_ref()
@@ -466,6 +468,11 @@ fn issue_tickets(
                 valid_until,
                 paid_share,
                 money: None,
+                answers: crate::checkout::answers::of_ticket(
+                    checkout.answers(),
+                    line.product_id,
+                    *n,
+                ),
             }
         })
         .collect()

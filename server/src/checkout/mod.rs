@@ -13,6 +13,7 @@
 //! - `commerce`: what all of it works with (the router's state hands it over);
 //! - `pricing`: every amount, pure; `visit`, `basket`, `customer`: input rules.
 
+pub mod answers;
 pub mod basket;
 pub mod commerce;
 pub mod confirm;

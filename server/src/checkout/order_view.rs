@@ -51,6 +51,7 @@ pub fn build(
     slots: &[TimeslotWindow],
 ) -> Order {
     let money = |v| Money::new(v, order.currency.clone());
+    let locale = order.locale();
     Order {
         order_id: order.customer_order_id,
         order_display_id: order.display_id.clone(),
@@ -91,6 +92,11 @@ pub fn build(
                     status: t.status,
                     redeemed_at: t.redeemed_at,
                     replaced_by: t.replaced_by,
+                    answers: t
+                        .answers
+                        .as_ref()
+                        .map(|a| super::answers::given(&a.0, locale))
+                        .unwrap_or_default(),
                 }
             })
             .collect(),
@@ -100,6 +106,11 @@ pub fn build(
         after_sale: None,
         manage_url: None,
         refunds: refunds.iter().filter_map(wire_refund).collect(),
+        answers: order
+            .answers
+            .as_ref()
+            .map(|a| super::answers::given(&super::answers::of_booking(&a.0), locale))
+            .unwrap_or_default(),
     }
 }
 

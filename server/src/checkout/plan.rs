@@ -13,6 +13,7 @@ use chrono_tz::Tz;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use super::answers::{self, StoredAnswer};
 use super::visit::{Visit, VisitInput};
 use super::Commerce;
 use crate::{
@@ -47,6 +48,8 @@ pub struct Plan {
     pub visit_date: NaiveDate,
     pub lines: Vec<PlannedLine>,
     pub requires_shipping_address: bool,
+    /// The answers to the basket's booking questions (`Resolved::answers`).
+    pub answers: Vec<StoredAnswer>,
 }
 
 impl Plan {
@@ -170,10 +173,11 @@ pub async fn plan(
     request: &CheckoutRequest,
     now: DateTime<Utc>,
 ) -> Result<Plan> {
-    resolve(state, campaign_id, request, now)
-        .await?
-        .price(state, None, locale, now)
-        .await
+    let resolved = resolve(state, campaign_id, request, now).await?;
+    let answers = resolved.answers(&request.answers, false)?;
+    let mut plan = resolved.price(state, None, locale, now).await?;
+    plan.answers = answers;
+    Ok(plan)
 }
 
 /// The products of `request` (a basket `basket::check_request` passed) in `campaign_id`, their
@@ -264,6 +268,18 @@ pub async fn resolve(
 }
 
 impl Resolved {
+    /// `given` checked against the basket's questions (400), and when `require`, every
+    /// required one answered (422 `checkout-answer-required`): after the products, date and
+    /// time, before prices, as the error table orders them.
+    pub fn answers(&self, given: &[app::wire::Answer], require: bool) -> Result<Vec<StoredAnswer>> {
+        let lines = answers::lines(&self.products);
+        let answers = answers::resolve(&lines, given)?;
+        if require {
+            answers::require(&lines, &answers)?;
+        }
+        Ok(answers)
+    }
+
     /// The product and day the plan reads first, when it reads a day at all: the first
     /// dated line's.
     pub fn first_day(&self) -> Option<(Uuid, NaiveDate)> {
@@ -321,6 +337,7 @@ impl Resolved {
             zone: self.zone,
             visit_date: self.visit_date,
             lines,
+            answers: Vec::new(),
         })
     }
 }

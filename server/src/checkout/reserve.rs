@@ -363,6 +363,7 @@ async fn reserve(
             .buyer
             .as_ref()
             .map(crate::settlement::invoice::normalized),
+        answers: plan.answers.clone(),
         // Confirmed at once (the express checkout), the places are held for the payment.
         expires_at: r.now
             + if r.confirmed.is_some() {

@@ -55,6 +55,13 @@ pub async fn checkout_view(state: &Commerce, c: &CheckoutRecord) -> Result<Check
     let slot_ids: Vec<Uuid> = lines.iter().filter_map(|l| l.timeslot_id).collect();
     let slots = windows(state.store.as_ref(), c.merchant_id, &slot_ids).await?;
     let money = |v: Decimal| Money::new(v, c.currency.clone());
+    // Asked in the checkout's language, and numbered by the lines as listed here.
+    let basket = super::answers::basket_of(state, &lines).await?;
+    let questions = super::answers::questions(
+        &super::answers::lines(&basket),
+        c.locale.parse().unwrap_or_default(),
+    );
+    let products: Vec<Uuid> = lines.iter().map(|l| l.product_id).collect();
     let voucher_total: Decimal = vouchers.iter().map(|v| v.discount).sum();
     Ok(Checkout {
         checkout_id: c.checkout_id,
@@ -111,5 +118,7 @@ pub async fn checkout_view(state: &Commerce, c: &CheckoutRecord) -> Result<Check
             status: p.status,
         }),
         created_at: c.created_at,
+        questions,
+        answers: c.answers().iter().map(|a| a.as_sent(&products)).collect(),
     })
 }

@@ -269,6 +269,20 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     let feeding = product(state, zoo, &demo, json!({
         "title": "Olifanten voeren", "product_type": "TICKET", "sku": "ZOO-FEED", "age_group": "adult",
         "unit_price": "15.00", "list_price": "15.00",
+        // The keepers greet each feeder by name and guide the group in one language.
+        "questions": [
+            { "question_id": "visitor_name", "per": "ticket", "input_type": "text",
+              "required": true, "personal_data": true,
+              "label": { "nl-NL": "Naam van de bezoeker", "en-GB": "Visitor's name",
+                         "de-DE": "Name des Besuchers", "fr-FR": "Nom du visiteur" } },
+            { "question_id": "tour_language", "input_type": "select",
+              "label": { "nl-NL": "Taal van de rondleiding", "en-GB": "Tour language",
+                         "de-DE": "Sprache der Führung", "fr-FR": "Langue de la visite" },
+              "options": [
+                  { "value": "nl", "label": { "nl-NL": "Nederlands", "en-GB": "Dutch", "de-DE": "Niederländisch", "fr-FR": "Néerlandais" } },
+                  { "value": "en", "label": { "nl-NL": "Engels", "en-GB": "English", "de-DE": "Englisch", "fr-FR": "Anglais" } }
+              ] }
+        ],
         "translations": [
             { "locale": "en-GB", "title": "Feed the elephants" },
             { "locale": "de-DE", "title": "Elefanten füttern" },

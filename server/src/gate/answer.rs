@@ -1,13 +1,13 @@
 //! An entry as the wire shows it (`wire::Redemption`): the ticket's product, age group, visit
 //! and order, with times in the merchant's offset.
 
-use app::wire::{Redemption, RedemptionStatus, TimeslotWindow};
+use app::wire::{GivenAnswer, Redemption, RedemptionStatus, TimeslotWindow};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use uuid::Uuid;
 
 use super::judge::zone_of;
-use crate::{store::ScannedTicket, time::in_zone};
+use crate::{checkout::answers, store::ScannedTicket, time::in_zone};
 
 /// What an entry is, beside its ticket.
 pub struct Entry {
@@ -42,7 +42,29 @@ pub fn redemption(ticket: &ScannedTicket, entry: &Entry) -> Redemption {
         gate_id: entry.gate_id,
         offline: entry.offline,
         undone_at: entry.undone_at.map(|at| in_zone(at, zone)),
+        answers: answers_of(ticket),
     }
+}
+
+/// What the gate shows of the booking questions (pretix's "ask during check-in" is this
+/// read): the booking's answers, then the holder's own, labelled in the order's language.
+fn answers_of(ticket: &ScannedTicket) -> Vec<GivenAnswer> {
+    let locale = ticket
+        .locale
+        .as_deref()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or_default();
+    let booking = ticket
+        .order_answers
+        .as_ref()
+        .map(|a| answers::of_booking(&a.0))
+        .unwrap_or_default();
+    let own = ticket
+        .answers
+        .as_ref()
+        .map(|a| a.0.as_slice())
+        .unwrap_or(&[]);
+    booking.iter().chain(own).map(|a| a.given(locale)).collect()
 }
 
 /// The data of `tickets.TicketRedeemed` (docs/events.md).

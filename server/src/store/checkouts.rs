@@ -5,6 +5,7 @@
 use app::wire::{Attribution, CheckoutStatus};
 use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{CheckoutTx, OrderRecord, PaymentRecord, StoreResult};
@@ -52,6 +53,9 @@ pub struct CheckoutRecord {
     /// The business buyer an invoice names (`settlement::invoice`).
     #[sqlx(default)]
     pub buyer: Option<sqlx::types::Json<app::wire::Buyer>>,
+    /// The answers to its booking questions (`checkout::answers`).
+    #[sqlx(default)]
+    pub answers: Option<sqlx::types::Json<Vec<StoredAnswer>>>,
 }
 
 /// A checkout line row, with the capacity it took.
@@ -125,6 +129,8 @@ pub struct NewCheckout {
     pub attribution: Option<Attribution>,
     /// A business buyer given at the reservation (one given at confirm replaces it).
     pub buyer: Option<app::wire::Buyer>,
+    /// The answers to the basket's booking questions (`checkout::answers`).
+    pub answers: Vec<StoredAnswer>,
     pub expires_at: DateTime<Utc>,
     pub lines: Vec<NewCheckoutLine>,
     /// Redeemed vouchers and what each took off.
@@ -167,6 +173,59 @@ pub struct CustomerFields {
     pub newsletters: Vec<String>,
     /// A business buyer for the invoice; absent, one given at the reservation stays.
     pub buyer: Option<app::wire::Buyer>,
+    /// Answers replacing the reservation's; absent, those stay.
+    pub answers: Option<Vec<StoredAnswer>>,
+}
+
+/// An answer to a booking question as a checkout and a ticket keep it (`checkout::answers`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredAnswer {
+    pub question_id: String,
+    /// For a per-ticket question: the product of the ticket's line (a basket holds a product
+    /// on one line), so the answer does not hang on the order lines are listed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_id: Option<Uuid>,
+    /// For a per-ticket question: the ticket's 0-based place among its line's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<u32>,
+    /// The question's label when it was answered.
+    pub label: app::wire::LocalizedText,
+    pub value: String,
+    /// Whether the question was marked as asking for personal data.
+    #[serde(default)]
+    pub personal_data: bool,
+}
+
+impl CheckoutRecord {
+    /// Its answers (none when none were given).
+    pub fn answers(&self) -> &[StoredAnswer] {
+        self.answers.as_ref().map_or(&[], |a| a.0.as_slice())
+    }
+}
+
+impl StoredAnswer {
+    /// As an order, a ticket and a gate show it, in `locale`.
+    pub fn given(&self, locale: app::wire::Locale) -> app::wire::GivenAnswer {
+        app::wire::GivenAnswer {
+            question_id: self.question_id.clone(),
+            label: self.label.get(locale).to_owned(),
+            value: self.value.clone(),
+        }
+    }
+
+    /// As a checkout read shows what was given, with its line's place in `products` (the
+    /// read's lines, in order).
+    pub fn as_sent(&self, products: &[Uuid]) -> app::wire::Answer {
+        app::wire::Answer {
+            question_id: self.question_id.clone(),
+            line: self
+                .product_id
+                .and_then(|p| products.iter().position(|l| *l == p))
+                .and_then(|at| u32::try_from(at).ok()),
+            ticket: self.ticket,
+            value: self.value.clone(),
+        }
+    }
 }
 
 /// The return-URL origins a partner client registered.

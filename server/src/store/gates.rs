@@ -105,6 +105,15 @@ pub struct ScannedTicket {
     pub timeslot_id: Option<Uuid>,
     pub slot_start: Option<DateTime<Utc>>,
     pub slot_end: Option<DateTime<Utc>>,
+    /// Its holder's answers to the per-ticket booking questions.
+    #[sqlx(default)]
+    pub answers: Option<sqlx::types::Json<Vec<super::StoredAnswer>>>,
+    /// The order's answers (the per-booking ones are read from them).
+    #[sqlx(default)]
+    pub order_answers: Option<sqlx::types::Json<Vec<super::StoredAnswer>>>,
+    /// The language the order was bought in: the answers' labels are read in it.
+    #[sqlx(default)]
+    pub locale: Option<String>,
 }
 
 /// A scan kept (table `redemption`).

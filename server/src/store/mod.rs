@@ -60,7 +60,7 @@ pub use checkout_tx::{
 };
 pub use checkouts::{
     CheckoutLineRecord, CheckoutRecord, CheckoutStore, CheckoutVoucherRecord, ClientOrigins,
-    CustomerFields, NewCheckout, NewCheckoutLine,
+    CustomerFields, NewCheckout, NewCheckoutLine, StoredAnswer,
 };
 pub use clients::{
     ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,

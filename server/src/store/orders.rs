@@ -27,6 +27,22 @@ pub struct OrderRecord {
     pub attribution: Option<sqlx::types::Json<app::wire::Attribution>>,
     /// The day the operator recorded the shipment of a physical order.
     pub shipped_on: Option<NaiveDate>,
+    /// The answers to the booking questions, from its checkout (a ticket keeps its own).
+    #[sqlx(default)]
+    pub answers: Option<sqlx::types::Json<Vec<super::StoredAnswer>>>,
+    /// The language it was bought in (its checkout's): its answers' labels are read in it.
+    #[sqlx(default)]
+    pub locale: Option<String>,
+}
+
+impl OrderRecord {
+    /// The language it was bought in.
+    pub fn locale(&self) -> app::wire::Locale {
+        self.locale
+            .as_deref()
+            .and_then(|l| l.parse().ok())
+            .unwrap_or_default()
+    }
 }
 
 /// Which state of an order a reader saw. Whatever changes an order (its status, its tickets,
@@ -99,6 +115,9 @@ pub struct TicketRecord {
     /// before migration 0017, which the ledger leaves out.
     #[sqlx(default)]
     pub money: Option<sqlx::types::Json<crate::settlement::split::Parts>>,
+    /// Its holder's answers to the per-ticket booking questions.
+    #[sqlx(default)]
+    pub answers: Option<sqlx::types::Json<Vec<super::StoredAnswer>>>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -157,6 +176,9 @@ pub struct NewTicket {
     /// Its part of its line's money (`settlement::split::per_ticket`).
     #[serde(default)]
     pub money: Option<crate::settlement::split::Parts>,
+    /// Its holder's answers to the per-ticket booking questions.
+    #[serde(default)]
+    pub answers: Vec<super::StoredAnswer>,
 }
 
 #[async_trait::async_trait]

@@ -96,6 +96,11 @@ pub struct ProductInput {
     /// percent of the line's net or a fixed amount per ticket (docs/settlement.md).
     #[serde(default)]
     pub commission: Option<app::wire::Charge>,
+    /// What a checkout of it asks, once per booking or once per ticket (docs/operator-catalog.md,
+    /// "Booking questions"); ids distinct, at most 20. Absent or null: none.
+    #[serde(default)]
+    #[schema(max_items = 20)]
+    pub questions: Option<Vec<app::wire::Question>>,
 }
 
 /// `#[schema(schema_with = distinct_ids)]`: UUIDs, each at most once.
@@ -154,6 +159,9 @@ pub struct Product {
     #[schema(value_type = Option<app::wire::Charge>)]
     #[sqlx(default)]
     pub commission: Option<sqlx::types::Json<app::wire::Charge>>,
+    #[schema(value_type = Option<Vec<app::wire::Question>>)]
+    #[sqlx(default)]
+    pub questions: Option<sqlx::types::Json<Vec<app::wire::Question>>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -166,6 +174,48 @@ pub struct LocalizedProduct<'a> {
 }
 
 impl Product {
+    /// A museum's adult ticket, for tests.
+    #[cfg(test)]
+    pub fn example() -> Product {
+        let now = Utc::now();
+        Product {
+            product_id: Uuid::nil(),
+            merchant_id: Uuid::nil(),
+            availability_group_id: Uuid::nil(),
+            title: "Volwassene".into(),
+            product_type: "TICKET".into(),
+            physical_product: false,
+            sku: "SKU-1".into(),
+            age_group: Some("adult".into()),
+            unit_price: Decimal::new(125, 1),
+            list_price: Decimal::new(15, 0),
+            booking_costs: Decimal::new(5, 1),
+            visit_guarantee_cost: Decimal::ZERO,
+            no_date: false,
+            requires_timeslot: false,
+            conditions: "Geldig op de gekozen dag".into(),
+            ticket_validity_type: None,
+            ticket_validity_date: None,
+            provider: "inventory".into(),
+            campaign_ids: vec![],
+            translations: vec![ProductTranslation {
+                locale: Locale::EnGb,
+                title: "Adult".into(),
+                conditions: "Valid on the chosen day".into(),
+            }],
+            after_sale: None,
+            commission: None,
+            questions: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    /// Its booking questions (none when it asks none).
+    pub fn questions(&self) -> &[app::wire::Question] {
+        self.questions.as_ref().map_or(&[], |q| q.0.as_slice())
+    }
+
     /// Title and conditions in `locale`, falling back to nl-NL and then to the product's own
     /// (untranslated) text.
     pub fn localized(&self, locale: Locale) -> LocalizedProduct<'_> {

@@ -191,6 +191,7 @@ mod tests {
             status: app::wire::TicketStatus::Valid,
             redeemed_at: None,
             replaced_by: None,
+            answers: Vec::new(),
         }
     }
 
@@ -213,6 +214,7 @@ mod tests {
                 after_sale: None,
                 manage_url: None,
                 refunds: Vec::new(),
+                answers: Vec::new(),
             },
             locale: app::wire::Locale::NlNl,
             merchant: Merchant {

@@ -1,9 +1,11 @@
 //! What the mail's text and HTML parts and the ticket page say of an order, worded once in the
 //! order's language with `app::format`: each writer only lays these out.
 
+use std::borrow::Cow;
+
 use app::{
     format,
-    wire::{Money, Ticket},
+    wire::{GivenAnswer, Money, Ticket},
 };
 
 use super::{order_doc::OrderDoc, texts::texts};
@@ -38,12 +40,13 @@ pub fn subject(doc: &OrderDoc) -> String {
     )
 }
 
-/// One ticket's facts as (label, value): product, age group, when, validity, code.
-pub fn ticket_facts(doc: &OrderDoc, ticket: &Ticket) -> Vec<(&'static str, String)> {
+/// One ticket's facts as (label, value): product, age group, when, validity, code, then its
+/// holder's answers to the booking questions (labelled as the merchant asked them).
+pub fn ticket_facts(doc: &OrderDoc, ticket: &Ticket) -> Vec<(Cow<'static, str>, String)> {
     let (t, locale) = (texts(doc.locale), doc.format_locale());
-    let mut facts = vec![(t.ticket, ticket.product_title.clone())];
+    let mut facts = vec![(t.ticket.into(), ticket.product_title.clone())];
     if let Some(age) = &ticket.age_group {
-        facts.push((t.age_group, age.clone()));
+        facts.push((t.age_group.into(), age.clone()));
     }
     if let Some(day) = ticket.visit_date {
         let mut when = format::date_long(locale, day);
@@ -55,17 +58,30 @@ pub fn ticket_facts(doc: &OrderDoc, ticket: &Ticket) -> Vec<(&'static str, Strin
                 &slot.end_time,
             ));
         }
-        facts.push((t.visit, when));
+        facts.push((t.visit.into(), when));
     }
     // A validity that ends on the visit day says nothing the visit does not.
     if let Some(last) = ticket
         .valid_until
         .filter(|last| Some(*last) != ticket.visit_date)
     {
-        facts.push((t.valid_until, format::date_long(locale, last)));
+        facts.push((t.valid_until.into(), format::date_long(locale, last)));
     }
-    facts.push((t.code, ticket.code.clone()));
+    facts.push((t.code.into(), ticket.code.clone()));
+    facts.extend(answers(&ticket.answers));
     facts
+}
+
+/// The answers to the per-booking questions as (label, value).
+pub fn booking_answers(doc: &OrderDoc) -> Vec<(Cow<'static, str>, String)> {
+    answers(&doc.order.answers)
+}
+
+fn answers(answers: &[GivenAnswer]) -> Vec<(Cow<'static, str>, String)> {
+    answers
+        .iter()
+        .map(|a| (Cow::Owned(a.label.clone()), a.value.clone()))
+        .collect()
 }
 
 /// The order's lines as (description, amount), then its total as the server computed it.

@@ -104,6 +104,9 @@ fn text(doc: &OrderDoc, page_url: &str) -> String {
         t.address,
         doc.address()
     );
+    for (label, value) in facts::booking_answers(doc) {
+        out.push_str(&format!("{label}: {value}\n"));
+    }
     for ticket in &doc.order.tickets {
         out.push('\n');
         for (label, value) in facts::ticket_facts(doc, ticket) {
@@ -185,6 +188,9 @@ fn html(doc: &OrderDoc, page_url: &str, image_src: impl Fn(usize) -> String) -> 
                             dt { (t.order) } dd { (doc.order.order_display_id) }
                             dt { (t.visit) } dd { (facts::visit_line(doc)) }
                             dt { (t.address) } dd { (doc.address()) }
+                            @for (label, value) in facts::booking_answers(doc) {
+                                dt { (label) } dd { (value) }
+                            }
                         }
                         p { a.button href=(page_url) { (t.open_online) } }
                     }

@@ -170,6 +170,9 @@ async fn render(state: &Tickets, order_id: Uuid, key: Option<&str>) -> Result<St
                             dt { (t.order) } dd { (doc.order.order_display_id) }
                             dt { (t.visit) } dd { (facts::visit_line(&doc)) }
                             dt { (t.address) } dd { (doc.address()) }
+                            @for (label, value) in facts::booking_answers(&doc) {
+                                dt { (label) } dd { (value) }
+                            }
                         }
                         p.manage { a href=(manage) { (t.manage_booking) } }
                     }

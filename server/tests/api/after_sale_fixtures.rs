@@ -17,6 +17,16 @@ use crate::{
 
 /// Sets `product`'s after-sale policy (`null` removes it), keeping its other fields.
 pub async fn set_policy(app: &TestApp, product: &str, policy: Value) -> TestResponse {
+    set_product_field(app, product, "after_sale", policy).await
+}
+
+/// `PUT /admin/v1/products/{product}` with its current fields and `field` set to `value`.
+pub async fn set_product_field(
+    app: &TestApp,
+    product: &str,
+    field: &str,
+    value: Value,
+) -> TestResponse {
     let mut body = app
         .admin_get_ok(&format!("/admin/v1/products/{product}"))
         .await["data"]
@@ -25,7 +35,7 @@ pub async fn set_policy(app: &TestApp, product: &str, policy: Value) -> TestResp
     for gone in ["product_id", "created_at", "updated_at"] {
         fields.remove(gone);
     }
-    fields.insert("after_sale".into(), policy);
+    fields.insert(field.into(), value);
     app.admin_put(&format!("/admin/v1/products/{product}"), &body)
         .await
 }

@@ -17,6 +17,7 @@ mod after_sale_dearer;
 mod after_sale_fixtures;
 mod after_sale_page;
 mod bench_baselines;
+mod booking_questions;
 #[macro_use]
 mod catalog_fixtures;
 mod catalog_access;

@@ -67,6 +67,7 @@ fn product(n: u128, merchant: u128, title: &str, campaigns: &[Uuid]) -> Product 
         translations: Vec::new(),
         after_sale: None,
         commission: None,
+        questions: None,
         created_at: Utc::now(),
         updated_at: Utc::now(),
     }

@@ -18,7 +18,8 @@ macro_rules! scanned_tickets {
                     t.created_at, t.redeemed_at, t.redemption_id, r.gate_id AS redeemed_by, t.customer_order_id,
                     o.display_id AS order_display_id, o.campaign_id, c.partner_client_id,
                     p.merchant_id, m.timezone, l.title AS product_title, l.age_group,
-                    t.timeslot_id, s.start_time AS slot_start, s.end_time AS slot_end
+                    t.timeslot_id, s.start_time AS slot_start, s.end_time AS slot_end,
+                    t.answers, c.answers AS order_answers, c.locale
              FROM ticket t
              JOIN customer_order o ON o.customer_order_id = t.customer_order_id
              JOIN checkout c ON c.checkout_id = o.checkout_id

@@ -36,7 +36,7 @@ macro_rules! priced_days {
 macro_rules! select_orders {
     ($rest:literal) => {
         concat!(
-            "SELECT o.*, c.merchant_id, c.visit_date, c.attribution
+            "SELECT o.*, c.merchant_id, c.visit_date, c.attribution, c.answers, c.locale
              FROM customer_order o JOIN checkout c ON c.checkout_id = o.checkout_id ",
             $rest
         )

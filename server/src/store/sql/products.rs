@@ -178,9 +178,9 @@ impl ProductStore for SqlStore {
                  product_type, physical_product, sku, age_group, unit_price, list_price,
                  booking_costs, visit_guarantee_cost, no_date, requires_timeslot, conditions,
                  ticket_validity_type, ticket_validity_date, provider, after_sale, created_at,
-                 updated_at, commission)
+                 updated_at, commission, questions)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                 $18, $19, $20, $20, $21)",
+                 $18, $19, $20, $20, $21, $22)",
             ),
             product_id,
             group_id,
@@ -225,7 +225,8 @@ impl ProductStore for SqlStore {
                  unit_price = $9, list_price = $10, booking_costs = $11,
                  visit_guarantee_cost = $12, no_date = $13, requires_timeslot = $14,
                  conditions = $15, ticket_validity_type = $16, ticket_validity_date = $17,
-                 provider = $18, after_sale = $19, updated_at = $20, commission = $21
+                 provider = $18, after_sale = $19, updated_at = $20, commission = $21,
+                 questions = $22
              WHERE product_id = $1",
             ),
             product_id,
@@ -301,4 +302,11 @@ fn product_values<'q>(
         .bind(input.after_sale.as_ref().map(sqlx::types::Json))
         .bind(Utc::now())
         .bind(input.commission.as_ref().map(sqlx::types::Json))
+        .bind(
+            input
+                .questions
+                .as_ref()
+                .filter(|q| !q.is_empty())
+                .map(sqlx::types::Json),
+        )
 }

@@ -4,6 +4,7 @@
 
 mod fields;
 mod hold;
+mod questions;
 mod review;
 mod voucher;
 
@@ -35,6 +36,7 @@ use crate::{
 };
 use fields::{CountryField, Errors, Field};
 use hold::{HoldTimer, PaymentHold};
+use questions::{Answers, Questions};
 use review::Review;
 use voucher::VoucherForm;
 
@@ -305,6 +307,9 @@ fn CustomerForm(
     let needs_address = checkout.requires_shipping_address;
     let checkout_id = checkout.checkout_id;
     let basket = StoredValue::new(Basket::of_checkout(&checkout));
+    let answers = Answers::of(&checkout);
+    // The field names of the answers last sent, for the server's `answers[i]` errors.
+    let sent_names = StoredValue::new(Vec::<String>::new());
     let confirming = write(move |request: &ConfirmRequest| {
         let request = request.clone();
         async move {
@@ -328,7 +333,7 @@ fn CustomerForm(
                         || p.problem_type()
                             == Some(ProblemType::CheckoutShippingAddressRequired) =>
                 {
-                    let mut list = p.errors.clone();
+                    let mut list = Answers::name_errors(p.errors.clone(), &sent_names.get_value());
                     if p.problem_type() == Some(ProblemType::CheckoutShippingAddressRequired) {
                         list.push(FieldError::new(
                             "shipping_address.street",
@@ -353,11 +358,15 @@ fn CustomerForm(
         Signal::derive(move || key(i18n.get_locale()).to_owned())
     };
 
+    let questions =
+        (!answers.is_empty()).then(|| view! { <Questions answers=answers.clone() errors/> });
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         if busy.get_untracked() {
             return;
         }
+        let (given, names) = answers.sent();
+        sent_names.set_value(names);
         let request = ConfirmRequest {
             email: email.get_untracked().trim().to_owned(),
             first_name: first_name.get_untracked().trim().to_owned(),
@@ -377,6 +386,7 @@ fn CustomerForm(
             },
             #[cfg(feature = "ssr")]
             buyer: None,
+            answers: given,
         };
         problem.set(None);
         confirming.dispatch_local(request);
@@ -402,6 +412,7 @@ fn CustomerForm(
             <Field name="first_name" autocomplete="given-name" label=label(|l| td_string!(l, checkout.first_name)) value=first_name errors locked=locked("first_name")/>
             <Field name="last_name" autocomplete="family-name" label=label(|l| td_string!(l, checkout.last_name)) value=last_name errors locked=locked("last_name")/>
             {address}
+            {questions}
             <label class="check">
                 <input type="checkbox" prop:checked=move || newsletter.get() on:change=move |ev| newsletter.set(event_target_checked(&ev))/>
                 <span>{t!(i18n, checkout.newsletter)}</span>

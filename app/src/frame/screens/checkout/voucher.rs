@@ -40,6 +40,8 @@ pub fn repriced(checkout: &Checkout, voucher_codes: Vec<String>) -> CheckoutRequ
         replaces: Some(checkout.checkout_id),
         #[cfg(feature = "ssr")]
         buyer: None,
+        #[cfg(feature = "ssr")]
+        answers: Vec::new(),
         attribution: checkout.attribution.clone(),
     }
 }

@@ -161,6 +161,8 @@ fn basket(
         attribution: None,
         #[cfg(feature = "ssr")]
         buyer: None,
+        #[cfg(feature = "ssr")]
+        answers: Vec::new(),
     })
 }
 

@@ -19,9 +19,9 @@ impl CheckoutRowTx for SqlCheckoutTx {
                  visit_date, timeslot_id, flexible_date, currency, subtotal, discount_total, wallet_applied, total,
                  requires_shipping_address, voucher_codes, external_reference, expires_at, created_at, updated_at,
                  provider, locale, email, first_name, last_name, return_url, shipping_address,
-                 session_id, client_address, places, attribution, buyer)
+                 session_id, client_address, places, attribution, buyer, answers)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20,
-                 $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)",
+                 $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)",
         )
         .bind(c.checkout_id)
         .bind(c.campaign_id)
@@ -67,7 +67,8 @@ impl CheckoutRowTx for SqlCheckoutTx {
                 f.and_then(|f| f.buyer.clone())
                     .or_else(|| c.buyer.clone())
                     .map(sqlx::types::Json),
-            );
+            )
+            .bind((!c.answers.is_empty()).then(|| sqlx::types::Json(c.answers.clone())));
         if let Some(f) = f {
             insert_newsletter_consents(&mut self.batch, c.checkout_id, &f.newsletters, now);
         }
@@ -189,7 +190,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
             "UPDATE checkout SET status = 'CONFIRMED', email = $3, first_name = $4, last_name = $5,
                  return_url = $6, shipping_address = $7, updated_at = $2,
                  partner_client_id = COALESCE(partner_client_id, $8), expires_at = $9,
-                 buyer = COALESCE($10, buyer)
+                 buyer = COALESCE($10, buyer), answers = COALESCE($11, answers)
              WHERE checkout_id = $1 AND status = 'RESERVED' AND expires_at > $2",
         )
         .bind(checkout_id)
@@ -202,6 +203,7 @@ impl CheckoutRowTx for SqlCheckoutTx {
         .bind(f.partner_client_id)
         .bind(until)
         .bind(f.buyer.as_ref().map(sqlx::types::Json))
+        .bind(f.answers.as_ref().map(sqlx::types::Json))
         .execute(&mut *self.tx)
         .await?
         .rows_affected();

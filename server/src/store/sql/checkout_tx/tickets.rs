@@ -16,8 +16,8 @@ impl TicketTx for SqlCheckoutTx {
         for t in tickets {
             sqlx::query(
                 "INSERT INTO ticket (ticket_id, customer_order_id, checkout_line_id, product_id, code, visit_date,
-                     timeslot_id, valid_until, status, created_at, paid_share, money)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'VALID', $9, $10, $11)",
+                     timeslot_id, valid_until, status, created_at, paid_share, money, answers)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'VALID', $9, $10, $11, $12)",
             )
             .bind(t.ticket_id)
             .bind(t.order_id)
@@ -30,6 +30,7 @@ impl TicketTx for SqlCheckoutTx {
             .bind(now)
             .bind(crate::store::DbDecimal(t.paid_share))
             .bind(t.money.clone().map(sqlx::types::Json))
+            .bind((!t.answers.is_empty()).then_some(sqlx::types::Json(&t.answers)))
             .execute(&mut *self.tx)
             .await
             .map_err(|e| StoreError::classify(e, "ticket code"))?;
