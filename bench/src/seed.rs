@@ -240,6 +240,7 @@ async fn campaign_and_partner(store: &dyn Store) -> anyhow::Result<Uuid> {
                 webhook_url: None,
                 hold_limits: None,
                 theme: None,
+                settlement: Default::default(),
             },
             &ClientSecrets {
                 secret_hash: server::secrets::hash_secret(CLIENT_SECRET),

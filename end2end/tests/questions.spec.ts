@@ -39,23 +39,32 @@ for (const locale of ['en-GB', 'nl-NL']) {
       await frame.getByRole('link', { name: w.product }).click();
       await expect(frame.getByRole('heading', { level: 1, name: w.product })).toBeVisible();
       await chooseFirstAvailableDay(frame);
-      await frame.getByRole('button', { name: t.product.increase.replace('{{ title }}', w.product) }).click();
+      // Two tickets in English, one in Dutch: the demo sells three a day of this product.
+      const tickets = locale === 'en-GB' ? 2 : 1;
+      if (tickets === 2) {
+        await frame.getByRole('button', { name: t.product.increase.replace('{{ title }}', w.product) }).click();
+      }
       await frame.getByRole('button', { name: t.product.proceed }).click();
       await expect(frame.getByTestId('total')).toBeVisible();
 
-      const first = frame.getByRole('group', { name: t.checkout.ticket_of.replace('{{ n }}', '1').replace('{{ title }}', w.product) });
-      const second = frame.getByRole('group', { name: t.checkout.ticket_of.replace('{{ n }}', '2').replace('{{ title }}', w.product) });
+      const ticket = (n: number) => frame.getByRole('group', { name: `${t.checkout.ticket} ${n}: ${w.product}` });
+      const first = ticket(1);
+      const last = ticket(tickets);
       await expect(first.getByLabel(w.name)).toBeVisible();
-      await expect(second.getByLabel(w.name)).toBeVisible();
+      await expect(last.getByLabel(w.name)).toBeVisible();
       const booking = frame.getByRole('group', { name: t.checkout.questions });
       await expect(booking.getByLabel(new RegExp(w.language))).toBeVisible();
 
       await fillCustomerDetails(frame);
-      await first.getByLabel(w.name).fill('Ann Smith');
+      if (tickets === 2) {
+        await first.getByLabel(w.name).fill('Ann Smith');
+      }
       await frame.getByRole('button', { name: t.checkout.pay }).click();
-      // The second visitor's name is missing: its field says so, the first one is fine.
-      await expect(second.getByLabel(w.name)).toHaveAttribute('aria-invalid', 'true');
-      await expect(first.getByLabel(w.name)).not.toHaveAttribute('aria-invalid', 'true');
+      // The last visitor's name is missing: its field says so (and a given one does not).
+      await expect(last.getByLabel(w.name)).toHaveAttribute('aria-invalid', 'true');
+      if (tickets === 2) {
+        await expect(first.getByLabel(w.name)).not.toHaveAttribute('aria-invalid', 'true');
+      }
 
       for (const width of [1024, 360]) {
         await page.setViewportSize({ width, height: 800 });
@@ -68,7 +77,7 @@ for (const locale of ['en-GB', 'nl-NL']) {
       await page.setViewportSize({ width: 1024, height: 800 });
       expect(await axeViolations(page)).toEqual([]);
 
-      await second.getByLabel(w.name).fill('Bo Smith');
+      await last.getByLabel(w.name).fill('Bo Smith');
       await booking.getByLabel(new RegExp(w.language)).selectOption({ label: w.english });
       await frame.getByRole('button', { name: t.checkout.pay }).click();
       await page.waitForURL(PAYMENT_PAGE);

@@ -28,6 +28,7 @@ pub mod ids;
 pub mod keyed;
 pub mod keys;
 pub mod mail;
+pub mod octo;
 pub mod onboarding;
 pub mod outbound;
 pub mod payments;

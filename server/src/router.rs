@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> (Router, serde_json::Value) {
     let app = api
         .merge(frame::router(&state))
         .merge(crate::after_sale::page::router())
+        .merge(crate::octo::router())
         .fallback(fallback::not_found)
         .layer(Extension(document))
         .with_state(state.clone());

@@ -25,6 +25,7 @@ pub mod extend;
 pub mod holds;
 pub mod idempotency;
 pub mod lifecycle;
+pub mod on_account;
 pub mod order_view;
 pub mod place;
 pub mod plan;

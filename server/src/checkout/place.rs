@@ -54,6 +54,9 @@ pub fn not_reserved(checkout_id: Uuid, now: impl std::fmt::Display) -> Error {
     )
 }
 
+/// The provider name of payments a partner owes (docs/octo.md, "Paying on account").
+pub const ON_ACCOUNT: &str = "on_account";
+
 /// A payment opened at the provider for an order not placed yet. It is opened before the
 /// order's transaction begins, so the provider's round trip never holds SQLite's one writer or
 /// a Postgres row; when the transaction then fails, the payment is never shown to anyone and
@@ -72,6 +75,26 @@ pub struct OpenedPayment {
 }
 
 impl OpenedPayment {
+    /// A payment the partner owes rather than the customer pays (`on_account`): no provider,
+    /// no page; settled as paid at once by `checkout::on_account`.
+    pub fn on_account(amount: Decimal, currency: &str) -> Self {
+        Self {
+            order_id: crate::ids::random_id(),
+            display_id: display_id(),
+            payment_id: crate::ids::random_id(),
+            payment_url: String::new(),
+            provider: ON_ACCOUNT,
+            provider_ref: None,
+            destination: None,
+            amount,
+            currency: currency.to_owned(),
+        }
+    }
+
+    pub fn payment_id(&self) -> Uuid {
+        self.payment_id
+    }
+
     /// This payment as a paid order's second one, returning the customer to `return_url`.
     pub fn into_difference(
         self,

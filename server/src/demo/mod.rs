@@ -140,6 +140,9 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         webhook_url: None,
         hold_limits: None,
         theme: None,
+        // A reseller may try OCTO against the demo end to end (docs/octo.md); the frame's
+        // customers still pay at the payment page.
+        settlement: crate::store::Settlement::OnAccount,
     };
     let demo_secrets = ClientSecrets {
         secret_hash: secrets::hash_secret(state.config.demo_client_secret.expose_secret()),

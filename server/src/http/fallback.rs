@@ -64,10 +64,18 @@ pub async fn middleware(request: Request, next: Next) -> Response {
 }
 
 /// Problem documents pass untouched, and so do the frame's own HTML error pages.
+/// Marks an error response answered in a shape of its own contract (OCTO's errors on the
+/// OCTO routes, docs/octo.md), which this middleware leaves as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnShape;
+
 fn already_rendered(response: &Response) -> bool {
-    response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/problem+json") || ct.starts_with("text/html"))
+    response.extensions().get::<OwnShape>().is_some()
+        || response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| {
+                ct.starts_with("application/problem+json") || ct.starts_with("text/html")
+            })
 }

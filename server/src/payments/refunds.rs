@@ -116,6 +116,13 @@ async fn try_send(state: &Commerce, refund: &RefundRecord) -> anyhow::Result<()>
         .payment(refund.payment_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("refund {} has no payment", refund.refund_id))?;
+    // Money a partner owes on account is not paid back by a provider: the refund lowers what
+    // it owes (its statement's refund entries) and is final at once.
+    if payment.provider == crate::checkout::place::ON_ACCOUNT {
+        let reference = format!("on_account:{}", refund.refund_id);
+        finish(state, refund, ProviderRefundState::Succeeded, &reference).await?;
+        return Ok(());
+    }
     let answer = match &payment.provider_ref {
         Some(reference) => {
             state

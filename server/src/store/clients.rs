@@ -29,6 +29,8 @@ pub struct PartnerClient {
     /// The partner's look in the hosted frame (docs/webframe.md, "Your look"); `null`: the
     /// frame's own.
     pub theme: Option<Theme>,
+    /// How its orders are paid (docs/octo.md, "Paying on account").
+    pub settlement: Settlement,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -83,6 +85,43 @@ pub struct PartnerClientInput {
     /// partner's sessions; absent or `null`: the frame's own look.
     #[serde(default)]
     pub theme: Option<Theme>,
+    /// How its orders are paid (default `payment_page`); `on_account` lets an OCTO reseller
+    /// confirm bookings without a payment page and owe their money (docs/octo.md).
+    #[serde(default)]
+    pub settlement: Settlement,
+}
+
+/// How a partner's orders are paid.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Settlement {
+    /// The customer pays at the payment provider's page.
+    #[default]
+    PaymentPage,
+    /// The partner confirms without a payment page and owes the order's money (a `sale` entry
+    /// of the settlement ledger, docs/settlement.md).
+    OnAccount,
+}
+
+impl Settlement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PaymentPage => "payment_page",
+            Self::OnAccount => "on_account",
+        }
+    }
+}
+
+impl TryFrom<String> for Settlement {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        match value.as_str() {
+            "payment_page" => Ok(Self::PaymentPage),
+            "on_account" => Ok(Self::OnAccount),
+            _ => Err(format!("unknown settlement {value}")),
+        }
+    }
 }
 
 /// An origin, `scheme://host[:port]`, as [`app::wire::ORIGIN_PATTERN`] states it and the
@@ -166,6 +205,8 @@ pub(crate) struct PartnerClientRow {
     webhook_secret: Option<String>,
     hold_limits: Option<sqlx::types::Json<HoldLimits>>,
     theme: Option<sqlx::types::Json<Theme>>,
+    #[sqlx(try_from = "String")]
+    settlement: Settlement,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     allowed_campaign_id: Option<Uuid>,
@@ -190,6 +231,7 @@ pub(crate) fn fold_client_rows(rows: Vec<PartnerClientRow>) -> Vec<PartnerClient
                     webhook_url: row.webhook_url,
                     hold_limits: row.hold_limits.map(|l| l.0),
                     theme: row.theme.map(|t| t.0),
+                    settlement: row.settlement,
                     created_at: row.created_at,
                     updated_at: row.updated_at,
                 },

@@ -29,6 +29,7 @@ mod mail;
 mod memberships;
 mod merchant_accounts;
 mod merchants;
+mod octo;
 mod orders;
 mod payments;
 mod places;
@@ -63,7 +64,7 @@ pub use checkouts::{
     CustomerFields, NewCheckout, NewCheckoutLine, StoredAnswer,
 };
 pub use clients::{
-    ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets,
+    ClientSecrets, ClientStore, PartnerClient, PartnerClientInput, PartnerClientSecrets, Settlement,
 };
 pub use customers::{Customer, CustomerDetails, CustomerKey, CustomerStore};
 pub use db_decimal::DbDecimal;
@@ -85,6 +86,7 @@ pub use merchants::{
     Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
     MerchantTranslation,
 };
+pub use octo::{OctoBooking, OctoBookingFilter, OctoContact, OctoStore};
 pub use orders::{
     LoyaltyEntryKey, LoyaltyEntryRecord, NewOrder, NewTicket, OrderRecord, OrderStore,
     OrderVersion, PaymentRecord, TicketRecord,
@@ -226,6 +228,7 @@ pub trait Store:
     + AfterSaleStore
     + GateStore
     + LedgerStore
+    + OctoStore
     + Send
     + Sync
     + 'static

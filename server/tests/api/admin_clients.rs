@@ -313,6 +313,7 @@ async fn upserting_with_a_given_secret_is_idempotent_on_the_client_id() {
         webhook_url: None,
         hold_limits: None,
         theme: None,
+        settlement: Default::default(),
     };
     let secrets_for = |secret: &str| ClientSecrets {
         secret_hash: secrets::hash_secret(secret),

@@ -293,7 +293,7 @@ async fn events_text(app: &TestApp, shop: &Shop) -> String {
             .await;
         let page = response.assert_status(200);
         text.push_str(&response.text);
-        match page["pagination"]["next_token"].as_str() {
+        match page["meta"]["pagination"]["next_token"].as_str() {
             Some(token) if !page["data"].as_array().unwrap().is_empty() => {
                 path = format!("/v2/events?limit=100&next_token={token}");
             }

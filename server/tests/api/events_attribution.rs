@@ -26,6 +26,7 @@ async fn second_partner(app: &TestApp, shop: &Shop, return_origin: &str) -> Shop
         webhook_url: None,
         hold_limits: None,
         theme: None,
+        settlement: Default::default(),
     };
     let secrets = ClientSecrets {
         secret_hash: server::secrets::hash_secret(&secret),

@@ -59,6 +59,7 @@ mod identity_exchange;
 mod invoices;
 mod key_rotation;
 mod mail_outbox;
+mod octo;
 mod onboarding;
 mod openapi_document;
 mod order_receipt;

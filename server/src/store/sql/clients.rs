@@ -15,8 +15,8 @@ use crate::store::{
 const INSERT_CLIENT: &str =
     "INSERT INTO partner_client (partner_client_id, client_id, name, secret_hash,
      frame_origins, return_origins, webhook_url, webhook_secret, created_at, updated_at,
-     hold_limits, theme)
- VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)";
+     hold_limits, theme, settlement)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12)";
 
 /// What [`INSERT_CLIENT`] writes.
 struct ClientRow<'a> {
@@ -48,6 +48,7 @@ impl<'a> ClientRow<'a> {
             .bind(Utc::now())
             .bind(input.hold_limits.map(sqlx::types::Json))
             .bind(input.theme.as_ref().map(sqlx::types::Json))
+            .bind(input.settlement.as_str())
     }
 }
 
@@ -136,6 +137,7 @@ impl ClientStore for SqlStore {
                  webhook_url = excluded.webhook_url,
                  hold_limits = excluded.hold_limits,
                  theme = excluded.theme,
+                 settlement = excluded.settlement,
                  webhook_secret = COALESCE(partner_client.webhook_secret, excluded.webhook_secret),
                  updated_at = excluded.updated_at
              RETURNING partner_client_id"
@@ -177,7 +179,8 @@ impl ClientStore for SqlStore {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let updated = sqlx::query(
             "UPDATE partner_client SET name = $2, frame_origins = $3, return_origins = $4,
-                 webhook_url = $5, updated_at = $6, hold_limits = $7, theme = $8
+                 webhook_url = $5, updated_at = $6, hold_limits = $7, theme = $8,
+                 settlement = $9
              WHERE partner_client_id = $1",
         )
         .bind(partner_client_id)
@@ -188,6 +191,7 @@ impl ClientStore for SqlStore {
         .bind(Utc::now())
         .bind(input.hold_limits.map(sqlx::types::Json))
         .bind(input.theme.as_ref().map(sqlx::types::Json))
+        .bind(input.settlement.as_str())
         .execute(&mut *tx)
         .await?;
         if updated.rows_affected() == 0 {

@@ -92,6 +92,7 @@ mod mail;
 mod memberships;
 mod merchant_accounts;
 mod merchants;
+mod octo;
 mod orders;
 mod payments;
 mod products;

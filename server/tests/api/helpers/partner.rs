@@ -24,6 +24,7 @@ impl TestApp {
             webhook_url: None,
             hold_limits: None,
             theme: None,
+            settlement: Default::default(),
         };
         let secrets = server::store::ClientSecrets {
             secret_hash: server::secrets::hash_secret(&secret),
@@ -158,6 +159,7 @@ pub async fn store_partner_client(
         webhook_url: hook.map(str::to_owned),
         hold_limits: None,
         theme: None,
+        settlement: Default::default(),
     };
     let secrets = server::store::ClientSecrets {
         secret_hash: server::secrets::hash_secret("secret"),

@@ -36,7 +36,7 @@ use crate::{
 };
 use fields::{CountryField, Errors, Field};
 use hold::{HoldTimer, PaymentHold};
-use questions::{Answers, Questions};
+use questions::Answers;
 use review::Review;
 use voucher::VoucherForm;
 
@@ -358,8 +358,7 @@ fn CustomerForm(
         Signal::derive(move || key(i18n.get_locale()).to_owned())
     };
 
-    let questions =
-        (!answers.is_empty()).then(|| view! { <Questions answers=answers.clone() errors/> });
+    let questions = (!answers.is_empty()).then(|| questions::questions(answers.clone(), errors));
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         if busy.get_untracked() {

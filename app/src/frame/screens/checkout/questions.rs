@@ -4,7 +4,7 @@
 //! `lines[0].tickets[1].answers.name`); a refused value (`answers[2].value`) is renamed to its
 //! field by [`Answers::name_errors`].
 
-use leptos::prelude::*;
+use leptos::{either::EitherOf3, prelude::*};
 
 use super::fields::{error_text, Errors};
 use crate::{
@@ -41,29 +41,36 @@ impl Answers {
                 .map(|a| a.value.clone())
                 .unwrap_or_default()
         };
-        for q in &checkout.questions {
-            let quantity = q
-                .line
-                .and_then(|l| checkout.lines.get(l as usize))
-                .map_or(1, |l| l.quantity);
-            for n in 0..quantity {
-                let ticket = q.line.map(|_| n);
-                let name = match (q.line, ticket) {
-                    (Some(line), Some(t)) => {
-                        format!("lines[{line}].tickets[{t}].answers.{}", q.question_id)
-                    }
-                    _ => format!("answers.{}", q.question_id),
-                };
-                fields.push(AnswerField {
-                    value: RwSignal::new(given(q, ticket)),
-                    question: q.clone(),
-                    ticket,
-                    name,
-                });
+        let mut push = |q: &AskedQuestion, ticket: Option<u32>| {
+            let name = match (q.line, ticket) {
+                (Some(line), Some(t)) => {
+                    format!("lines[{line}].tickets[{t}].answers.{}", q.question_id)
+                }
+                _ => format!("answers.{}", q.question_id),
+            };
+            fields.push(AnswerField {
+                value: RwSignal::new(given(q, ticket)),
+                question: q.clone(),
+                ticket,
+                name,
+            });
+        };
+        // The booking's first, then ticket by ticket, each ticket's questions together.
+        for q in checkout.questions.iter().filter(|q| q.line.is_none()) {
+            push(q, None);
+        }
+        for (line, l) in checkout.lines.iter().enumerate() {
+            let asked: Vec<&AskedQuestion> = checkout
+                .questions
+                .iter()
+                .filter(|q| q.line.map(|n| n as usize) == Some(line))
+                .collect();
+            for ticket in 0..l.quantity {
+                for q in &asked {
+                    push(q, Some(ticket));
+                }
             }
         }
-        // The booking's first, then ticket by ticket, each ticket's questions together.
-        fields.sort_by_key(|f| (f.question.line, f.ticket));
         let titles = checkout.lines.iter().map(|l| l.title.clone()).collect();
         Self { fields, titles }
     }
@@ -114,9 +121,9 @@ impl Answers {
 /// Whose questions a group asks: the booking's (`None`), or a ticket's, by line and ticket.
 type Group = Option<(u32, u32)>;
 
-/// The questions, grouped: the booking's, then one group per ticket.
-#[component]
-pub fn Questions(answers: Answers, errors: Errors) -> impl IntoView {
+/// The questions, grouped: the booking's, then one group per ticket. (Plain functions, not
+/// components: see docs/benchmarks.md, "The frame's size".)
+pub fn questions(answers: Answers, errors: Errors) -> impl IntoView {
     let i18n = use_i18n();
     let mut groups: Vec<(Group, Vec<AnswerField>)> = Vec::new();
     for f in answers.fields {
@@ -136,25 +143,25 @@ pub fn Questions(answers: Answers, errors: Errors) -> impl IntoView {
                     ticket + 1,
                 )
             });
+            // "Ticket 2: Feed the elephants": the number and the title as data, no template.
             let legend = move || match &title {
-                Some((title, n)) => {
-                    td_string!(i18n.get_locale(), checkout.ticket_of, n = *n, title = title.as_str())
-                        .to_string()
-                }
+                Some((title, n)) => format!(
+                    "{} {n}: {title}",
+                    td_string!(i18n.get_locale(), checkout.ticket)
+                ),
                 None => td_string!(i18n.get_locale(), checkout.questions).to_owned(),
             };
             view! {
                 <fieldset class="questions">
                     <legend>{legend}</legend>
-                    {fields.into_iter().map(|f| view! { <QuestionField field=f errors/> }).collect_view()}
+                    {fields.into_iter().map(|f| question_field(f, errors)).collect_view()}
                 </fieldset>
             }
         })
         .collect_view()
 }
 
-#[component]
-fn QuestionField(field: AnswerField, errors: Errors) -> impl IntoView {
+fn question_field(field: AnswerField, errors: Errors) -> impl IntoView {
     let i18n = use_i18n();
     let AnswerField {
         question,
@@ -162,7 +169,16 @@ fn QuestionField(field: AnswerField, errors: Errors) -> impl IntoView {
         value,
         ..
     } = field;
-    let id = format!("field-{}", name.replace(['.', '[', ']'], "-"));
+    let id: String = "field-"
+        .chars()
+        .chain(name.chars().map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        }))
+        .collect();
     let error_id = format!("{id}-error");
     let error = {
         let name = name.clone();
@@ -176,20 +192,18 @@ fn QuestionField(field: AnswerField, errors: Errors) -> impl IntoView {
     let on_input = move |ev| value.set(event_target_value(&ev));
     let required = question.required;
     let input = match question.input_type {
-        InputType::Select => view! {
+        InputType::Select => EitherOf3::A(view! {
             <select id=id.clone() name=name.clone() required=required aria-invalid=invalid aria-describedby=described on:change=on_input>
                 <option value="" selected=value.get_untracked().is_empty()>{move || td_string!(i18n.get_locale(), checkout.choose)}</option>
                 {question.options.iter().map(|o| view! {
                     <option value=o.value.clone() selected=value.get_untracked() == o.value>{o.label.clone()}</option>
                 }).collect_view()}
             </select>
-        }
-        .into_any(),
-        InputType::Textarea => view! {
+        }),
+        InputType::Textarea => EitherOf3::B(view! {
             <textarea id=id.clone() name=name.clone() rows="3" required=required aria-invalid=invalid aria-describedby=described
                 prop:value=move || value.get() on:input=on_input></textarea>
-        }
-        .into_any(),
+        }),
         kind => {
             let (kind, mode) = match kind {
                 InputType::Email => ("email", None),
@@ -198,11 +212,10 @@ fn QuestionField(field: AnswerField, errors: Errors) -> impl IntoView {
                 InputType::Number => ("text", Some("decimal")),
                 _ => ("text", None),
             };
-            view! {
+            EitherOf3::C(view! {
                 <input id=id.clone() name=name.clone() type=kind inputmode=mode required=required aria-invalid=invalid aria-describedby=described
                     prop:value=move || value.get() on:input=on_input/>
-            }
-            .into_any()
+            })
         }
     };
     view! {
