@@ -80,7 +80,7 @@ impl<'a> Reseller<'a> {
         let mut body = json!({
             "productId": product,
             "optionId": "DEFAULT",
-            "availabilityId": format!("{}T00:00:00+01:00", visit_day()),
+            "availabilityId": midnight_id(visit_day()),
             "unitItems": vec![json!({ "unitId": "adult" }); quantity],
         });
         body.as_object_mut()
@@ -142,6 +142,16 @@ impl<'a> Reseller<'a> {
             String::from_utf8_lossy(&checked.stderr)
         );
     }
+}
+
+/// The OCTO availability id of a day ticket's `day` at the shop (Europe/Amsterdam): its local
+/// midnight with the offset of that moment.
+fn midnight_id(day: chrono::NaiveDate) -> String {
+    use chrono::TimeZone;
+    chrono_tz::Europe::Amsterdam
+        .from_local_datetime(&day.and_hms_opt(0, 0, 0).unwrap())
+        .unwrap()
+        .to_rfc3339()
 }
 
 /// Lets the shop's partner client settle on account (the operator API).
@@ -220,7 +230,7 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
             )
             .await
             .assert_status(200);
-        assert_eq!(starts[0]["id"], format!("{day}T00:00:00+01:00"));
+        assert_eq!(starts[0]["id"], midnight_id(visit_day()));
     }
 
     // Reserve (the reseller's own uuid), extend, confirm on account, read, list, cancel.
@@ -465,7 +475,7 @@ async fn copies_of_a_reservation_hold_once_and_copies_of_a_confirmation_sell_onc
     let uuid = uuid::Uuid::new_v4().to_string();
     let reservation = json!({
         "uuid": uuid, "productId": shop.product, "optionId": "DEFAULT",
-        "availabilityId": format!("{}T00:00:00+01:00", visit_day()),
+        "availabilityId": midnight_id(visit_day()),
         "unitItems": [{ "unitId": "adult" }, { "unitId": "adult" }],
     });
     let held = futures::future::join_all(
@@ -530,4 +540,55 @@ async fn copies_of_a_reservation_hold_once_and_copies_of_a_confirmation_sell_onc
         .filter(|e| e["kind"] == "sale")
         .count();
     assert_eq!(sales, 1, "one line sold once");
+}
+
+#[tokio::test]
+async fn a_booking_let_in_at_the_gate_is_redeemed_and_no_longer_cancellable() {
+    let (app, shop, _) = settled_shop().await;
+    on_account(&app, &shop).await;
+    let token = app.backend_token(&shop.partner.client).await;
+    let mut r = Reseller::new(&app, &shop, token);
+    let today = crate::partner_fixtures::today_in(crate::checkout_fixtures::ZONE);
+    let booking = r
+        .reserve(
+            &shop.product,
+            1,
+            json!({ "availabilityId": midnight_id(today) }),
+        )
+        .await;
+    let uuid = booking["uuid"].as_str().unwrap().to_owned();
+    let confirmed = r.confirm(&uuid, json!({})).await.assert_status(200);
+    let code = confirmed["unitItems"][0]["supplierReference"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let gate = crate::gate_fixtures::gate(&app, &shop).await;
+    crate::gate_fixtures::scan(&app, &gate, &code)
+        .await
+        .assert_status(201);
+
+    let redeemed = r
+        .call(
+            "Bookings_GetBooking",
+            Method::GET,
+            &format!("/bookings/{uuid}"),
+            None,
+        )
+        .await
+        .assert_status(200);
+    assert_eq!(redeemed["status"], "REDEEMED");
+    assert!(redeemed["utcRedeemedAt"].is_string());
+    assert_eq!(redeemed["unitItems"][0]["status"], "REDEEMED");
+    assert_eq!(redeemed["cancellable"], false);
+    let refused = r
+        .call(
+            "Bookings_BookingCancellation",
+            Method::POST,
+            &format!("/bookings/{uuid}/cancel"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["error"], "UNPROCESSABLE_ENTITY");
+    r.assert_all_valid();
 }
