@@ -27,6 +27,9 @@ use crate::{
     validate::{is_email, Checks},
 };
 
+/// At most this many answers in one request (the schema's `maxItems` on `answers`).
+pub const MAX_ANSWERS: usize = 1000;
+
 /// The answers `answers` in `locale` (a read's).
 pub fn given(answers: &[StoredAnswer], locale: Locale) -> Vec<GivenAnswer> {
     answers.iter().map(|a| a.given(locale)).collect()
@@ -164,6 +167,14 @@ pub fn require(lines: &[(&Product, u32)], given: &[StoredAnswer]) -> Result<()> 
 pub fn resolve(lines: &[(&Product, u32)], given: &[Answer]) -> Result<Vec<StoredAnswer>> {
     let asked = asked_by(lines);
     let mut checks = Checks::default();
+    if given.len() > MAX_ANSWERS {
+        checks.fail(
+            "answers",
+            "too-many",
+            format!("at most {MAX_ANSWERS} answers"),
+        );
+        return Err(checks.finish().unwrap_err());
+    }
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(given.len());
     for (i, answer) in given.iter().enumerate() {

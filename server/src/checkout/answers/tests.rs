@@ -185,3 +185,16 @@ fn each_input_type_takes_its_own_values() {
         );
     }
 }
+
+#[test]
+fn more_answers_than_the_schema_allows_are_refused_before_any_is_looked_at() {
+    let (adult, _) = products();
+    let lines = [(&adult, 1)];
+    let many: Vec<Answer> = (0..=MAX_ANSWERS)
+        .map(|_| answer("diet", None, "vegan"))
+        .collect();
+    let (kind, at) = fields(resolve(&lines, &many).unwrap_err());
+    assert_eq!(kind, ProblemType::RequestValidationFailed);
+    assert_eq!(at, ["answers"]);
+    assert!(resolve(&lines, &many[..1]).is_ok());
+}
