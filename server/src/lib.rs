@@ -24,6 +24,7 @@ pub mod frame;
 pub mod fuzzing;
 pub mod gate;
 pub mod http;
+pub mod images;
 pub mod ids;
 pub mod keyed;
 pub mod keys;

@@ -27,6 +27,7 @@ pub fn router(state: AppState) -> (Router, serde_json::Value) {
         .merge(openapi::router())
         .merge(admin::router())
         .merge(auth::jwks::router())
+        .merge(crate::images::serve::router())
         .merge(api::router(&state))
         .merge(sandbox::router())
         .merge(crate::payments::router())

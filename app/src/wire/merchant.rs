@@ -44,6 +44,9 @@ pub struct Merchant {
     pub currency: String,
     pub image_url: Option<String>,
     pub website: Option<String>,
+    /// Its pictures, by the operator's order (docs/api-catalog.md, "Pictures").
+    #[serde(default)]
+    pub images: Vec<super::Image>,
 }
 
 /// A merchant found by search: the merchant, and its distance from the searched point when the

@@ -8,6 +8,7 @@ mod envelope;
 #[cfg(feature = "ssr")]
 mod formats;
 mod gate;
+mod image;
 mod locale;
 mod merchant;
 mod money;
@@ -43,6 +44,7 @@ pub use gate::{
     PairingRequest, Redemption, RedemptionBatch, RedemptionRequest, TicketClaims, WindowKind,
     MANIFEST_TYPE, TICKET_TOKEN_TYPE,
 };
+pub use image::{cover, Image, ImageRole};
 pub use locale::Locale;
 pub use merchant::{GeoPoint, Merchant, MerchantAddress, MerchantMatch};
 pub use money::Money;

@@ -56,7 +56,7 @@ macro_rules! problem_types {
 problem_types! {
     RequestValidationFailed => "request-validation-failed", 400, "The request is not valid";
     IdempotencyKeyMissing => "idempotency-key-missing", 400, "The Idempotency-Key header is required";
-    UnsupportedMediaType => "unsupported-media-type", 415, "The request body must be JSON";
+    UnsupportedMediaType => "unsupported-media-type", 415, "The request body's media type is not accepted";
     PayloadTooLarge => "payload-too-large", 413, "The request body is too large";
     NextTokenInvalid => "next-token-invalid", 400, "The next_token is not valid";
     NextTokenMismatch => "next-token-mismatch", 400, "The next_token belongs to another query";
@@ -106,6 +106,10 @@ problem_types! {
     CheckoutHoldLimitReached => "checkout-hold-limit-reached", 409, "The buyer already holds as much as one buyer may";
     CheckoutHoldAlreadyExtended => "checkout-hold-already-extended", 409, "The hold was extended once already";
     CheckoutFieldLocked => "checkout-field-locked", 422, "A customer field the partner locked was changed";
+    ImageUnsupported => "image-unsupported", 415, "The file is not a PNG, JPEG or WebP picture";
+    ImageUnreadable => "image-unreadable", 422, "The picture cannot be read";
+    ImageTooLarge => "image-too-large", 422, "The picture has too many pixels";
+    ImageNotFound => "image-not-found", 404, "The picture was not found";
     CheckoutAnswerRequired => "checkout-answer-required", 422, "A required booking question has no answer";
     WalletNotConfigured => "wallet-not-configured", 404, "This wallet pass is not offered by this server";
     OrderNotCancellable => "order-not-cancellable", 409, "The order's policy allows no cancellation now";

@@ -58,6 +58,9 @@ pub struct Product {
     /// VALIDITY_PERIOD: valid through `ticket_validity_date` inclusive.
     pub ticket_validity_type: Option<String>,
     pub ticket_validity_date: Option<NaiveDate>,
+    /// Its pictures, by the operator's order (docs/api-catalog.md, "Pictures").
+    #[serde(default)]
+    pub images: Vec<super::Image>,
     /// What may change after payment (cancel, change the date, withdraw); absent: nothing but
     /// the EU withdrawal of physical and undated products. Server-side only: the frame shows
     /// `after_sale_text` and need not carry the policy's reader in its bundle.

@@ -11,6 +11,7 @@ mod campaigns;
 mod clients;
 mod crud;
 mod gates;
+mod images;
 mod issuers;
 mod keys;
 mod mails;
@@ -47,5 +48,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(calendar::router())
         .merge(timeslots::router())
         .merge(gates::router())
+        .merge(images::router())
         .merge(settlement::router())
 }

@@ -246,7 +246,7 @@ async fn run(
     });
     if search.page.limit.is_none() {
         return Ok(envelope::around(
-            &search::json_array(&hits, locale),
+            &search::json_array(&hits, locale, &state.commerce.catalog.base),
             &envelope::meta(),
         ));
     }
@@ -272,7 +272,7 @@ async fn run(
         ..envelope::meta()
     };
     Ok(envelope::around(
-        &search::json_array(&page.items, locale),
+        &search::json_array(&page.items, locale, &state.commerce.catalog.base),
         &meta,
     ))
 }

@@ -81,6 +81,7 @@ async fn body(
         merchant_id,
         campaign_id,
         locale,
+        &state.commerce.catalog.base,
         Utc::now(),
     )
     .await?;

@@ -11,8 +11,8 @@ use crate::{
     store::{Merchant, Store},
 };
 
-/// The wire form of `merchant` in `locale`.
-pub fn to_wire(merchant: &Merchant, locale: Locale) -> wire::Merchant {
+/// The wire form of `merchant` in `locale`, its pictures' URLs under `base`.
+pub fn to_wire(merchant: &Merchant, locale: Locale, base: &str) -> wire::Merchant {
     let text = merchant.localized(locale);
     wire::Merchant {
         id: merchant.merchant_id,
@@ -33,6 +33,7 @@ pub fn to_wire(merchant: &Merchant, locale: Locale) -> wire::Merchant {
         currency: merchant.currency.clone(),
         image_url: merchant.image_url.clone(),
         website: merchant.website.clone(),
+        images: crate::images::to_wire(&merchant.images, locale, base),
     }
 }
 
@@ -51,7 +52,10 @@ pub async fn merchant_page(
             .await?;
         let more = merchants.len() > limit as usize;
         merchants.truncate(limit as usize);
-        let items: Vec<wire::Merchant> = merchants.iter().map(|m| to_wire(m, locale)).collect();
+        let items: Vec<wire::Merchant> = merchants
+            .iter()
+            .map(|m| to_wire(m, locale, &catalog.base))
+            .collect();
         Ok(Arc::new(MerchantPageAnswer {
             items_json: serde_json::to_vec(&items)
                 .map_err(anyhow::Error::from)?

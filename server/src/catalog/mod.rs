@@ -45,6 +45,8 @@ pub struct Catalog {
     search: search::SearchIndexCell,
     pub definitions: definitions::Definitions,
     reads: reads::Reads,
+    /// The public origin, for the URLs of pictures in what the catalog renders.
+    pub base: Arc<str>,
 }
 
 impl Catalog {
@@ -59,6 +61,7 @@ impl Catalog {
                 config.catalog_cache_ttl_secs,
             )),
             reads: reads::Reads::new(Duration::from_secs(config.catalog_cache_ttl_secs)),
+            base: config.base_url().into(),
         }
     }
 

@@ -24,6 +24,7 @@ pub async fn product_list(
     merchant_id: Uuid,
     campaign_id: Uuid,
     locale: Locale,
+    base: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<wire::Product>> {
     let filter = ProductFilter {
@@ -99,7 +100,7 @@ pub async fn product_list(
                     list_price: product.list_price,
                 },
             );
-            to_wire(product, &availability, locale, &merchant.currency)
+            to_wire(product, &availability, (locale, base), &merchant.currency)
         })
         .collect())
 }
@@ -120,11 +121,12 @@ pub fn remaining(capacity: Option<i32>, reserved: i32) -> Option<i64> {
     capacity.map(|c| (i64::from(c) - i64::from(reserved)).max(0))
 }
 
-/// The wire form of a product with its availability, in `locale`, prices in `currency`.
+/// The wire form of a product with its availability, in `locale`, prices in `currency`, its
+/// pictures' URLs under `base`.
 pub fn to_wire(
     product: &Product,
     availability: &Availability,
-    locale: Locale,
+    (locale, base): (Locale, &str),
     currency: &str,
 ) -> wire::Product {
     let money = |value| Money::new(value, currency);
@@ -152,6 +154,7 @@ pub fn to_wire(
         conditions: text.conditions.to_owned(),
         ticket_validity_type: product.ticket_validity_type.clone(),
         ticket_validity_date: product.ticket_validity_date,
+        images: crate::images::to_wire(&product.images, locale, base),
         after_sale: product.after_sale.as_ref().map(|p| p.0.clone()),
         after_sale_text: crate::after_sale::texts::policy_sentence(
             &crate::after_sale::Frozen::of(
@@ -210,7 +213,7 @@ mod tests {
             ..Availability::default()
         };
         let json =
-            serde_json::to_value(to_wire(&product(), &sold_out, Locale::EnGb, "EUR")).unwrap();
+            serde_json::to_value(to_wire(&product(), &sold_out, (Locale::EnGb, ""), "EUR")).unwrap();
         assert_eq!(json["title"], "Adult");
         assert_eq!(json["conditions"], "Valid on the chosen day");
         assert_eq!(
@@ -232,7 +235,7 @@ mod tests {
         ] {
             assert!(json.get(absent).is_none(), "{absent} present in {json}");
         }
-        let german = to_wire(&product(), &sold_out, Locale::DeDe, "EUR");
+        let german = to_wire(&product(), &sold_out, (Locale::DeDe, ""), "EUR");
         assert_eq!(
             german.title, "Volwassene",
             "no German text: the base (nl) text"

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use app::wire::{AskedQuestion, Choice, InputType, Locale, LocalizedText, Question};
+use app::wire::{AskedQuestion, Choice, InputType, Locale, Question};
 
 use crate::validate::Checks;
 
@@ -31,7 +31,7 @@ pub fn check(checks: &mut Checks, questions: &[Question]) {
             "identifier",
             format!("{at}.question_id must be 1 to 50 lower-case letters, digits, '_' or '-'"),
         );
-        check_label(checks, &format!("{at}.label"), &q.label);
+        checks.localized(&format!("{at}.label"), &q.label);
         let select = q.input_type == InputType::Select;
         if select {
             checks.check(
@@ -58,7 +58,7 @@ pub fn check(checks: &mut Checks, questions: &[Question]) {
                 "duplicate",
                 format!("{field}.value repeats an earlier choice"),
             );
-            check_label(checks, &format!("{field}.label"), &option.label);
+            checks.localized(&format!("{field}.label"), &option.label);
         }
     }
 }
@@ -69,21 +69,6 @@ pub fn is_question_id(id: &str) -> bool {
         && id
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-'))
-}
-
-fn check_label(checks: &mut Checks, field: &str, label: &LocalizedText) {
-    let texts = label.texts();
-    checks.check(
-        texts.iter().any(|(_, text)| text.is_some()),
-        field,
-        "required",
-        format!("{field} needs a text in at least one language"),
-    );
-    for (locale, text) in texts {
-        if let Some(text) = text {
-            checks.text(&format!("{field}.{}", locale.tag()), text, 1, 200);
-        }
-    }
 }
 
 /// `question` in `locale`, asked for the basket's line `line` when it is asked per ticket.
@@ -108,7 +93,7 @@ pub fn asked(question: &Question, locale: Locale, line: Option<u32>) -> AskedQue
 
 #[cfg(test)]
 mod tests {
-    use app::wire::{AskedPer, QuestionOption};
+    use app::wire::{AskedPer, LocalizedText, QuestionOption};
 
     use super::*;
 

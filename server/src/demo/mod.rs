@@ -5,6 +5,7 @@
 //! seeding twice.
 
 pub mod mail;
+mod pictures;
 pub mod shop;
 
 use std::fmt;
@@ -344,7 +345,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         ]
     })).await?;
     calendar(state, lights, lights_entry.0, |_| ("14.50", "14.50"), None).await?;
-    Ok(())
+    pictures::seed(state, [museum, zoo, park, lights], [adult.0, feeding.0]).await
 }
 
 /// Prices `(price, list price)` of a day: `weekday` on weekdays, `full` at weekends.

@@ -100,6 +100,15 @@ fn nul_in_json(bytes: &[u8]) -> Option<String> {
     find(&serde_json::from_slice(bytes).ok()?, "")
 }
 
+/// 400 naming the first string of a JSON body that holds U+0000, for bodies read without
+/// `parse_json` (OCTO's).
+pub fn reject_nul_in_json(bytes: &[u8]) -> Result<(), Error> {
+    match nul_in_json(bytes) {
+        Some(field) => Err(Error::invalid_field(&field, NUL.0, NUL.1)),
+        None => Ok(()),
+    }
+}
+
 /// 400 naming the first form or query field whose name or value holds U+0000.
 pub fn reject_nul_in_pairs(encoded: &[u8]) -> Result<(), Error> {
     match form_urlencoded::parse(encoded)

@@ -114,11 +114,6 @@ pub fn booking(r: &Reseller, p: &Parts) -> Value {
     let status = status(p);
     let c = p.booking.contact();
     let contact = contact(&c);
-    let start = p.slot_start.or_else(|| {
-        (!p.product.no_date)
-            .then(|| day_start(zone, p.checkout.visit_date))
-            .flatten()
-    });
     let tickets: Vec<&app::wire::Ticket> = p
         .order
         .map(|o| {
@@ -128,6 +123,19 @@ pub fn booking(r: &Reseller, p: &Parts) -> Value {
                 .collect()
         })
         .unwrap_or_default();
+    // Where the tickets are now (a date change moved them); before there are any, where the
+    // checkout holds its places.
+    let ticketed = tickets.first().filter(|_| !p.product.no_date).and_then(|t| {
+        t.timeslot
+            .as_ref()
+            .map(|w| w.start_time.with_timezone(&chrono::Utc))
+            .or_else(|| t.visit_date.and_then(|day| day_start(zone, day)))
+    });
+    let start = ticketed.or(p.slot_start).or_else(|| {
+        (!p.product.no_date)
+            .then(|| day_start(zone, p.checkout.visit_date))
+            .flatten()
+    });
     let redeemed_at = tickets.iter().filter_map(|t| t.redeemed_at).max();
     let unit = unit_id(p.product);
     let item_status = |t: &app::wire::Ticket| match t.status {

@@ -4,7 +4,7 @@
 //! `octo/pricing` they come in minor units with the VAT they include and the reseller's net
 //! (the price less its commission, `settlement::split`).
 
-use app::wire::{AskedPer, Locale};
+use app::wire::{AskedPer, ImageRole, Locale};
 use rust_decimal::{prelude::ToPrimitive, Decimal};
 use serde_json::{json, Value};
 
@@ -15,7 +15,7 @@ use crate::{
         split::{split, Parts},
         terms::terms_of,
     },
-    store::{Campaign, Merchant, Product},
+    store::{Campaign, Merchant, Product, StoredImage},
 };
 
 /// The one option of every product.
@@ -102,20 +102,45 @@ pub fn supplier(r: &Reseller, endpoint: &str) -> Value {
     });
     if r.capabilities.has(CONTENT) {
         supplier["shortDescription"] = json!(text.description);
-        supplier["media"] = json!([]);
+        supplier["media"] = media(&m.images, r);
     }
     supplier
 }
 
+/// Pictures as OCTO's `Media`: their JPEG (OCTO has no WebP type), the role as `rel`, the
+/// alternative text as the caption.
+fn media(images: &[StoredImage], r: &Reseller) -> Value {
+    images
+        .iter()
+        .filter_map(|image| {
+            let src = crate::images::jpeg_url(image, &r.base)?;
+            let rel = match image.role {
+                ImageRole::Cover => "COVER",
+                ImageRole::Gallery => "GALLERY",
+                ImageRole::Logo => "LOGO",
+            };
+            let caption = image.alt.get(r.locale);
+            Some(json!({
+                "src": src,
+                "type": "image/jpeg",
+                "rel": rel,
+                "title": null,
+                "caption": (!caption.is_empty()).then_some(caption),
+                "copyright": null,
+            }))
+        })
+        .collect()
+}
+
 /// What an option or product says with `octo/content`.
-fn content(title: &str, description: &str) -> Value {
+fn content(title: &str, description: &str, media: Value) -> Value {
     json!({
         "title": title,
         "shortDescription": (!description.is_empty()).then_some(description),
         "description": (!description.is_empty()).then_some(description),
         "features": [],
         "faqs": [],
-        "media": [],
+        "media": media,
         "locations": [],
         "categoryLabels": [],
         "durationMinutesFrom": 0,
@@ -224,8 +249,11 @@ pub fn product(
         "redemptionMethod": "DIGITAL",
     });
     if r.capabilities.has(CONTENT) {
-        merge(&mut octo, content(text.title, text.conditions));
-        merge(&mut option, content(text.title, text.conditions));
+        // The same pictures on the product and its one option, as OCTO's document asks of
+        // suppliers that do not tell the two apart.
+        let pictures = media(&product.images, r);
+        merge(&mut octo, content(text.title, text.conditions, pictures.clone()));
+        merge(&mut option, content(text.title, text.conditions, pictures));
         unit_json["title"] = json!(product.age_group);
         unit_json["shortDescription"] = json!(text.title);
         unit_json["features"] = json!([]);

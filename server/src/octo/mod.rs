@@ -10,12 +10,13 @@ mod availability;
 mod booking_view;
 mod bookings;
 mod catalog;
+mod change_date;
 mod error;
 mod reseller;
 
 use axum::{
     body::Bytes,
-    extract::{Path, Query, State},
+    extract::{Path, RawQuery, State},
     response::Response,
     routing::{get, post, MethodRouter},
     Json, Router,
@@ -57,8 +58,9 @@ pub fn router() -> Router<AppState> {
 
 /// A request body as OCTO's requests are read: JSON, unknown members ignored (OCTO clients
 /// send the capabilities' members to every supplier); a body that does not parse is
-/// `BAD_REQUEST` naming why.
+/// `BAD_REQUEST` naming why, as is text holding U+0000 (which no store keeps).
 fn body<T: DeserializeOwned>(bytes: &Bytes) -> OctoResult<T> {
+    crate::http::extract::reject_nul_in_json(bytes)?;
     serde_json::from_slice(bytes)
         .map_err(|e| OctoError::bad_request(format!("The body is not a valid request: {e}")))
 }
@@ -359,8 +361,9 @@ async fn cancel(
     answer_booking(&state, &r, uuid_of(&params)).await
 }
 
-/// `PATCH /bookings/{uuid}`: the reseller's reference, notes and contact. A change of date,
-/// product or units is not taken through OCTO yet (docs/octo.md, "Not built yet").
+/// `PATCH /bookings/{uuid}`: the reseller's reference, notes and contact, and the date
+/// (`availabilityId`, `change_date`). A change of product or units is not taken through OCTO
+/// yet (docs/octo.md, "Not built yet").
 async fn update_booking(
     State(state): State<AppState>,
     r: Reseller,
@@ -383,16 +386,18 @@ async fn update_booking(
         #[serde(default)]
         product_id: Option<String>,
     }
-    let mut booking = bookings::booking_of(&state, &r, uuid_of(&params)).await?;
+    let booking = bookings::booking_of(&state, &r, uuid_of(&params)).await?;
     let update: Update = body(&bytes)?;
-    if update.availability_id.is_some()
-        || update.unit_items.is_some()
-        || update.product_id.is_some()
-    {
+    if update.unit_items.is_some() || update.product_id.is_some() {
         return Err(OctoError::unprocessable(
-            "Changing a booking's availability, units or product through OCTO is not supported yet; cancel and book again, or change the date through the partner API.",
+            "Changing a booking's units or product through OCTO is not supported yet; cancel and book again.",
         ));
     }
+    if let Some(availability_id) = &update.availability_id {
+        change_date::change_date(&state, &r, &booking, availability_id).await?;
+    }
+    // As the date change left it.
+    let mut booking = bookings::booking_of(&state, &r, uuid_of(&params)).await?;
     if let Some(reference) = update.reseller_reference {
         booking.reseller_reference = Some(reference);
     }
@@ -424,8 +429,13 @@ struct BookingsQuery {
 async fn list_bookings(
     State(state): State<AppState>,
     r: Reseller,
-    Query(query): Query<HashMap<String, String>>,
+    RawQuery(raw): RawQuery,
 ) -> OctoResult<Response> {
+    let raw = raw.unwrap_or_default();
+    crate::http::extract::reject_nul_in_pairs(raw.as_bytes())?;
+    let query: HashMap<String, String> = form_urlencoded::parse(raw.as_bytes())
+        .into_owned()
+        .collect();
     let query: BookingsQuery = serde_json::to_value(&query)
         .and_then(serde_json::from_value)
         .map_err(|e| OctoError::bad_request(format!("The query is not valid: {e}")))?;

@@ -65,6 +65,8 @@ pub struct Reseller {
     pub merchant: Merchant,
     pub capabilities: Capabilities,
     pub locale: Locale,
+    /// The public origin, for the URLs of pictures.
+    pub base: std::sync::Arc<str>,
 }
 
 impl Reseller {
@@ -130,6 +132,7 @@ impl FromRequestParts<AppState> for Reseller {
             partner,
             campaign_id,
             merchant,
+            base: state.commerce.catalog.base.clone(),
         })
     }
 }

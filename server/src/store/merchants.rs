@@ -155,6 +155,10 @@ pub struct Merchant {
     #[sqlx(flatten)]
     #[serde(flatten)]
     pub settlement: MerchantSettlement,
+    /// Its pictures in order, every language's alternative text (read-only: uploaded at
+    /// `POST /admin/v1/merchants/{id}/images`).
+    #[schema(value_type = Vec<super::StoredImage>)]
+    pub images: sqlx::types::Json<Vec<super::StoredImage>>,
     /// Name, translated names, city and category, lower-cased without diacritics (read-only).
     pub search_text: String,
     pub created_at: DateTime<Utc>,
@@ -253,6 +257,7 @@ mod tests {
             website: None,
             translations,
             settlement: MerchantSettlement::default(),
+            images: Default::default(),
             search_text: String::new(),
             created_at: Utc::now(),
             updated_at: Utc::now(),

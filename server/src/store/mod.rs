@@ -22,6 +22,7 @@ mod events;
 mod gates;
 mod holds;
 mod idempotency;
+mod images;
 mod issuers;
 mod keys;
 mod ledger;
@@ -76,6 +77,10 @@ pub use gates::{
 pub use holds::{Held, HoldLimits, Holder};
 pub(crate) use idempotency::KeyClaim;
 pub use idempotency::{IdempotencyClaim, IdempotencyStore, IdempotentRequest, KeyState};
+pub use images::{
+    AddImage, ImageFileBytes, ImageFileRef, ImageOwner, ImageStore, NewImageFile, StoredImage,
+    MAX_IMAGES,
+};
 pub use issuers::{IdentityIssuer, IdentityIssuerInput, IssuerStore};
 pub use keys::{KeyPurpose, KeyStore, SigningKey};
 pub use ledger::{CancelledCount, LedgerFilter, LedgerStore, LedgerTx, NewLedgerEntry};
@@ -229,6 +234,7 @@ pub trait Store:
     + GateStore
     + LedgerStore
     + OctoStore
+    + ImageStore
     + Send
     + Sync
     + 'static

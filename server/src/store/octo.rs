@@ -83,6 +83,15 @@ pub trait OctoStore {
     /// Replaces what the reseller may change of a booking: its reference, notes, contact,
     /// visit day and when it cancelled its hold.
     async fn update_octo_booking(&self, booking: &OctoBooking) -> StoreResult<()>;
+    /// Points a held booking at its new checkout `to` on `local_date` (a date change of a hold
+    /// is a new reservation), unless another change moved it from `from` first: `false` then.
+    async fn move_octo_booking(
+        &self,
+        uuid: Uuid,
+        from: Uuid,
+        to: Uuid,
+        local_date: NaiveDate,
+    ) -> StoreResult<bool>;
     /// Ends the hold of a `RESERVED` checkout at `until` when that is sooner than its end now
     /// (a reseller's `expirationMinutes`); `false` when it did not.
     async fn shorten_hold(&self, checkout_id: Uuid, until: DateTime<Utc>) -> StoreResult<bool>;

@@ -162,6 +162,11 @@ pub struct Product {
     #[schema(value_type = Option<Vec<app::wire::Question>>)]
     #[sqlx(default)]
     pub questions: Option<sqlx::types::Json<Vec<app::wire::Question>>>,
+    /// Its pictures in order, every language's alternative text (read-only: uploaded at
+    /// `POST /admin/v1/products/{id}/images`).
+    #[schema(value_type = Vec<super::StoredImage>)]
+    #[sqlx(default)]
+    pub images: sqlx::types::Json<Vec<super::StoredImage>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -206,6 +211,7 @@ impl Product {
             after_sale: None,
             commission: None,
             questions: None,
+        images: Default::default(),
             created_at: now,
             updated_at: now,
         }

@@ -238,6 +238,7 @@ mod tests {
                 website: None,
                 translations: Vec::new(),
                 settlement: Default::default(),
+                images: Default::default(),
                 search_text: String::new(),
                 created_at: now,
                 updated_at: now,

@@ -358,6 +358,23 @@ impl Checks {
     }
 
     /// The failures recorded so far.
+    /// A text given per language (`{"nl-NL": …, "en-GB": …}`): at least one language, each
+    /// text 1 to 200 characters.
+    pub fn localized(&mut self, field: &str, text: &app::wire::LocalizedText) {
+        let texts = text.texts();
+        self.check(
+            texts.iter().any(|(_, text)| text.is_some()),
+            field,
+            "required",
+            format!("{field} needs a text in at least one language"),
+        );
+        for (locale, text) in texts {
+            if let Some(text) = text {
+                self.text(&format!("{field}.{}", locale.tag()), text, 1, 200);
+            }
+        }
+    }
+
     pub fn errors(&self) -> &[FieldError] {
         &self.errors
     }

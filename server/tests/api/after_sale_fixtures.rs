@@ -32,7 +32,7 @@ pub async fn set_product_field(
         .await["data"]
         .clone();
     let fields = body.as_object_mut().unwrap();
-    for gone in ["product_id", "created_at", "updated_at"] {
+    for gone in ["product_id", "created_at", "updated_at", "images"] {
         fields.remove(gone);
     }
     fields.insert(field.into(), value);

@@ -22,6 +22,7 @@ mod booking_questions;
 mod catalog_fixtures;
 mod catalog_access;
 mod catalog_availability;
+mod catalog_images;
 mod catalog_merchants;
 mod catalog_products;
 mod catalog_search;

@@ -181,6 +181,10 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
     on_account(&app, &shop).await;
     let token = app.backend_token(&shop.partner.client).await;
     let mut r = Reseller::new(&app, &shop, token);
+    // Pictures, which `octo/content` shows as `media` (their JPEG).
+    for owner in [format!("merchants/{}", shop.merchant), format!("products/{}", shop.product)] {
+        crate::catalog_images::add_picture(&app, &format!("/admin/v1/{owner}/images"), vec![]).await;
+    }
 
     for capabilities in [
         vec![],
@@ -200,6 +204,13 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
             .await
             .assert_status(200);
         assert_eq!(products[0]["id"], shop.product);
+        if r.capabilities.contains(&"octo/content") {
+            let media = &products[0]["media"][0];
+            assert_eq!((&media["type"], &media["rel"]), (&json!("image/jpeg"), &json!("COVER")));
+            assert!(media["src"].as_str().unwrap().ends_with("/1280.jpg"), "{media}");
+            assert_eq!(media["caption"], "The elephants by the water");
+            assert_eq!(products[0]["options"][0]["media"], products[0]["media"]);
+        }
         r.call(
             "Products_GetProduct",
             Method::GET,
@@ -299,6 +310,44 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
             .assert_status(200);
         assert_eq!(listed.as_array().unwrap().len(), 1, "{query}");
     }
+    // The date change of a confirmed booking: the partner's, new tickets on the next day.
+    let next_day = visit_day().succ_opt().unwrap();
+    let moved = r
+        .call(
+            "Bookings_BookingUpdate",
+            Method::PATCH,
+            &format!("/bookings/{uuid}"),
+            Some(json!({ "availabilityId": midnight_id(next_day), "notes": "moved a day" })),
+        )
+        .await
+        .assert_status(200);
+    assert_eq!(moved["status"], "CONFIRMED");
+    assert_eq!(moved["availabilityId"], midnight_id(next_day));
+    assert_eq!(moved["notes"], "moved a day");
+    assert_ne!(
+        moved["unitItems"][0]["uuid"], confirmed["unitItems"][0]["uuid"],
+        "new tickets"
+    );
+    let listed = r
+        .call(
+            "Bookings_GetBookings",
+            Method::GET,
+            &format!("/bookings?localDate={next_day}"),
+            None,
+        )
+        .await
+        .assert_status(200);
+    assert_eq!(listed[0]["uuid"], uuid);
+    let nowhere = r
+        .call(
+            "Bookings_BookingUpdate",
+            Method::PATCH,
+            &format!("/bookings/{uuid}"),
+            Some(json!({ "availabilityId": "2020-01-01T09:30:00+01:00" })),
+        )
+        .await;
+    assert_eq!(nowhere.json()["error"], "INVALID_AVAILABILITY_ID");
+
     let cancelled = r
         .call(
             "Bookings_BookingCancellation",
@@ -378,6 +427,33 @@ async fn resellers_see_only_their_own_bookings_and_only_on_account_ones_confirm(
         .await
         .assert_status(200);
     assert_eq!(listed, json!([]));
+    // U+0000, which PostgreSQL's text cannot hold, is a bad request wherever a reseller sends
+    // text: in the query and in a body.
+    // (Sent unrecorded: OCTO's document declares no BAD_REQUEST, docs/octo.md "Errors".)
+    let nul_query = app
+        .send(
+            app.request(
+                Method::GET,
+                &format!("/octo/{}/bookings?resellerReference=a%00b", shop.merchant),
+            )
+            .bearer_auth(&theirs.token),
+        )
+        .await;
+    assert_eq!(nul_query.status, 400, "{}", nul_query.text);
+    assert_eq!(nul_query.json()["error"], "BAD_REQUEST");
+    let nul_body = app
+        .send(
+            app.request(Method::POST, &format!("/octo/{}/bookings", shop.merchant))
+                .bearer_auth(&mine.token)
+                .json(&json!({
+                    "productId": shop.product, "optionId": "DEFAULT",
+                    "availabilityId": midnight_id(visit_day()),
+                    "unitItems": [{ "unitId": "adult" }], "resellerReference": "a\u{0}b",
+                })),
+        )
+        .await;
+    assert_eq!(nul_body.status, 400, "{}", nul_body.text);
+    assert_eq!(nul_body.json()["error"], "BAD_REQUEST");
 
     // No bearer, or a customer's public one: OCTO's 401. An unknown merchant: 404.
     for bearer in [None, Some(shop.partner.token.as_str())] {
@@ -590,5 +666,60 @@ async fn a_booking_let_in_at_the_gate_is_redeemed_and_no_longer_cancellable() {
         .await;
     assert_eq!(refused.status, 400);
     assert_eq!(refused.json()["error"], "UNPROCESSABLE_ENTITY");
+    r.assert_all_valid();
+}
+
+#[tokio::test]
+async fn a_held_booking_moves_to_one_day_however_many_changes_come_at_once() {
+    let (app, shop, _) = settled_shop().await;
+    on_account(&app, &shop).await;
+    let token = app.backend_token(&shop.partner.client).await;
+    let mut r = Reseller::new(&app, &shop, token.clone());
+    let held = r.reserve(&shop.product, 2, json!({})).await;
+    let uuid = held["uuid"].as_str().unwrap().to_owned();
+    let group = shop.group.parse().unwrap();
+    let days: Vec<chrono::NaiveDate> = (1..=3)
+        .map(|n| visit_day() + chrono::Days::new(n))
+        .collect();
+    let changes = days.iter().map(|day| {
+        let body = json!({ "availabilityId": midnight_id(*day) });
+        let (app, token, uuid, merchant) = (&app, &token, &uuid, &shop.merchant);
+        async move {
+            app.send(
+                app.request(Method::PATCH, &format!("/octo/{merchant}/bookings/{uuid}"))
+                    .bearer_auth(token)
+                    .json(&body),
+            )
+            .await
+        }
+    });
+    let answers = futures::future::join_all(changes).await;
+    for answer in &answers {
+        if answer.status != 200 {
+            // Another change came first: said so, nothing held for it.
+            assert_eq!(answer.json()["error"], "UNPROCESSABLE_ENTITY", "{}", answer.text);
+        }
+    }
+    assert!(answers.iter().any(|a| a.status == 200));
+    let now = r
+        .call("Bookings_GetBooking", Method::GET, &format!("/bookings/{uuid}"), None)
+        .await
+        .assert_status(200);
+    assert_eq!(now["status"], "ON_HOLD");
+    let mut held_days = Vec::new();
+    for day in std::iter::once(visit_day()).chain(days.iter().copied()) {
+        let taken = crate::db_reads::reserved_on_day(&app, group, day).await;
+        if taken > 0 {
+            assert_eq!(taken, 2, "{day}: the booking's two places");
+            held_days.push(day);
+        }
+    }
+    assert_eq!(held_days.len(), 1, "held on one day only: {held_days:?}");
+    assert_eq!(now["availabilityId"], midnight_id(held_days[0]));
+    assert_ne!(held_days[0], visit_day(), "moved");
+    assert!(now["utcExpiresAt"].as_str() <= held["utcExpiresAt"].as_str(), "no longer a hold");
+    // Confirmed where it now is.
+    let confirmed = r.confirm(&uuid, json!({})).await.assert_status(200);
+    assert_eq!(confirmed["availabilityId"], midnight_id(held_days[0]));
     r.assert_all_valid();
 }

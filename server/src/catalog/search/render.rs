@@ -26,9 +26,10 @@ fn slot(locale: Locale) -> usize {
 impl Hit<'_> {
     /// Appends the hit as `MerchantMatch` JSON: the merchant's object, with `distance_km` added
     /// last on a geo search (the match flattens the merchant into one object).
-    pub fn write_json(&self, locale: Locale, out: &mut Vec<u8>) {
+    /// Pictures' URLs are under `base`, the same for every call (the public origin).
+    pub fn write_json(&self, locale: Locale, base: &str, out: &mut Vec<u8>) {
         let json = self.rendered.0[slot(locale)].get_or_init(|| {
-            serde_json::to_string(&to_wire(self.merchant, locale))
+            serde_json::to_string(&to_wire(self.merchant, locale, base))
                 .expect("a merchant serialises")
                 .into()
         });
@@ -46,14 +47,14 @@ impl Hit<'_> {
 }
 
 /// `hits` as a JSON array of `MerchantMatch`.
-pub fn json_array(hits: &[Hit<'_>], locale: Locale) -> Vec<u8> {
+pub fn json_array(hits: &[Hit<'_>], locale: Locale, base: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(hits.len() * 512 + 2);
     out.push(b'[');
     for (i, hit) in hits.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        hit.write_json(locale, &mut out);
+        hit.write_json(locale, base, &mut out);
     }
     out.push(b']');
     out

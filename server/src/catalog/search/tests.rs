@@ -34,6 +34,7 @@ fn merchant(n: u128, name: &str, city: &str, category: &str, at: (f64, f64)) -> 
         timezone: "Europe/Amsterdam".into(),
         currency: "EUR".into(),
         image_url: None,
+        images: Default::default(),
         website: None,
         translations: Vec::new(),
         settlement: Default::default(),
@@ -68,6 +69,7 @@ fn product(n: u128, merchant: u128, title: &str, campaigns: &[Uuid]) -> Product 
         after_sale: None,
         commission: None,
         questions: None,
+        images: Default::default(),
         created_at: Utc::now(),
         updated_at: Utc::now(),
     }
@@ -292,14 +294,14 @@ fn the_cached_json_is_what_serialising_each_match_gives() {
             let expected: Vec<MerchantMatch> = hits
                 .iter()
                 .map(|h| MerchantMatch {
-                    merchant: to_wire(h.merchant, locale),
+                    merchant: to_wire(h.merchant, locale, ""),
                     distance_km: h.distance_km.map(round_km),
                 })
                 .collect();
             let cached: serde_json::Value =
-                serde_json::from_slice(&json_array(&hits, locale)).unwrap();
+                serde_json::from_slice(&json_array(&hits, locale, "")).unwrap();
             assert_eq!(cached, serde_json::to_value(&expected).unwrap());
         }
     }
-    assert_eq!(json_array(&[], Locale::NlNl), b"[]");
+    assert_eq!(json_array(&[], Locale::NlNl, ""), b"[]");
 }

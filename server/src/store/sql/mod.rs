@@ -85,6 +85,7 @@ mod events;
 mod gates;
 /// Named by `postgres/idempotency.rs`, whose one-message claim inserts the same row.
 pub(super) mod idempotency;
+mod images;
 mod issuers;
 mod keys;
 mod ledger;

@@ -93,6 +93,30 @@ impl OctoStore for SqlStore {
         Ok(())
     }
 
+    async fn move_octo_booking(
+        &self,
+        uuid: Uuid,
+        from: Uuid,
+        to: Uuid,
+        local_date: chrono::NaiveDate,
+    ) -> StoreResult<bool> {
+        let mut tx = ThisBackend::begin_write(&self.writer).await?;
+        let moved = sqlx::query(
+            "UPDATE octo_booking SET checkout_id = $3, local_date = $4, updated_at = $5
+             WHERE uuid = $1 AND checkout_id = $2",
+        )
+        .bind(uuid)
+        .bind(from)
+        .bind(to)
+        .bind(local_date.to_string())
+        .bind(Utc::now())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(moved == 1)
+    }
+
     async fn shorten_hold(&self, checkout_id: Uuid, until: DateTime<Utc>) -> StoreResult<bool> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
         let moved = sqlx::query(

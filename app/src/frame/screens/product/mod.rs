@@ -26,6 +26,7 @@ use crate::{
             funnel,
             heading::ScreenTitle,
             load::{load, loaded, Load},
+            picture::cover_picture,
             route::id_param,
             words::problem_text,
             write::write,
@@ -339,6 +340,7 @@ fn ProductView(merchant: uuid::Uuid, group: Vec<Product>) -> impl IntoView {
             <A href=format!("/frame/merchants/{merchant}")>{t!(i18n, common.back)}</A>
         </p>
         <ScreenTitle>{chosen.title.clone()}</ScreenTitle>
+        {cover_picture(&chosen.images, "hero", "(min-width: 48rem) 46rem, 100vw")}
         <div role="status">
             {move || link_note.get().map(|note| view! { <p class="notice">{note}</p> })}
         </div>
