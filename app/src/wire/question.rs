@@ -195,4 +195,8 @@ pub struct GivenAnswer {
     pub question_id: String,
     pub label: String,
     pub value: String,
+    /// For a choice: the chosen option's label in the same language (`value` stays the
+    /// option's value), as mails, pages and the gate show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<String>,
 }

@@ -231,6 +231,12 @@ pub fn resolve(lines: &[(&Product, u32)], given: &[Answer]) -> Result<Vec<Stored
             ticket: answer.ticket,
             label: found.question.label.clone(),
             value: value.to_owned(),
+            choice: found
+                .question
+                .options
+                .iter()
+                .find(|o| o.value == value)
+                .map(|o| o.label.clone()),
             personal_data: found.question.personal_data,
         });
     }

@@ -37,6 +37,8 @@ pub struct Parts<'a> {
     pub test_mode: bool,
     /// One ticket's OCTO pricing, when `octo/pricing` was asked for.
     pub unit_pricing: Option<Value>,
+    /// The order's Apple Wallet passes (`tickets::apple_passes_url`), when configured.
+    pub passes_url: Option<String>,
 }
 
 /// `pricing` (of one unit) times `quantity`: every amount in minor units, so exact.
@@ -106,6 +108,19 @@ fn status(p: &Parts) -> &'static str {
         },
         (_, None) => "PENDING",
     }
+}
+
+/// How a ticket reaches the visitor: its QR code, and its Apple Wallet pass where the operator
+/// configured Apple Wallet.
+fn delivery_options(ticket: &app::wire::Ticket, passes_url: Option<&str>) -> Value {
+    let mut options = vec![json!({ "deliveryFormat": "QRCODE", "deliveryValue": ticket.qr_content() })];
+    if let Some(passes) = passes_url {
+        options.push(json!({
+            "deliveryFormat": "PKPASS_URL",
+            "deliveryValue": format!("{passes}&ticket={}", ticket.ticket_id),
+        }));
+    }
+    Value::Array(options)
 }
 
 /// The booking as OCTO shows it.
@@ -179,7 +194,7 @@ pub fn booking(r: &Reseller, p: &Parts) -> Value {
                     "ticket": {
                         "redemptionMethod": "DIGITAL",
                         "utcRedeemedAt": t.redeemed_at.map(utc),
-                        "deliveryOptions": [{ "deliveryFormat": "QRCODE", "deliveryValue": t.qr_content() }],
+                        "deliveryOptions": delivery_options(t, p.passes_url.as_deref()),
                     },
                 })
             })

@@ -244,7 +244,7 @@ pub fn product(
         "instantDelivery": true,
         "availabilityRequired": !product.no_date,
         "availabilityType": "START_TIME",
-        "deliveryFormats": ["QRCODE"],
+        "deliveryFormats": if r.wallet_passes { json!(["QRCODE", "PKPASS_URL"]) } else { json!(["QRCODE"]) },
         "deliveryMethods": ["TICKET"],
         "redemptionMethod": "DIGITAL",
     });

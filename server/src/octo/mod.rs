@@ -255,13 +255,20 @@ async fn booking_json(state: &AppState, r: &Reseller, booking: &OctoBooking) -> 
         .await
         .map_err(crate::error::Error::from)?
         .ok_or_else(missing)?;
-    let order = match store
+    let (order, passes_url) = match store
         .order_of_checkout(booking.checkout_id)
         .await
         .map_err(crate::error::Error::from)?
     {
-        Some(order) => Some(crate::after_sale::page::order_read(state, order).await?),
-        None => None,
+        Some(order) => {
+            let passes =
+                crate::tickets::apple_passes_url(&state.tickets, order.customer_order_id).await?;
+            (
+                Some(crate::after_sale::page::order_read(state, order).await?),
+                passes,
+            )
+        }
+        None => (None, None),
     };
     let slot_start = match line.timeslot_id {
         Some(id) => store
@@ -298,6 +305,7 @@ async fn booking_json(state: &AppState, r: &Reseller, booking: &OctoBooking) -> 
             slot_start,
             test_mode: state.commerce.payments.name() == "sandbox",
             unit_pricing,
+            passes_url,
         },
     ))
 }

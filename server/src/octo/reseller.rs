@@ -67,6 +67,8 @@ pub struct Reseller {
     pub locale: Locale,
     /// The public origin, for the URLs of pictures.
     pub base: std::sync::Arc<str>,
+    /// Whether tickets have Apple Wallet passes (OCTO's `PKPASS_URL`).
+    pub wallet_passes: bool,
 }
 
 impl Reseller {
@@ -133,6 +135,7 @@ impl FromRequestParts<AppState> for Reseller {
             campaign_id,
             merchant,
             base: state.commerce.catalog.base.clone(),
+            wallet_passes: state.tickets.apple_wallet.is_some(),
         })
     }
 }

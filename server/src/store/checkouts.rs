@@ -191,6 +191,9 @@ pub struct StoredAnswer {
     /// The question's label when it was answered.
     pub label: app::wire::LocalizedText,
     pub value: String,
+    /// For a choice: the chosen option's label when it was answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<app::wire::LocalizedText>,
     /// Whether the question was marked as asking for personal data.
     #[serde(default)]
     pub personal_data: bool,
@@ -210,6 +213,7 @@ impl StoredAnswer {
             question_id: self.question_id.clone(),
             label: self.label.get(locale).to_owned(),
             value: self.value.clone(),
+            choice: self.choice.as_ref().map(|c| c.get(locale).to_owned()),
         }
     }
 

@@ -80,7 +80,10 @@ pub fn booking_answers(doc: &OrderDoc) -> Vec<(Cow<'static, str>, String)> {
 fn answers(answers: &[GivenAnswer]) -> Vec<(Cow<'static, str>, String)> {
     answers
         .iter()
-        .map(|a| (Cow::Owned(a.label.clone()), a.value.clone()))
+        .map(|a| {
+            let shown = a.choice.as_ref().unwrap_or(&a.value);
+            (Cow::Owned(a.label.clone()), shown.clone())
+        })
         .collect()
 }
 

@@ -50,6 +50,16 @@ pub async fn manage_url(state: &Tickets, order_id: Uuid) -> Result<Option<String
     keyed_url(state, order_id, "/manage").await
 }
 
+/// Where the order's tickets are saved to Apple Wallet (keyed like its ticket page; with
+/// `&ticket={ticket_id}` added, one ticket's `.pkpass`), when the operator configured Apple
+/// Wallet and the order has a ticket page.
+pub async fn apple_passes_url(state: &Tickets, order_id: Uuid) -> Result<Option<String>> {
+    if state.apple_wallet.is_none() {
+        return Ok(None);
+    }
+    keyed_url(state, order_id, "/wallet/apple").await
+}
+
 async fn keyed_url(state: &Tickets, order_id: Uuid, below: &str) -> Result<Option<String>> {
     let Some(nonce) = state.store.ticket_page_nonce(order_id).await? else {
         return Ok(None);

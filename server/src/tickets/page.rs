@@ -41,6 +41,16 @@ struct PageQuery {
     key: Option<String>,
 }
 
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct PassQuery {
+    /// The order's ticket page key, from the ticket mail.
+    key: Option<String>,
+    /// Only this ticket's pass (OCTO's `PKPASS_URL` of a unit item).
+    ticket: Option<Uuid>,
+}
+
 /// The order's ticket page (the link in the ticket mail).
 #[utoipa::path(get, path = "/tickets/{order_id}", tag = "orders",
     params(("order_id" = Uuid, Path), PageQuery),
@@ -59,20 +69,27 @@ async fn ticket_page(
 }
 
 /// The order's Apple Wallet passes, from its ticket page (keyed like the page): a `.pkpass`,
-/// or a `.pkpasses` bundle of one per ticket. `404` like the page for a wrong key, and `404
+/// or a `.pkpasses` bundle of one per ticket; with `ticket`, that ticket's `.pkpass`. `404`
+/// like the page for a wrong key or a ticket not the order's, and `404
 /// wallet-not-configured` when the operator has not configured Apple Wallet.
 #[utoipa::path(get, path = "/tickets/{order_id}/wallet/apple", tag = "orders",
-    params(("order_id" = Uuid, Path), PageQuery),
+    params(("order_id" = Uuid, Path), PassQuery),
     responses((status = 200, content_type = "application/vnd.apple.pkpass", body = Vec<u8>,
                description = "One ticket's pass; several tickets are one `application/vnd.apple.pkpasses` bundle."),
               (status = 404, body = app::wire::Problem, content_type = "application/problem+json")))]
 async fn apple_passes(
     State(state): State<Tickets>,
     ApiPath(order_id): ApiPath<Uuid>,
-    ApiQuery(query): ApiQuery<PageQuery>,
+    ApiQuery(query): ApiQuery<PassQuery>,
 ) -> Response {
     let passes = async {
-        let doc = keyed_doc(&state, order_id, query.key.as_deref()).await?;
+        let mut doc = keyed_doc(&state, order_id, query.key.as_deref()).await?;
+        if let Some(ticket) = query.ticket {
+            doc.order.tickets.retain(|t| t.ticket_id == ticket);
+            if doc.order.tickets.is_empty() {
+                return Err(not_found());
+            }
+        }
         let wallet = state.apple_wallet.as_ref().ok_or_else(|| {
             Error::new(
                 ProblemType::WalletNotConfigured,

@@ -343,7 +343,7 @@ async fn answers_reach_the_order_reads_the_mail_the_ticket_page_and_the_gate_but
         .clone();
     assert_eq!(
         mine["answers"],
-        json!([{ "question_id": "diet", "label": "Dietary needs", "value": "vegan" }])
+        json!([{ "question_id": "diet", "label": "Dietary needs", "value": "vegan", "choice": "Vegan" }])
     );
     let backend = app.backend_token(&shop.partner.client).await;
     let partners = app
@@ -367,9 +367,11 @@ async fn answers_reach_the_order_reads_the_mail_the_ticket_page_and_the_gate_but
 
     let mail = next_mail(&mut received).await;
     for part in [&mail.text, &mail.html] {
-        for value in [ann, bo, "Dietary needs", "Visitor's name"] {
+        // A choice is shown by its label, not its value.
+        for value in [ann, bo, "Dietary needs", "Visitor's name", "Vegan"] {
             assert!(part.contains(value), "{value} in the mail: {part}");
         }
+        assert!(!part.contains("vegan"), "the choice's value in the mail: {part}");
     }
     let page_link = mail
         .text
@@ -381,7 +383,7 @@ async fn answers_reach_the_order_reads_the_mail_the_ticket_page_and_the_gate_but
         .to_owned();
     let page = app.get(&page_link).await;
     assert_eq!(page.status, 200);
-    for value in [ann, bo, "Dietary needs"] {
+    for value in [ann, bo, "Dietary needs", "Vegan"] {
         assert!(page.text.contains(value), "{value} on the ticket page");
     }
 
@@ -392,7 +394,7 @@ async fn answers_reach_the_order_reads_the_mail_the_ticket_page_and_the_gate_but
     assert_eq!(
         entry["answers"],
         json!([
-            { "question_id": "diet", "label": "Dietary needs", "value": "vegan" },
+            { "question_id": "diet", "label": "Dietary needs", "value": "vegan", "choice": "Vegan" },
             { "question_id": "visitor_name", "label": "Visitor's name", "value": holder }
         ])
     );

@@ -146,7 +146,7 @@ impl<'a> Reseller<'a> {
 
 /// The OCTO availability id of a day ticket's `day` at the shop (Europe/Amsterdam): its local
 /// midnight with the offset of that moment.
-fn midnight_id(day: chrono::NaiveDate) -> String {
+pub fn midnight_id(day: chrono::NaiveDate) -> String {
     use chrono::TimeZone;
     chrono_tz::Europe::Amsterdam
         .from_local_datetime(&day.and_hms_opt(0, 0, 0).unwrap())
@@ -155,7 +155,7 @@ fn midnight_id(day: chrono::NaiveDate) -> String {
 }
 
 /// Lets the shop's partner client settle on account (the operator API).
-async fn on_account(app: &TestApp, shop: &Shop) {
+pub async fn on_account(app: &TestApp, shop: &Shop) {
     let client = app
         .state
         .store

@@ -235,9 +235,15 @@ fn verified_pass(pass: &[u8], root: &X509) -> Value {
     serde_json::from_slice(&files["pass.json"]).unwrap()
 }
 
-#[tokio::test]
-async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_file() {
-    let dir = tempfile::tempdir().unwrap();
+/// An app with Apple Wallet configured by certificates of a test CA written to `dir`, and
+/// the CA's root, which verifies its passes; its mails go to the returned test server.
+async fn apple_app(
+    dir: &tempfile::TempDir,
+) -> (
+    TestApp,
+    X509,
+    tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
     let (root, root_key) = certificate("Test Root", None, true);
     let (wwdr, wwdr_key) = certificate("Test WWDR", Some((&root, &root_key)), true);
     let (pass_cert, pass_key) = certificate(
@@ -255,7 +261,7 @@ async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_f
         write("pass.key", pass_key.private_key_to_pem_pkcs8().unwrap()),
         write("wwdr.pem", wwdr.to_pem().unwrap()),
     );
-    let (smtp_url, mut received) = smtp_server::start().await;
+    let (smtp_url, received) = smtp_server::start().await;
     let app = spawn_app_with(|c| {
         c.smtp_url = Some(smtp_url.into());
         c.worker_interval_ms = 50;
@@ -266,6 +272,13 @@ async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_f
         c.apple_wwdr_cert = Some(wwdr_file.clone());
     })
     .await;
+    (app, root, received)
+}
+
+#[tokio::test]
+async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, root, mut received) = apple_app(&dir).await;
     let shop = shop(&app, Some(5)).await;
     let path = |order: &str| format!("/v2/me/fulfillment/orders/{order}/wallet/apple");
 
@@ -319,4 +332,61 @@ async fn apple_passes_are_signed_with_the_operators_certificate_and_list_every_f
         codes.insert(crate::gate_fixtures::printed_code_of(&keys, qr));
     }
     assert_eq!(codes, two.codes.iter().cloned().collect());
+}
+
+#[tokio::test]
+async fn an_octo_unit_item_carries_its_own_apple_pass_where_passes_are_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, root, _received) = apple_app(&dir).await;
+    let shop = shop(&app, Some(5)).await;
+    crate::settlement_fixtures::settle(&app, &shop).await;
+    crate::octo::on_account(&app, &shop).await;
+    let token = app.backend_token(&shop.partner.client).await;
+    let octo = |method: reqwest::Method, path: &str| {
+        app.request(method, &format!("/octo/{}{path}", shop.merchant))
+            .bearer_auth(&token)
+    };
+    let product = app
+        .send(octo(reqwest::Method::GET, &format!("/products/{}", shop.product)))
+        .await
+        .assert_status(200);
+    assert_eq!(product["deliveryFormats"], serde_json::json!(["QRCODE", "PKPASS_URL"]));
+    let held = app
+        .send(octo(reqwest::Method::POST, "/bookings").json(&serde_json::json!({
+            "productId": shop.product, "optionId": "DEFAULT",
+            "availabilityId": crate::octo::midnight_id(crate::checkout_fixtures::visit_day()),
+            "unitItems": [{ "unitId": "adult" }, { "unitId": "adult" }],
+        })))
+        .await
+        .assert_status(200);
+    let uuid = held["uuid"].as_str().unwrap();
+    let confirmed = app
+        .send(
+            octo(reqwest::Method::POST, &format!("/bookings/{uuid}/confirm")).json(
+                &serde_json::json!({ "contact": { "fullName": "Ada Lovelace", "emailAddress": "ada@example.com" } }),
+            ),
+        )
+        .await
+        .assert_status(200);
+    for item in confirmed["unitItems"].as_array().unwrap() {
+        let options = item["ticket"]["deliveryOptions"].as_array().unwrap();
+        assert_eq!(options[0]["deliveryFormat"], "QRCODE");
+        assert_eq!(options[1]["deliveryFormat"], "PKPASS_URL");
+        let url = options[1]["deliveryValue"].as_str().unwrap();
+        let path = url.strip_prefix(&app.base_url).unwrap();
+        // The unit item's own pass: one .pkpass whose barcode is the item's QR code.
+        let (kind, bytes) = download(&app, None, path).await;
+        assert_eq!(kind, "application/vnd.apple.pkpass");
+        assert_eq!(
+            verified_pass(&bytes, &root)["barcodes"][0]["message"],
+            options[0]["deliveryValue"]
+        );
+    }
+    // Another order's ticket through this order's key: not found.
+    let url = confirmed["unitItems"][0]["ticket"]["deliveryOptions"][1]["deliveryValue"]
+        .as_str()
+        .unwrap();
+    let (base, _) = url.split_once("&ticket=").unwrap();
+    let path = base.strip_prefix(&app.base_url).unwrap();
+    app.assert_not_found(&format!("{path}&ticket={}", uuid::Uuid::new_v4())).await;
 }
