@@ -15,9 +15,12 @@ pub struct Envelope<T> {
 pub struct Meta {
     /// Quote this when reporting a problem; it equals the `X-Correlation-Id` header.
     pub correlation_id: String,
+    /// Server-side only, as `feed`: the frame pages by `pagination` alone.
+    #[cfg(feature = "ssr")]
     pub item_count: Option<u64>,
     pub pagination: Option<Pagination>,
     /// On the event feed only: where to resume polling.
+    #[cfg(feature = "ssr")]
     pub feed: Option<Feed>,
 }
 

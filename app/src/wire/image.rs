@@ -21,7 +21,9 @@ pub struct Image {
     /// The WebP rendition closest to 640 pixels wide.
     #[cfg_attr(
         feature = "ssr",
-        schema(example = "https://boxoffice.example/images/0b9e6a54-6f43-4c2c-9c1e-3a8d8f1a2b3c/640.webp")
+        schema(
+            example = "https://boxoffice.example/images/0b9e6a54-6f43-4c2c-9c1e-3a8d8f1a2b3c/640.webp"
+        )
     )]
     pub url: String,
     /// The width of `url`'s rendition, in pixels.

@@ -6,10 +6,13 @@ use uuid::Uuid;
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct MerchantAddress {
     pub street: String,
+    /// Server-side only, as `country`: the frame shows the street and the city.
+    #[cfg(feature = "ssr")]
     pub postal_code: String,
     pub city: String,
     /// ISO 3166-1 alpha-2 code.
-    #[cfg_attr(feature = "ssr", schema(example = "NL"))]
+    #[cfg(feature = "ssr")]
+    #[schema(example = "NL")]
     pub country: String,
 }
 
@@ -35,14 +38,22 @@ pub struct Merchant {
     #[cfg_attr(feature = "ssr", schema(example = "museum"))]
     pub category: String,
     pub address: MerchantAddress,
+    /// Server-side only, as `image_url` and `website`: the frame does not show them and need
+    /// not carry their decoding in its first load (docs/benchmarks.md, "The frame's size").
+    #[cfg(feature = "ssr")]
     pub location: GeoPoint,
     /// IANA time zone; "today", past days and timeslot offsets are judged in it.
-    #[cfg_attr(feature = "ssr", schema(example = "Europe/Amsterdam"))]
+    /// Server-side only, as `currency`: the frame's prices and times carry their own.
+    #[cfg(feature = "ssr")]
+    #[schema(example = "Europe/Amsterdam")]
     pub timezone: String,
     /// Currency of the merchant's prices.
-    #[cfg_attr(feature = "ssr", schema(example = "EUR"))]
+    #[cfg(feature = "ssr")]
+    #[schema(example = "EUR")]
     pub currency: String,
+    #[cfg(feature = "ssr")]
     pub image_url: Option<String>,
+    #[cfg(feature = "ssr")]
     pub website: Option<String>,
     /// Its pictures, by the operator's order (docs/api-catalog.md, "Pictures").
     #[serde(default)]

@@ -153,13 +153,20 @@ pub struct Problem {
         schema(example = "urn:boxoffice:error:request-validation-failed")
     )]
     pub kind: String,
+    /// Server-side only, as `detail`, `error` and `error_description`: the frame words each
+    /// problem itself from `type` and `errors`, and need not carry their decoding in its first
+    /// load (docs/benchmarks.md, "The frame's size").
+    #[cfg(feature = "ssr")]
     pub title: String,
     pub status: u16,
+    #[cfg(feature = "ssr")]
     pub detail: String,
     pub correlation_id: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
+    #[cfg(feature = "ssr")]
     pub error: Option<String>,
+    #[cfg(feature = "ssr")]
     pub error_description: Option<String>,
     /// The members of a gate's refusals (docs/gate.md), boxed: most problems have none.
     #[cfg(feature = "ssr")]

@@ -19,7 +19,10 @@ pub struct Product {
     pub title: String,
     #[cfg_attr(feature = "ssr", schema(example = "TICKET"))]
     pub product_type: String,
-    /// Shipped: the checkout will need a shipping address.
+    /// Shipped: the checkout will need a shipping address. Server-side only, as
+    /// `best_discount_amount` and `last_available_date`: the frame does not show them and need
+    /// not carry their decoding in its first load (docs/benchmarks.md, "The frame's size").
+    #[cfg(feature = "ssr")]
     pub physical_product: bool,
     /// Upstream catalog identifier, the key for commission settlement.
     pub sku: String,
@@ -40,6 +43,7 @@ pub struct Product {
     /// List price of the day with the best price.
     pub best_list_price: Option<Money>,
     /// Deepest discount among purchasable days (0.00 when none is discounted).
+    #[cfg(feature = "ssr")]
     pub best_discount_amount: Option<Money>,
     /// Deepest discount in percent, two decimals (0 when none is discounted).
     #[serde(
@@ -50,6 +54,7 @@ pub struct Product {
     #[cfg_attr(feature = "ssr", schema(value_type = Option<f64>, example = 20.0))]
     pub best_discount_percentage: Option<Decimal>,
     pub first_available_date: Option<NaiveDate>,
+    #[cfg(feature = "ssr")]
     pub last_available_date: Option<NaiveDate>,
     /// A date-based product with no purchasable day left (all sold out or past).
     pub sold_out: bool,

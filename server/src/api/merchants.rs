@@ -96,5 +96,9 @@ async fn get_merchant(
     ApiPath(merchant_id): ApiPath<Uuid>,
 ) -> Result<Data<wire::Merchant>> {
     let merchant = merchant_in_campaign(state.reads(), merchant_id, campaign.campaign_id).await?;
-    Ok(Data::ok(to_wire(&merchant, locale, &state.commerce.catalog.base)))
+    Ok(Data::ok(to_wire(
+        &merchant,
+        locale,
+        &state.commerce.catalog.base,
+    )))
 }

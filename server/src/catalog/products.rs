@@ -212,8 +212,8 @@ mod tests {
             sold_out: true,
             ..Availability::default()
         };
-        let json =
-            serde_json::to_value(to_wire(&product(), &sold_out, (Locale::EnGb, ""), "EUR")).unwrap();
+        let json = serde_json::to_value(to_wire(&product(), &sold_out, (Locale::EnGb, ""), "EUR"))
+            .unwrap();
         assert_eq!(json["title"], "Adult");
         assert_eq!(json["conditions"], "Valid on the chosen day");
         assert_eq!(

@@ -63,7 +63,8 @@ pub fn landscape(palette: Palette, seed: u32) -> Vec<u8> {
         f64::from(height) * 0.3,
     );
     let ridge = |x: f64, base: f64, size: f64, wave: f64| {
-        base - size * ((x / wave + shift).sin() * 0.6 + (x / (wave * 0.37) + shift * 2.0).sin() * 0.4)
+        base - size
+            * ((x / wave + shift).sin() * 0.6 + (x / (wave * 0.37) + shift * 2.0).sin() * 0.4)
     };
     let image = RgbImage::from_fn(width, height, |x, y| {
         let (fx, fy) = (f64::from(x), f64::from(y));
@@ -89,7 +90,12 @@ pub fn landscape(palette: Palette, seed: u32) -> Vec<u8> {
     });
     let mut png = Vec::new();
     image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(image.as_raw(), width, height, image::ExtendedColorType::Rgb8)
+        .write_image(
+            image.as_raw(),
+            width,
+            height,
+            image::ExtendedColorType::Rgb8,
+        )
         .expect("a drawn picture encodes");
     png
 }
@@ -161,7 +167,13 @@ pub async fn seed(
         "der Mond über dem Wasser bei Nacht",
         "la lune au-dessus de l’eau, la nuit",
     );
-    cover(state, ImageOwner::Merchant(museum), (MORNING, 1), morning.clone()).await?;
+    cover(
+        state,
+        ImageOwner::Merchant(museum),
+        (MORNING, 1),
+        morning.clone(),
+    )
+    .await?;
     cover(state, ImageOwner::Merchant(zoo), (DAY, 2), day.clone()).await?;
     cover(state, ImageOwner::Merchant(park), (EVENING, 3), evening).await?;
     cover(state, ImageOwner::Merchant(lights), (NIGHT, 4), night).await?;

@@ -164,8 +164,7 @@ fn decode(bytes: &[u8]) -> Result<DynamicImage, Refusal> {
     if width == 0 || height == 0 {
         return Err(Refusal::Unreadable("the picture has no pixels".to_owned()));
     }
-    if width > MAX_SIDE || height > MAX_SIDE || u64::from(width) * u64::from(height) > MAX_PIXELS
-    {
+    if width > MAX_SIDE || height > MAX_SIDE || u64::from(width) * u64::from(height) > MAX_PIXELS {
         return Err(Refusal::TooLarge { width, height });
     }
     let orientation = decoder

@@ -158,7 +158,10 @@ pub fn file_url(base: &str, image_id: Uuid, name: &str) -> String {
 /// `images` as a partner reads them: alt texts in `locale`, URLs under `base` (the public
 /// origin).
 pub fn to_wire(images: &[StoredImage], locale: Locale, base: &str) -> Vec<wire::Image> {
-    images.iter().map(|i| one_to_wire(i, locale, base)).collect()
+    images
+        .iter()
+        .map(|i| one_to_wire(i, locale, base))
+        .collect()
 }
 
 fn one_to_wire(image: &StoredImage, locale: Locale, base: &str) -> wire::Image {
@@ -173,13 +176,7 @@ fn one_to_wire(image: &StoredImage, locale: Locale, base: &str) -> wire::Image {
         .copied();
     let srcset = webp
         .iter()
-        .map(|f| {
-            format!(
-                "{} {}w",
-                file_url(base, image.image_id, &f.name),
-                f.width
-            )
-        })
+        .map(|f| format!("{} {}w", file_url(base, image.image_id, &f.name), f.width))
         .collect::<Vec<_>>()
         .join(", ");
     wire::Image {

@@ -50,7 +50,10 @@ async fn image_file(
     let not_found = || {
         Error::new(
             ProblemType::ImageNotFound,
-            format!("There is no file {} of picture {}.", path.name, path.image_id),
+            format!(
+                "There is no file {} of picture {}.",
+                path.name, path.image_id
+            ),
         )
     };
     // Only the names the server writes reach the store.
@@ -71,9 +74,12 @@ async fn image_file(
     let mut response = if none_match(&headers, &etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let content_type = HeaderValue::from_str(&file.content_type).map_err(anyhow::Error::from)?;
+        let content_type =
+            HeaderValue::from_str(&file.content_type).map_err(anyhow::Error::from)?;
         let mut response = file.bytes.into_response();
-        response.headers_mut().insert(header::CONTENT_TYPE, content_type);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, content_type);
         response
     };
     let headers = response.headers_mut();

@@ -113,7 +113,8 @@ fn status(p: &Parts) -> &'static str {
 /// How a ticket reaches the visitor: its QR code, and its Apple Wallet pass where the operator
 /// configured Apple Wallet.
 fn delivery_options(ticket: &app::wire::Ticket, passes_url: Option<&str>) -> Value {
-    let mut options = vec![json!({ "deliveryFormat": "QRCODE", "deliveryValue": ticket.qr_content() })];
+    let mut options =
+        vec![json!({ "deliveryFormat": "QRCODE", "deliveryValue": ticket.qr_content() })];
     if let Some(passes) = passes_url {
         options.push(json!({
             "deliveryFormat": "PKPASS_URL",
@@ -140,12 +141,15 @@ pub fn booking(r: &Reseller, p: &Parts) -> Value {
         .unwrap_or_default();
     // Where the tickets are now (a date change moved them); before there are any, where the
     // checkout holds its places.
-    let ticketed = tickets.first().filter(|_| !p.product.no_date).and_then(|t| {
-        t.timeslot
-            .as_ref()
-            .map(|w| w.start_time.with_timezone(&chrono::Utc))
-            .or_else(|| t.visit_date.and_then(|day| day_start(zone, day)))
-    });
+    let ticketed = tickets
+        .first()
+        .filter(|_| !p.product.no_date)
+        .and_then(|t| {
+            t.timeslot
+                .as_ref()
+                .map(|w| w.start_time.with_timezone(&chrono::Utc))
+                .or_else(|| t.visit_date.and_then(|day| day_start(zone, day)))
+        });
     let start = ticketed.or(p.slot_start).or_else(|| {
         (!p.product.no_date)
             .then(|| day_start(zone, p.checkout.visit_date))

@@ -252,7 +252,10 @@ pub fn product(
         // The same pictures on the product and its one option, as OCTO's document asks of
         // suppliers that do not tell the two apart.
         let pictures = media(&product.images, r);
-        merge(&mut octo, content(text.title, text.conditions, pictures.clone()));
+        merge(
+            &mut octo,
+            content(text.title, text.conditions, pictures.clone()),
+        );
         merge(&mut option, content(text.title, text.conditions, pictures));
         unit_json["title"] = json!(product.age_group);
         unit_json["shortDescription"] = json!(text.title);

@@ -58,8 +58,14 @@ pub async fn change_date(
             date,
             ticket_ids: None,
         };
-        let quote = rebook::preview(&state.commerce, order.clone(), Actor::Partner, &request, now)
-            .await?;
+        let quote = rebook::preview(
+            &state.commerce,
+            order.clone(),
+            Actor::Partner,
+            &request,
+            now,
+        )
+        .await?;
         if quote.difference > Decimal::ZERO {
             return Err(OctoError::unprocessable(format!(
                 "That day costs {} {} more; a dearer day cannot be paid on account yet (docs/octo.md).",
@@ -112,7 +118,15 @@ pub async fn change_date(
         session_id: None,
         address: None,
     };
-    let held = create(&state.commerce, r.campaign_id, buyer, r.locale, &request, now).await?;
+    let held = create(
+        &state.commerce,
+        r.campaign_id,
+        buyer,
+        r.locale,
+        &request,
+        now,
+    )
+    .await?;
     state
         .store
         .shorten_hold(held.checkout_id, stored.expires_at)

@@ -211,7 +211,7 @@ impl Product {
             after_sale: None,
             commission: None,
             questions: None,
-        images: Default::default(),
+            images: Default::default(),
             created_at: now,
             updated_at: now,
         }

@@ -371,7 +371,10 @@ async fn answers_reach_the_order_reads_the_mail_the_ticket_page_and_the_gate_but
         for value in [ann, bo, "Dietary needs", "Visitor's name", "Vegan"] {
             assert!(part.contains(value), "{value} in the mail: {part}");
         }
-        assert!(!part.contains("vegan"), "the choice's value in the mail: {part}");
+        assert!(
+            !part.contains("vegan"),
+            "the choice's value in the mail: {part}"
+        );
     }
     let page_link = mail
         .text

@@ -125,7 +125,11 @@ async fn upload(app: &TestApp, path: &str, parts: &[Part<'_>]) -> TestResponse {
 
 /// Uploads a 1600 × 900 cover with alt texts in Dutch and English, plus `extra` fields.
 pub async fn add_picture(app: &TestApp, path: &str, extra: Vec<Part<'static>>) -> Value {
-    let mut parts = vec![file(png(1600, 900), "image/png"), text("role", "cover"), alt()];
+    let mut parts = vec![
+        file(png(1600, 900), "image/png"),
+        text("role", "cover"),
+        alt(),
+    ];
     parts.extend(extra);
     upload(app, path, &parts).await.assert_status(201)["data"].clone()
 }
@@ -177,7 +181,12 @@ async fn shop() -> (TestApp, Partner, String, String) {
 #[tokio::test]
 async fn a_picture_is_encoded_served_for_a_year_and_read_in_the_readers_language() {
     let (app, partner, merchant, product) = shop().await;
-    let added = add_picture(&app, &format!("/admin/v1/merchants/{merchant}/images"), vec![]).await;
+    let added = add_picture(
+        &app,
+        &format!("/admin/v1/merchants/{merchant}/images"),
+        vec![],
+    )
+    .await;
     let names: Vec<&str> = added["files"]
         .as_array()
         .unwrap()
@@ -185,7 +194,10 @@ async fn a_picture_is_encoded_served_for_a_year_and_read_in_the_readers_language
         .map(|f| f["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["320.webp", "640.webp", "1280.webp", "1280.jpg"]);
-    assert_eq!((added["width"].clone(), added["height"].clone()), (json!(1600), json!(900)));
+    assert_eq!(
+        (added["width"].clone(), added["height"].clone()),
+        (json!(1600), json!(900))
+    );
     assert_eq!(added["alt"]["en-GB"], "The elephants by the water");
     assert_eq!(added["position"], 0);
 
@@ -194,7 +206,10 @@ async fn a_picture_is_encoded_served_for_a_year_and_read_in_the_readers_language
     let image = &english["images"][0];
     assert_eq!(image["alt"], "The elephants by the water");
     assert_eq!(image["role"], "cover");
-    assert_eq!((image["width"].clone(), image["height"].clone()), (json!(640), json!(360)));
+    assert_eq!(
+        (image["width"].clone(), image["height"].clone()),
+        (json!(640), json!(360))
+    );
     let url = image["url"].as_str().unwrap();
     assert!(url.ends_with("/640.webp"), "{url}");
     let srcset: Vec<&str> = image["srcset"].as_str().unwrap().split(", ").collect();
@@ -224,7 +239,10 @@ async fn a_picture_is_encoded_served_for_a_year_and_read_in_the_readers_language
     assert_eq!(again[header::ETAG].to_str().unwrap(), etag);
     let jpeg = url.replace("/640.webp", "/1280.jpg");
     let (status, headers, _) = fetch(&app, &jpeg, &[]).await;
-    assert_eq!((status, &headers[header::CONTENT_TYPE]), (200, &"image/jpeg".parse::<header::HeaderValue>().unwrap()));
+    assert_eq!(
+        (status, &headers[header::CONTENT_TYPE]),
+        (200, &"image/jpeg".parse::<header::HeaderValue>().unwrap())
+    );
     let (status, _, _) = fetch(&app, &url.replace("/640.webp", "/999.webp"), &[]).await;
     assert_eq!(status, 404);
 
@@ -233,13 +251,21 @@ async fn a_picture_is_encoded_served_for_a_year_and_read_in_the_readers_language
     let phone = upload(
         &app,
         &format!("/admin/v1/products/{product}/images"),
-        &[file(jpeg_with_exif(secret), "image/jpeg"), text("role", "gallery"), alt()],
+        &[
+            file(jpeg_with_exif(secret), "image/jpeg"),
+            text("role", "gallery"),
+            alt(),
+        ],
     )
     .await
     .assert_status(201)["data"]
         .clone();
     for name in ["320.webp", "400.webp", "400.jpg"] {
-        let url = format!("{}/images/{}/{name}", app.url("").trim_end_matches('/'), phone["image_id"].as_str().unwrap());
+        let url = format!(
+            "{}/images/{}/{name}",
+            app.url("").trim_end_matches('/'),
+            phone["image_id"].as_str().unwrap()
+        );
         let (status, _, bytes) = fetch(&app, &url, &[]).await;
         assert_eq!(status, 200, "{name}");
         assert!(!bytes.windows(secret.len()).any(|w| w == secret), "{name}");
@@ -256,9 +282,17 @@ async fn a_picture_is_encoded_served_for_a_year_and_read_in_the_readers_language
     assert!(images[0]["url"].as_str().unwrap().ends_with("/400.webp"));
 
     // The operator's read has every language.
-    let admin = app.admin_get_ok(&format!("/admin/v1/merchants/{merchant}")).await;
-    assert_eq!(admin["data"]["images"][0]["alt"]["nl-NL"], "De olifanten bij het water");
-    assert_eq!(admin["data"]["images"][0]["alt"]["en-GB"], "The elephants by the water");
+    let admin = app
+        .admin_get_ok(&format!("/admin/v1/merchants/{merchant}"))
+        .await;
+    assert_eq!(
+        admin["data"]["images"][0]["alt"]["nl-NL"],
+        "De olifanten bij het water"
+    );
+    assert_eq!(
+        admin["data"]["images"][0]["alt"]["en-GB"],
+        "The elephants by the water"
+    );
 }
 
 #[tokio::test]
@@ -286,9 +320,7 @@ async fn pictures_are_read_by_position_and_a_deleted_one_is_gone_with_its_files(
     assert_eq!(ids(&read), expected);
 
     let gone = fifth["image_id"].as_str().unwrap();
-    let answer = app
-        .admin_delete(&format!("{path}/{gone}"))
-        .await;
+    let answer = app.admin_delete(&format!("{path}/{gone}")).await;
     assert_eq!(answer.status, 204, "{}", answer.text);
     let read = merchant_read(&app, &partner, &merchant, "en-GB").await;
     assert_eq!(ids(&read).len(), 3);
@@ -317,34 +349,79 @@ async fn bad_files_and_fields_are_refused_and_nothing_is_kept() {
         (png_claiming(0, 0), 422, "image-unreadable"),
         (png_claiming(60_000, 60_000), 422, "image-too-large"),
         (svg.to_vec(), 415, "image-unsupported"),
-        (b"GIF89a\x01\0\x01\0\0\0\0;".to_vec(), 415, "image-unsupported"),
+        (
+            b"GIF89a\x01\0\x01\0\0\0\0;".to_vec(),
+            415,
+            "image-unsupported",
+        ),
     ] {
-        upload(&app, &path, &[file(bytes, "image/png"), text("role", "cover"), alt()])
-            .await
-            .assert_problem(status, problem);
+        upload(
+            &app,
+            &path,
+            &[file(bytes, "image/png"), text("role", "cover"), alt()],
+        )
+        .await
+        .assert_problem(status, problem);
     }
     // Larger than 10 MiB.
     upload(
         &app,
         &path,
-        &[file(vec![0x89; 10 * 1024 * 1024 + 1], "image/png"), text("role", "cover"), alt()],
+        &[
+            file(vec![0x89; 10 * 1024 * 1024 + 1], "image/png"),
+            text("role", "cover"),
+            alt(),
+        ],
     )
     .await
     .assert_problem(413, "payload-too-large");
 
     // The fields, each named.
-    let answer = upload(&app, &path, &[text("role", "poster"), text("alt", "{}"), text("position", "-1")]).await;
+    let answer = upload(
+        &app,
+        &path,
+        &[
+            text("role", "poster"),
+            text("alt", "{}"),
+            text("position", "-1"),
+        ],
+    )
+    .await;
     answer.assert_invalid(&["file", "role", "alt", "position"]);
-    let answer = upload(&app, &path, &[file(png(8, 8), "image/png"), text("role", "cover"), text("alt", "not json")]).await;
+    let answer = upload(
+        &app,
+        &path,
+        &[
+            file(png(8, 8), "image/png"),
+            text("role", "cover"),
+            text("alt", "not json"),
+        ],
+    )
+    .await;
     answer.assert_invalid(&["alt"]);
     let answer = upload(
         &app,
         &path,
-        &[file(png(8, 8), "image/png"), text("role", "cover"), text("role", "logo"), alt(), text("caption", "x")],
+        &[
+            file(png(8, 8), "image/png"),
+            text("role", "cover"),
+            text("role", "logo"),
+            alt(),
+            text("caption", "x"),
+        ],
     )
     .await;
     answer.assert_invalid(&["role", "caption"]);
-    let answer = upload(&app, &path, &[file(png(8, 8), "image/png"), text("role", "cover"), text("alt", r#"{"en-GB": "a\u0000b"}"#)]).await;
+    let answer = upload(
+        &app,
+        &path,
+        &[
+            file(png(8, 8), "image/png"),
+            text("role", "cover"),
+            text("alt", r#"{"en-GB": "a\u0000b"}"#),
+        ],
+    )
+    .await;
     answer.assert_invalid(&["alt.en-GB"]);
 
     // Not a form at all; an unknown owner.
@@ -360,7 +437,9 @@ async fn bad_files_and_fields_are_refused_and_nothing_is_kept() {
     .await
     .assert_problem(404, "product-not-found");
 
-    let admin = app.admin_get_ok(&format!("/admin/v1/merchants/{merchant}")).await;
+    let admin = app
+        .admin_get_ok(&format!("/admin/v1/merchants/{merchant}"))
+        .await;
     assert_eq!(admin["data"]["images"], json!([]));
     assert_eq!(
         execute_sql!(&app, "DELETE FROM image_file"),
@@ -377,16 +456,27 @@ async fn uploads_at_once_all_land_in_distinct_places_and_one_delete_wins() {
     let uploads = (0..8).map(|_| {
         let (app, path, small) = (&app, &path, small.clone());
         async move {
-            upload(app, path, &[file(small, "image/png"), text("role", "gallery"), alt()])
-                .await
-                .assert_status(201)["data"]
+            upload(
+                app,
+                path,
+                &[file(small, "image/png"), text("role", "gallery"), alt()],
+            )
+            .await
+            .assert_status(201)["data"]
                 .clone()
         }
     });
     let added = futures::future::join_all(uploads).await;
-    let mut positions: Vec<u64> = added.iter().map(|a| a["position"].as_u64().unwrap()).collect();
+    let mut positions: Vec<u64> = added
+        .iter()
+        .map(|a| a["position"].as_u64().unwrap())
+        .collect();
     positions.sort_unstable();
-    assert_eq!(positions, (0..8).collect::<Vec<_>>(), "each appended after the one before");
+    assert_eq!(
+        positions,
+        (0..8).collect::<Vec<_>>(),
+        "each appended after the one before"
+    );
     let read = merchant_read(&app, &partner, &merchant, "en-GB").await;
     assert_eq!(read["images"].as_array().unwrap().len(), 8);
 

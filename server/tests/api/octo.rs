@@ -182,8 +182,12 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
     let token = app.backend_token(&shop.partner.client).await;
     let mut r = Reseller::new(&app, &shop, token);
     // Pictures, which `octo/content` shows as `media` (their JPEG).
-    for owner in [format!("merchants/{}", shop.merchant), format!("products/{}", shop.product)] {
-        crate::catalog_images::add_picture(&app, &format!("/admin/v1/{owner}/images"), vec![]).await;
+    for owner in [
+        format!("merchants/{}", shop.merchant),
+        format!("products/{}", shop.product),
+    ] {
+        crate::catalog_images::add_picture(&app, &format!("/admin/v1/{owner}/images"), vec![])
+            .await;
     }
 
     for capabilities in [
@@ -206,8 +210,14 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
         assert_eq!(products[0]["id"], shop.product);
         if r.capabilities.contains(&"octo/content") {
             let media = &products[0]["media"][0];
-            assert_eq!((&media["type"], &media["rel"]), (&json!("image/jpeg"), &json!("COVER")));
-            assert!(media["src"].as_str().unwrap().ends_with("/1280.jpg"), "{media}");
+            assert_eq!(
+                (&media["type"], &media["rel"]),
+                (&json!("image/jpeg"), &json!("COVER"))
+            );
+            assert!(
+                media["src"].as_str().unwrap().ends_with("/1280.jpg"),
+                "{media}"
+            );
             assert_eq!(media["caption"], "The elephants by the water");
             assert_eq!(products[0]["options"][0]["media"], products[0]["media"]);
         }
@@ -697,12 +707,22 @@ async fn a_held_booking_moves_to_one_day_however_many_changes_come_at_once() {
     for answer in &answers {
         if answer.status != 200 {
             // Another change came first: said so, nothing held for it.
-            assert_eq!(answer.json()["error"], "UNPROCESSABLE_ENTITY", "{}", answer.text);
+            assert_eq!(
+                answer.json()["error"],
+                "UNPROCESSABLE_ENTITY",
+                "{}",
+                answer.text
+            );
         }
     }
     assert!(answers.iter().any(|a| a.status == 200));
     let now = r
-        .call("Bookings_GetBooking", Method::GET, &format!("/bookings/{uuid}"), None)
+        .call(
+            "Bookings_GetBooking",
+            Method::GET,
+            &format!("/bookings/{uuid}"),
+            None,
+        )
         .await
         .assert_status(200);
     assert_eq!(now["status"], "ON_HOLD");
@@ -717,7 +737,10 @@ async fn a_held_booking_moves_to_one_day_however_many_changes_come_at_once() {
     assert_eq!(held_days.len(), 1, "held on one day only: {held_days:?}");
     assert_eq!(now["availabilityId"], midnight_id(held_days[0]));
     assert_ne!(held_days[0], visit_day(), "moved");
-    assert!(now["utcExpiresAt"].as_str() <= held["utcExpiresAt"].as_str(), "no longer a hold");
+    assert!(
+        now["utcExpiresAt"].as_str() <= held["utcExpiresAt"].as_str(),
+        "no longer a hold"
+    );
     // Confirmed where it now is.
     let confirmed = r.confirm(&uuid, json!({})).await.assert_status(200);
     assert_eq!(confirmed["availabilityId"], midnight_id(held_days[0]));

@@ -239,11 +239,7 @@ fn verified_pass(pass: &[u8], root: &X509) -> Value {
 /// the CA's root, which verifies its passes; its mails go to the returned test server.
 async fn apple_app(
     dir: &tempfile::TempDir,
-) -> (
-    TestApp,
-    X509,
-    tokio::sync::mpsc::UnboundedReceiver<String>,
-) {
+) -> (TestApp, X509, tokio::sync::mpsc::UnboundedReceiver<String>) {
     let (root, root_key) = certificate("Test Root", None, true);
     let (wwdr, wwdr_key) = certificate("Test WWDR", Some((&root, &root_key)), true);
     let (pass_cert, pass_key) = certificate(
@@ -347,16 +343,24 @@ async fn an_octo_unit_item_carries_its_own_apple_pass_where_passes_are_configure
             .bearer_auth(&token)
     };
     let product = app
-        .send(octo(reqwest::Method::GET, &format!("/products/{}", shop.product)))
+        .send(octo(
+            reqwest::Method::GET,
+            &format!("/products/{}", shop.product),
+        ))
         .await
         .assert_status(200);
-    assert_eq!(product["deliveryFormats"], serde_json::json!(["QRCODE", "PKPASS_URL"]));
+    assert_eq!(
+        product["deliveryFormats"],
+        serde_json::json!(["QRCODE", "PKPASS_URL"])
+    );
     let held = app
-        .send(octo(reqwest::Method::POST, "/bookings").json(&serde_json::json!({
-            "productId": shop.product, "optionId": "DEFAULT",
-            "availabilityId": crate::octo::midnight_id(crate::checkout_fixtures::visit_day()),
-            "unitItems": [{ "unitId": "adult" }, { "unitId": "adult" }],
-        })))
+        .send(
+            octo(reqwest::Method::POST, "/bookings").json(&serde_json::json!({
+                "productId": shop.product, "optionId": "DEFAULT",
+                "availabilityId": crate::octo::midnight_id(crate::checkout_fixtures::visit_day()),
+                "unitItems": [{ "unitId": "adult" }, { "unitId": "adult" }],
+            })),
+        )
         .await
         .assert_status(200);
     let uuid = held["uuid"].as_str().unwrap();
@@ -388,5 +392,6 @@ async fn an_octo_unit_item_carries_its_own_apple_pass_where_passes_are_configure
         .unwrap();
     let (base, _) = url.split_once("&ticket=").unwrap();
     let path = base.strip_prefix(&app.base_url).unwrap();
-    app.assert_not_found(&format!("{path}&ticket={}", uuid::Uuid::new_v4())).await;
+    app.assert_not_found(&format!("{path}&ticket={}", uuid::Uuid::new_v4()))
+        .await;
 }

@@ -88,20 +88,16 @@ fn MerchantCard(merchant: Merchant) -> impl IntoView {
     let href = format!("/frame/merchants/{}", merchant.id);
     let category = merchant.category.clone();
     let city = merchant.address.city.clone();
-    // A thumbnail beside the text, 6 to 10 rem wide.
-    let picture = cover_picture(&merchant.images, "card-cover", "(min-width: 600px) 10rem, 6rem");
-    let class = if picture.is_some() { "card has-cover" } else { "card" };
     view! {
-        <li class=class>
-            <div class="card-body">
-                <h2 class="card-title">
-                    <A href=href>{merchant.name.clone()}</A>
-                </h2>
-                <p class="card-meta">{move || category_text(i18n.get_locale(), &category)} " · " {city}</p>
-                <p class="card-text">{merchant.description.clone()}</p>
-            </div>
-            // After the text, so a screen reader meets the name first; shown first (CSS).
-            {picture}
+        <li class="card">
+            <h2 class="card-title">
+                <A href=href>{merchant.name.clone()}</A>
+            </h2>
+            <p class="card-meta">{move || category_text(i18n.get_locale(), &category)} " · " {city}</p>
+            <p class="card-text">{merchant.description.clone()}</p>
+            // A thumbnail 6 to 10 rem wide, after the text so a screen reader meets the name
+            // first; the stylesheet shows it left of the text.
+            {cover_picture(&merchant.images, "card-cover", "(min-width: 600px) 10rem, 6rem")}
         </li>
     }
 }

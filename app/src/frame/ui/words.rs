@@ -67,12 +67,16 @@ mod tests {
     fn a_refused_hold_is_told_in_the_customers_language() {
         let refused = ApiError::Problem(crate::wire::Problem {
             kind: crate::wire::ProblemType::CheckoutHoldLimitReached.uri(),
+            #[cfg(feature = "ssr")]
             title: String::new(),
             status: 409,
+            #[cfg(feature = "ssr")]
             detail: "This customer may hold 4 open checkouts at once".into(),
             correlation_id: String::new(),
             errors: Vec::new(),
+            #[cfg(feature = "ssr")]
             error: None,
+            #[cfg(feature = "ssr")]
             error_description: None,
             #[cfg(feature = "ssr")]
             gate: None,

@@ -103,7 +103,10 @@ fn a_png_becomes_webp_at_each_width_and_one_jpeg_with_transparency_on_white() {
     }
     let jpeg = image::load_from_memory(&prepared.renditions[3].bytes).unwrap();
     let [r, g, b] = jpeg.to_rgb8().get_pixel(10, 360).0;
-    assert!(r > 240 && g > 240 && b > 240, "transparent is white: {r} {g} {b}");
+    assert!(
+        r > 240 && g > 240 && b > 240,
+        "transparent is white: {r} {g} {b}"
+    );
 }
 
 #[test]
@@ -112,7 +115,11 @@ fn a_phone_photo_is_turned_upright_and_loses_its_exif() {
     let upload = with_exif(&jpeg(&picture(800, 600, false)), secret);
     assert!(upload.windows(secret.len()).any(|w| w == secret));
     let prepared = prepare(&upload).unwrap();
-    assert_eq!((prepared.width, prepared.height), (600, 800), "rotated upright");
+    assert_eq!(
+        (prepared.width, prepared.height),
+        (600, 800),
+        "rotated upright"
+    );
     for rendition in &prepared.renditions {
         assert!(!rendition.bytes.windows(secret.len()).any(|w| w == secret));
         assert!(!rendition.bytes.windows(4).any(|w| w == b"Exif"));
@@ -131,7 +138,11 @@ fn a_webp_upload_is_read() {
         )
         .unwrap();
     let prepared = prepare(&webp).unwrap();
-    assert_eq!(prepared.renditions.len(), 2, "one WebP at 300 wide, one JPEG");
+    assert_eq!(
+        prepared.renditions.len(),
+        2,
+        "one WebP at 300 wide, one JPEG"
+    );
     assert_eq!(prepared.renditions[0].file_name(), "300.webp");
 }
 
@@ -139,13 +150,19 @@ fn a_webp_upload_is_read() {
 fn what_is_not_a_picture_we_read_is_refused_before_decoding() {
     let svg = br#"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>"#;
     assert_eq!(prepare(svg).unwrap_err(), Refusal::Unsupported);
-    assert_eq!(prepare(b"GIF89a\x01\0\x01\0").unwrap_err(), Refusal::Unsupported);
+    assert_eq!(
+        prepare(b"GIF89a\x01\0\x01\0").unwrap_err(),
+        Refusal::Unsupported
+    );
     assert_eq!(prepare(b"").unwrap_err(), Refusal::Unsupported);
 
     let whole = png(&picture(64, 64, false));
     let truncated = &whole[..whole.len() / 2];
     assert!(matches!(prepare(truncated), Err(Refusal::Unreadable(_))));
-    assert!(matches!(prepare(&png_claiming(0, 0)), Err(Refusal::Unreadable(_))));
+    assert!(matches!(
+        prepare(&png_claiming(0, 0)),
+        Err(Refusal::Unreadable(_))
+    ));
     assert!(matches!(
         prepare(&png_claiming(60_000, 60_000)),
         Err(Refusal::TooLarge { .. })

@@ -23,7 +23,10 @@ impl SqlStore {
     /// Locks the owner's row for the rest of the transaction (touching it) and reads its
     /// pictures; `None` when there is no such owner. The lock makes two changes of one
     /// owner's pictures run one after the other on PostgreSQL (SQLite's writes already do).
-    async fn lock_images(conn: &mut Conn, owner: ImageOwner) -> StoreResult<Option<Vec<StoredImage>>> {
+    async fn lock_images(
+        conn: &mut Conn,
+        owner: ImageOwner,
+    ) -> StoreResult<Option<Vec<StoredImage>>> {
         let (table, key, id) = table_of(owner);
         let touched = sqlx::query(&format!(
             "UPDATE {table} SET updated_at = $2 WHERE {key} = $1"
@@ -91,7 +94,11 @@ impl ImageStore for SqlStore {
         }
         let mut image = image.clone();
         if append {
-            image.position = images.iter().map(|i| i.position.saturating_add(1)).max().unwrap_or(0);
+            image.position = images
+                .iter()
+                .map(|i| i.position.saturating_add(1))
+                .max()
+                .unwrap_or(0);
         }
         images.push(image.clone());
         // Stable: among equal positions, the earlier upload stays first.
