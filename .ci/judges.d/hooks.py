@@ -46,6 +46,14 @@ ALLOWED = {
         "checkout-answer-required",
     },
     "POST /v2/checkouts/{checkout_id}/confirm": {"checkout-answer-required"},
+    # A picture's bytes must decode as PNG, JPEG or WebP within the pixel caps
+    # (docs/operator-catalog.md, "Pictures"): a binary string's schema cannot say which do.
+    "POST /admin/v1/merchants/{merchant_id}/images": {
+        "image-unsupported", "image-unreadable", "image-too-large",
+    },
+    "POST /admin/v1/products/{product_id}/images": {
+        "image-unsupported", "image-unreadable", "image-too-large",
+    },
 }
 
 
@@ -112,6 +120,8 @@ ANSWERS = {
     ("answers[*].value", "invalid"): "a value its question's input type takes",
     ("answers[*].value", "length"): "a text question's answer of at most 200 characters",
 }
+# A picture's alternative text in at least one language (each language's member is optional).
+IMAGES = {("alt", "required"): "an alternative text in at least one language"}
 CLIENT = {
     # The theme's colours are checked against each other (WCAG contrast, light or dark).
     ("theme.text", "contrast"): "contrast between two colours",
@@ -151,6 +161,8 @@ BETWEEN_FIELDS = {
     "POST /admin/v1/products": {**LOCALES, **PRODUCT, **AFTER_SALE, **QUESTIONS},
     "PUT /admin/v1/products/{product_id}": {**LOCALES, **PRODUCT, **AFTER_SALE, **QUESTIONS},
     "POST /v2/checkouts": ANSWERS,
+    "POST /admin/v1/merchants/{merchant_id}/images": IMAGES,
+    "POST /admin/v1/products/{product_id}/images": IMAGES,
     # The slot must be one of the product's on that day: stored data, not shape.
     "POST /admin/v1/products/{product_id}/calendar/{date}/cancellation": {
         ("timeslot_id", "unknown"): "a slot of the product on that day",

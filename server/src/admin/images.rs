@@ -37,8 +37,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .layer(DefaultBodyLimit::max(MAX_BYTES + 64 * 1024))
 }
 
-/// The form of an upload (`multipart/form-data`).
-#[derive(utoipa::ToSchema)]
+/// The form of an upload (`multipart/form-data`); a part of another name is refused.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)] // read part by part from the multipart stream; this type documents it
 struct ImageForm {
     /// The picture: PNG, JPEG or WebP, at most 10 MiB, 8,000 pixels a side and 40 megapixels.
@@ -48,7 +49,8 @@ struct ImageForm {
     /// What the picture shows, per language: a JSON object such as
     /// `{"nl-NL": "De ingang", "en-GB": "The entrance"}`; at least one language.
     alt: LocalizedText,
-    /// Where it goes among the owner's pictures (ascending; 0 to 1000). Absent: after the last.
+    /// Where it goes among the owner's pictures (ascending; 0 to 1000). Absent (or empty, or
+    /// `null`): after the last.
     #[schema(minimum = 0, maximum = 1000)]
     position: Option<u32>,
 }
@@ -237,10 +239,11 @@ fn fields(
         }
         parsed
     });
-    let position = match position {
-        None => Some(None),
+    // A form writes an absent number as nothing or as JSON's `null` (the schema's nullable).
+    let position = match position.as_deref().map(str::trim) {
+        None | Some("" | "null") => Some(None),
         Some(text) => {
-            let parsed = text.trim().parse::<u32>().ok().filter(|p| *p <= 1000);
+            let parsed = text.parse::<u32>().ok().filter(|p| *p <= 1000);
             checks.check(
                 parsed.is_some(),
                 "position",

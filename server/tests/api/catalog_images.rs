@@ -302,7 +302,8 @@ async fn pictures_are_read_by_position_and_a_deleted_one_is_gone_with_its_files(
     let first = add_picture(&app, &path, vec![]).await;
     let fifth = add_picture(&app, &path, vec![text("position", "5")]).await;
     let second = add_picture(&app, &path, vec![text("position", "2")]).await;
-    let last = add_picture(&app, &path, vec![]).await;
+    // A form's empty number: as absent.
+    let last = add_picture(&app, &path, vec![text("position", "null")]).await;
     assert_eq!(last["position"], 6, "appended after the highest position");
     let ids = |read: &Value| -> Vec<Value> {
         read["images"]

@@ -72,7 +72,7 @@ impl ImageStore for SqlStore {
         files: &[NewImageFile],
     ) -> StoreResult<AddImage> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        let Some(mut images) = Self::lock_images(&mut *tx, owner).await? else {
+        let Some(mut images) = Self::lock_images(&mut tx, owner).await? else {
             return Ok(AddImage::NoOwner);
         };
         if images.len() >= MAX_IMAGES {
@@ -103,14 +103,14 @@ impl ImageStore for SqlStore {
         images.push(image.clone());
         // Stable: among equal positions, the earlier upload stays first.
         images.sort_by_key(|i| i.position);
-        Self::write_images(&mut *tx, owner, &images).await?;
+        Self::write_images(&mut tx, owner, &images).await?;
         tx.commit().await?;
         Ok(AddImage::Added(image))
     }
 
     async fn remove_image(&self, owner: ImageOwner, image_id: Uuid) -> StoreResult<Option<bool>> {
         let mut tx = ThisBackend::begin_write(&self.writer).await?;
-        let Some(mut images) = Self::lock_images(&mut *tx, owner).await? else {
+        let Some(mut images) = Self::lock_images(&mut tx, owner).await? else {
             return Ok(None);
         };
         let before = images.len();
@@ -118,7 +118,7 @@ impl ImageStore for SqlStore {
         if images.len() == before {
             return Ok(Some(false));
         }
-        Self::write_images(&mut *tx, owner, &images).await?;
+        Self::write_images(&mut tx, owner, &images).await?;
         sqlx::query("DELETE FROM image_file WHERE image_id = $1")
             .bind(image_id)
             .execute(&mut *tx)
