@@ -61,6 +61,7 @@ mod invoices;
 mod key_rotation;
 mod mail_outbox;
 mod octo;
+mod octo_changes;
 mod onboarding;
 mod openapi_document;
 mod order_receipt;
