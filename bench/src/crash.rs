@@ -148,6 +148,14 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         })
     };
 
+    let uploader = {
+        let (server, stop, sent) = (server.clone(), stop.clone(), sent.clone());
+        let merchant_id = shop.merchant_id;
+        tokio::spawn(async move {
+            crate::crash_pictures::uploader(server, merchant_id, (stop, sent)).await
+        })
+    };
+
     for kill in 0..KILLS {
         let pause = rand::thread_rng().gen_range(400..1_500);
         tokio::time::sleep(Duration::from_millis(pause)).await;
@@ -171,6 +179,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     }
     let changes = changer.await??;
     let scans = scanner.await??;
+    let uploads = uploader.await??;
     // One last kill with the sweeper's work pending, then a clean stretch for it to finish.
     age_open_payments(&url).await?;
     drop(server.write().unwrap().take());
@@ -188,6 +197,8 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     checks.extend(crate::crash_settlement::invariants(&after, &ledger));
     let at_gate = crate::crash_gate::read(&url).await?;
     checks.extend(crate::crash_gate::invariants(&at_gate, &scans, &db.events));
+    let pictures = crate::crash_pictures::read(&url, shop.merchant_id).await?;
+    checks.extend(crate::crash_pictures::invariants(&pictures, &uploads));
     // The same database, then paid through Stripe (a fake of it) under the same kills.
     checks.extend(crate::crash_stripe::run(args, &url, dir, &shop, &days).await?);
     Ok(CrashRun {
@@ -484,7 +495,7 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
          costs 2.00 more, so a move to it waits for its difference, which the client pays four\n\
          times in five), and a gate scans today's valid tickets (a fifth of its scans retries with\n\
          the same nonce, one in ten an undo of a recent entry, a new bearer from each restarted\n\
-         server). The\n\
+         server), and the operator uploads pictures of the merchant and deletes some. The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
          after the last restart the database is read and the invariants below are checked (the\n\
          merchant is settled with 9 % VAT, a 3 % fee and a 10 % commission, so every payment,\n\

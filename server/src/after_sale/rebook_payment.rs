@@ -25,13 +25,14 @@ use super::{
 use crate::{
     checkout::{
         idempotency::IdempotencyKey,
-        place::{open_payment_of, PAYMENT_WINDOW},
+        lifecycle::{settle_payment, PaymentOutcome},
+        place::{open_payment_of, OpenedPayment, PAYMENT_WINDOW},
         reserve::{booking, fulfillment_problem},
         Commerce,
     },
     error::Result,
     providers::{Booking, BookingLine},
-    store::{HeldMove, HeldPlaces, NewTicket, PaymentRecord, PendingRebookingRecord},
+    store::{HeldMove, HeldPlaces, NewTicket, PaymentRecord, PendingRebookingRecord, Settlement},
 };
 
 /// `pending_rebooking.status`.
@@ -52,17 +53,28 @@ pub(super) async fn ask(
 ) -> Result<Changed> {
     let decided = decided?;
     let order = &facts.order;
+    let owed = settles_on_account(state, &facts).await?;
     // Opened before the key is claimed, as a checkout's confirmation does: a retry that turns
     // out to be a replay leaves an unconfirmed payment at the provider, which lapses there.
-    let opened = open_payment_of(
-        state,
-        (order.customer_order_id, order.display_id.clone()),
-        facts.checkout.checkout_id,
-        order.merchant_id,
-        decided.difference,
-        &order.currency,
-    )
-    .await?;
+    // A partner that settles on account owes the difference instead: no provider, no page.
+    let opened = if owed {
+        OpenedPayment::on_account_of(
+            (order.customer_order_id, order.display_id.clone()),
+            decided.difference,
+            &order.currency,
+        )
+    } else {
+        open_payment_of(
+            state,
+            (order.customer_order_id, order.display_id.clone()),
+            facts.checkout.checkout_id,
+            order.merchant_id,
+            decided.difference,
+            &order.currency,
+        )
+        .await?
+    };
+    let payment_id = opened.payment_id();
     let key = key.as_ref();
     let facts = &facts;
     let changed = once_per_key(state, key, Ok(decided), now, move |mut tx, d| async move {
@@ -105,10 +117,33 @@ pub(super) async fn ask(
         Ok((body, Vec::new(), false))
     })
     .await?;
-    Ok(match changed {
-        Changed::Done { body, .. } => Changed::AwaitsPayment(body),
-        other => other,
-    })
+    match changed {
+        Changed::Done { .. } if owed => {
+            // Owed on account: paid at once, so the tickets move now (`settle`), as a
+            // provider's payment would move them when it succeeds.
+            settle_payment(state, payment_id, PaymentOutcome::Paid).await?;
+            let moved = OrderFacts::load(state, facts.order.clone()).await?;
+            Ok(Changed::Done {
+                body: outcome_body(moved.view(Utc::now()), None, None)?,
+                refunded: false,
+            })
+        }
+        Changed::Done { body, .. } => Ok(Changed::AwaitsPayment(body)),
+        other => Ok(other),
+    }
+}
+
+/// Whether the order's partner settles on account (an OCTO reseller): it owes a dearer day's
+/// difference as it owed the order.
+async fn settles_on_account(state: &Commerce, facts: &OrderFacts) -> Result<bool> {
+    let Some(client) = facts.checkout.partner_client_id else {
+        return Ok(false);
+    };
+    Ok(state
+        .store
+        .partner_client(client)
+        .await?
+        .is_some_and(|c| c.settlement == Settlement::OnAccount))
 }
 
 /// Settles the difference `payment` of the pending change `pending` by `outcome` (the

@@ -91,6 +91,19 @@ impl OpenedPayment {
         }
     }
 
+    /// A paid order's second payment (a dearer day's difference) that its partner owes.
+    pub fn on_account_of(
+        (order_id, display_id): (Uuid, String),
+        amount: Decimal,
+        currency: &str,
+    ) -> Self {
+        Self {
+            order_id,
+            display_id,
+            ..Self::on_account(amount, currency)
+        }
+    }
+
     pub fn payment_id(&self) -> Uuid {
         self.payment_id
     }

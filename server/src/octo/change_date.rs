@@ -3,15 +3,14 @@
 //! - a confirmed booking moves as the partner's date change (`after_sale::requests::rebooking`):
 //!   under the merchant's policy and its deadline, the new places taken in the move's one
 //!   transaction, new tickets issued, a cheaper day's difference refunded to the reseller's
-//!   account. A dearer day is refused before anything moves: its difference would be a
-//!   payment page, which an on-account reseller does not have;
+//!   account and a dearer day's owed on it (`after_sale::rebook_payment`: paid at once, no
+//!   payment page);
 //! - a held booking is reserved again on the new day with its units and answers, the booking
 //!   pointed at the new hold (which ends when the old one would have) and the old hold
 //!   released. Two changes at once: one wins, the other's new hold is released at once.
 
 use app::wire::{Answer, BasketLine, CheckoutRequest, RebookingRequest};
 use chrono::Utc;
-use rust_decimal::Decimal;
 
 use super::{
     availability::visit_of,
@@ -20,7 +19,7 @@ use super::{
     reseller::Reseller,
 };
 use crate::{
-    after_sale::{rebook, requests, Actor},
+    after_sale::{requests, Actor},
     checkout::{create::create, lifecycle::release_reservation, reserve::Buyer},
     state::AppState,
     store::{CheckoutRecord, OctoBooking},
@@ -58,20 +57,6 @@ pub async fn change_date(
             date,
             ticket_ids: None,
         };
-        let quote = rebook::preview(
-            &state.commerce,
-            order.clone(),
-            Actor::Partner,
-            &request,
-            now,
-        )
-        .await?;
-        if quote.difference > Decimal::ZERO {
-            return Err(OctoError::unprocessable(format!(
-                "That day costs {} {} more; a dearer day cannot be paid on account yet (docs/octo.md).",
-                quote.difference, checkout.currency
-            )));
-        }
         requests::rebooking(
             &state.commerce,
             order,

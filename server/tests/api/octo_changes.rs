@@ -76,3 +76,59 @@ async fn a_held_booking_moves_to_one_day_however_many_changes_come_at_once() {
     assert_eq!(confirmed["availabilityId"], midnight_id(held_days[0]));
     r.assert_all_valid();
 }
+
+#[tokio::test]
+async fn a_confirmed_booking_moved_to_a_dearer_day_owes_the_difference_on_account() {
+    let (app, shop, backend) = settled_shop().await;
+    on_account(&app, &shop).await;
+    let dear = crate::partner_fixtures::shift(visit_day(), 1);
+    crate::partner_fixtures::write_calendar(
+        &app,
+        &shop.product,
+        (dear, dear),
+        ("14.50", "15.00"),
+        Some(10),
+    )
+    .await;
+    let token = app.backend_token(&shop.partner.client).await;
+    let mut r = Reseller::new(&app, &shop, token);
+    let held = r.reserve(&shop.product, 2, json!({})).await;
+    let uuid = held["uuid"].as_str().unwrap().to_owned();
+    let confirmed = r.confirm(&uuid, json!({})).await.assert_status(200);
+    let order = confirmed["supplierReference"].as_str().unwrap().to_owned();
+
+    let moved = r
+        .call(
+            "Bookings_BookingUpdate",
+            Method::PATCH,
+            &format!("/bookings/{uuid}"),
+            Some(json!({ "availabilityId": midnight_id(dear) })),
+        )
+        .await
+        .assert_status(200);
+    // Moved at once: no payment page for a reseller that settles on account.
+    assert_eq!(moved["status"], "CONFIRMED");
+    assert_eq!(moved["availabilityId"], midnight_id(dear));
+    assert_eq!(
+        crate::db_reads::reserved_on_day(&app, shop.group.parse().unwrap(), dear).await,
+        2
+    );
+    assert_eq!(
+        crate::checkout_fixtures::reserved_on_visit_day(&app, &shop).await,
+        0
+    );
+    // The difference is in what the reseller owes: a positive rebooking entry of the order.
+    let differences: Vec<serde_json::Value> = crate::settlement_fixtures::entries(&app, &backend)
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == "rebooking" && e["order_display_id"] == json!(order))
+        .collect();
+    assert!(!differences.is_empty(), "a rebooking entry for {order}");
+    assert!(
+        differences
+            .iter()
+            .all(|e| !e["gross"].as_str().unwrap_or("0").starts_with('-')),
+        "{differences:?}"
+    );
+    r.assert_all_valid();
+}
