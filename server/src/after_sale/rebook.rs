@@ -26,6 +26,7 @@ use super::{
 use crate::{
     checkout::{
         idempotency::IdempotencyKey,
+        lifecycle::{settle_payment, PaymentOutcome},
         plan::{self, Plan},
         reserve::{booking, fulfillment_problem, refuse_if_short},
         Commerce,
@@ -67,8 +68,21 @@ pub async fn rebook(
     };
     if let Ok(d) = &decided {
         if d.difference > Decimal::ZERO {
-            return super::rebook_payment::ask(state, facts, actor, decided, key, return_url, now)
-                .await;
+            let order = facts.order.clone();
+            let asked =
+                super::rebook_payment::ask(state, facts, actor, decided, key, return_url, now)
+                    .await?;
+            let Some(payment_id) = asked.owed else {
+                return Ok(asked.changed);
+            };
+            // Owed on account: paid at once, so the tickets move now, as a provider's payment
+            // would move them when it succeeds (`rebook_payment::settle`).
+            settle_payment(state, payment_id, PaymentOutcome::Paid).await?;
+            let moved = OrderFacts::load(state, order).await?;
+            return Ok(Changed::Done {
+                body: outcome_body(moved.view(Utc::now()), None, None)?,
+                refunded: false,
+            });
         }
     }
     let key = key.as_ref();

@@ -25,7 +25,6 @@ use super::{
 use crate::{
     checkout::{
         idempotency::IdempotencyKey,
-        lifecycle::{settle_payment, PaymentOutcome},
         place::{open_payment_of, OpenedPayment, PAYMENT_WINDOW},
         reserve::{booking, fulfillment_problem},
         Commerce,
@@ -50,7 +49,7 @@ pub(super) async fn ask(
     key: Option<IdempotencyKey>,
     return_url: String,
     now: DateTime<Utc>,
-) -> Result<Changed> {
+) -> Result<Asked> {
     let decided = decided?;
     let order = &facts.order;
     let owed = settles_on_account(state, &facts).await?;
@@ -117,20 +116,28 @@ pub(super) async fn ask(
         Ok((body, Vec::new(), false))
     })
     .await?;
-    match changed {
-        Changed::Done { .. } if owed => {
-            // Owed on account: paid at once, so the tickets move now (`settle`), as a
-            // provider's payment would move them when it succeeds.
-            settle_payment(state, payment_id, PaymentOutcome::Paid).await?;
-            let moved = OrderFacts::load(state, facts.order.clone()).await?;
-            Ok(Changed::Done {
-                body: outcome_body(moved.view(Utc::now()), None, None)?,
-                refunded: false,
-            })
-        }
-        Changed::Done { body, .. } => Ok(Changed::AwaitsPayment(body)),
-        other => Ok(other),
-    }
+    Ok(match changed {
+        // Owed on account: the caller settles it at once (`rebook::rebook`).
+        Changed::Done { body, .. } if owed => Asked {
+            changed: Changed::AwaitsPayment(body),
+            owed: Some(payment_id),
+        },
+        Changed::Done { body, .. } => Asked {
+            changed: Changed::AwaitsPayment(body),
+            owed: None,
+        },
+        other => Asked {
+            changed: other,
+            owed: None,
+        },
+    })
+}
+
+/// What asking for a dearer day did: the answer, and the difference's payment when the partner
+/// owes it on account (to be settled as paid at once, which moves the tickets).
+pub(super) struct Asked {
+    pub changed: Changed,
+    pub owed: Option<Uuid>,
 }
 
 /// Whether the order's partner settles on account (an OCTO reseller): it owes a dearer day's

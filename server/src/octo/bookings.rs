@@ -143,6 +143,30 @@ pub fn caller(r: &Reseller) -> Caller {
     }
 }
 
+/// A reservation of `request` as the reseller's (its partner client, no customer).
+pub async fn hold(
+    state: &AppState,
+    r: &Reseller,
+    request: &CheckoutRequest,
+    now: chrono::DateTime<Utc>,
+) -> OctoResult<app::wire::Checkout> {
+    let buyer = Buyer {
+        customer_id: None,
+        partner_client_id: Some(r.partner.partner_client_id),
+        session_id: None,
+        address: None,
+    };
+    Ok(create(
+        &state.commerce,
+        r.campaign_id,
+        buyer,
+        r.locale,
+        request,
+        now,
+    )
+    .await?)
+}
+
 /// `POST /bookings`: the booking held, ON_HOLD.
 pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoResult<Uuid> {
     if let Some(uuid) = body.uuid {
@@ -201,22 +225,8 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
         buyer: None,
         answers: answers(&body.question_answers, &body.unit_items),
     };
-    let buyer = Buyer {
-        customer_id: None,
-        partner_client_id: Some(r.partner.partner_client_id),
-        session_id: None,
-        address: None,
-    };
     let now = Utc::now();
-    let checkout = create(
-        &state.commerce,
-        r.campaign_id,
-        buyer,
-        r.locale,
-        &request,
-        now,
-    )
-    .await?;
+    let checkout = hold(state, r, &request, now).await?;
     let uuid = body.uuid.unwrap_or_else(crate::ids::random_id);
     let booking = OctoBooking {
         uuid,

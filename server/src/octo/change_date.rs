@@ -14,13 +14,13 @@ use chrono::Utc;
 
 use super::{
     availability::visit_of,
-    bookings::{caller, product_of},
+    bookings::{caller, hold, product_of},
     error::{OctoError, OctoResult},
     reseller::Reseller,
 };
 use crate::{
     after_sale::{requests, Actor},
-    checkout::{create::create, lifecycle::release_reservation, reserve::Buyer},
+    checkout::lifecycle::release_reservation,
     state::AppState,
     store::{CheckoutRecord, OctoBooking},
 };
@@ -97,21 +97,7 @@ pub async fn change_date(
         buyer: None,
         answers: answers_of(&stored),
     };
-    let buyer = Buyer {
-        customer_id: None,
-        partner_client_id: Some(r.partner.partner_client_id),
-        session_id: None,
-        address: None,
-    };
-    let held = create(
-        &state.commerce,
-        r.campaign_id,
-        buyer,
-        r.locale,
-        &request,
-        now,
-    )
-    .await?;
+    let held = hold(state, r, &request, now).await?;
     state
         .store
         .shorten_hold(held.checkout_id, stored.expires_at)
