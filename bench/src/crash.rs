@@ -103,6 +103,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     // The last day costs 2.00 more, so the changer's moves to it wait for the difference's
     // payment (held places, a second payment) and its moves from it refund.
     seed::dearer_day(store.as_ref(), shop.evening, days[2], SEATS).await?;
+    let reseller = crate::crash_octo::reseller(store.as_ref(), &shop).await?;
     drop(store);
     let env = [
         ("DATABASE_URL", url.as_str()),
@@ -156,6 +157,15 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
         })
     };
 
+    // An OCTO reseller on the days its changes are still allowed on (the policy's 24 hours).
+    let octo = {
+        let (server, stop, sent) = (server.clone(), stop.clone(), sent.clone());
+        let (shop, days) = (shop.clone(), days[1..].to_vec());
+        tokio::spawn(async move {
+            crate::crash_octo::reseller_load(server, shop, days, (stop, sent)).await
+        })
+    };
+
     for kill in 0..KILLS {
         let pause = rand::thread_rng().gen_range(400..1_500);
         tokio::time::sleep(Duration::from_millis(pause)).await;
@@ -180,6 +190,7 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     let changes = changer.await??;
     let scans = scanner.await??;
     let uploads = uploader.await??;
+    let bookings = octo.await??;
     // One last kill with the sweeper's work pending, then a clean stretch for it to finish.
     age_open_payments(&url).await?;
     drop(server.write().unwrap().take());
@@ -191,7 +202,9 @@ async fn on_backend(args: &Args, backend: &Backend, dir: &Path) -> anyhow::Resul
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let db = read_database(&url).await?;
     let after = crash_after_sale::read(&url).await?;
-    let mut checks = invariants(&db, &after, &seen);
+    let octo_state = crate::crash_octo::read(&url, reseller, &after.paid).await?;
+    let mut checks = invariants(&db, &after, &seen, &octo_state.order_ids());
+    checks.extend(crate::crash_octo::invariants(&octo_state, &bookings));
     checks.extend(crash_after_sale::invariants(&after, &db.events));
     let ledger = crate::crash_settlement::read(&url).await?;
     checks.extend(crate::crash_settlement::invariants(&after, &ledger));
@@ -311,7 +324,13 @@ async fn read_database(url: &str) -> anyhow::Result<Database> {
 }
 
 /// Each invariant of the run, whether it held, and what was counted for it.
-fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static str, bool, String)> {
+/// `octo`: the OCTO reseller's orders, made and changed without Idempotency-Keys.
+fn invariants(
+    db: &Database,
+    after: &AfterSale,
+    seen: &Seen,
+    octo: &HashSet<Uuid>,
+) -> Vec<(&'static str, bool, String)> {
     let mut checks = Vec::new();
 
     // Places: a day's count is the places of the checkouts that still hold them (open holds)
@@ -365,17 +384,25 @@ fn invariants(db: &Database, after: &AfterSale, seen: &Seen) -> Vec<(&'static st
         }
     }
     let orders: HashSet<Uuid> = db.orders.keys().copied().collect();
-    let changes: usize = after.changes.values().map(|(c, m)| c + m).sum();
+    // The changer changes the buyers' orders, with keys; the OCTO reseller its own, without.
+    let keyed: HashSet<Uuid> = orders.difference(octo).copied().collect();
+    let changes: usize = after
+        .changes
+        .iter()
+        .filter(|(o, _)| !octo.contains(o))
+        .map(|(_, (c, m))| c + m)
+        .sum();
     let (differences, moved) = after.differences;
     checks.push((
-        "every order, and every change after the sale, has one completed Idempotency-Key record naming it (a dearer day's, its asking), and no other key holds one",
-        done == orders.len()
-            && named == orders
+        "every order, and every change after the sale, has one completed Idempotency-Key record naming it (a dearer day's, its asking), and no other key holds one (OCTO's orders and changes have none)",
+        done == keyed.len()
+            && named == keyed
             && changed + moved == changes
             && asked == differences,
         format!(
-            "{} orders, {done} completed keys of orders; {changes} changes, {changed} completed keys of changes and {moved} paid differences; {differences} dearer days asked, {asked} keys; {in_flight} in flight",
-            orders.len()
+            "{} orders ({} OCTO's), {done} completed keys of orders; {changes} changes, {changed} completed keys of changes and {moved} paid differences; {differences} dearer days asked, {asked} keys; {in_flight} in flight",
+            orders.len(),
+            octo.len()
         ),
     ));
 
@@ -495,7 +522,10 @@ pub fn section(machine: &crate::report::Machine, runs: &[CrashRun]) -> String {
          costs 2.00 more, so a move to it waits for its difference, which the client pays four\n\
          times in five), and a gate scans today's valid tickets (a fifth of its scans retries with\n\
          the same nonce, one in ten an undo of a recent entry, a new bearer from each restarted\n\
-         server), and the operator uploads pictures of the merchant and deletes some. The\n\
+         server), the operator uploads pictures of the merchant and deletes some, and an OCTO\n\
+         reseller settling on account reserves bookings on the last two days, changes held ones\n\
+         (units, day), confirms them, gives up units of confirmed ones, moves and cancels them\n\
+         (now and then a request again after no answer; `bench/src/crash_octo.rs`). The\n\
          server is killed with SIGKILL at random moments and restarted over the same database;\n\
          after the last restart the database is read and the invariants below are checked (the\n\
          merchant is settled with 9 % VAT, a 3 % fee and a 10 % commission, so every payment,\n\
@@ -588,7 +618,7 @@ mod tests {
     }
 
     fn broken(db: &Database, seen: &Seen) -> Vec<&'static str> {
-        invariants(db, &AfterSale::default(), seen)
+        invariants(db, &AfterSale::default(), seen, &HashSet::new())
             .into_iter()
             .filter(|(_, held, _)| !held)
             .map(|(name, _, _)| name)

@@ -111,7 +111,10 @@ fn difference_payment(body: &[u8]) -> Option<Call> {
 /// random percent, or a move of all of them to another of `days`.
 async fn next_change(url: &str, days: &[NaiveDate]) -> anyhow::Result<Option<Call>> {
     let valid: Vec<(Uuid, Uuid, NaiveDate)> = on_database!(url, |conn| sqlx::query_as(
-        "SELECT customer_order_id, ticket_id, visit_date FROM ticket WHERE status = 'VALID'
+        "SELECT customer_order_id, ticket_id, visit_date FROM ticket t WHERE status = 'VALID'
+           AND NOT EXISTS (SELECT 1 FROM customer_order o JOIN octo_booking b
+                           ON b.checkout_id = o.checkout_id
+                           WHERE o.customer_order_id = t.customer_order_id)
          ORDER BY created_at DESC LIMIT 300"
     )
     .fetch_all(&mut conn)

@@ -12,6 +12,7 @@ mod crash;
 mod crash_after_sale;
 mod crash_gate;
 mod crash_load;
+mod crash_octo;
 mod crash_pictures;
 mod crash_settlement;
 mod crash_stripe;

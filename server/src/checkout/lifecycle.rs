@@ -147,9 +147,28 @@ async fn end_reservation(
     expired_by: Option<DateTime<Utc>>,
     reason: &str,
 ) -> Result<bool> {
-    let checkout_id = checkout.checkout_id;
-    let lines = state.store.checkout_lines(checkout_id).await?;
+    let lines = state.store.checkout_lines(checkout.checkout_id).await?;
     let mut tx = state.store.begin_checkout().await?;
+    if !end_in(state, tx.as_mut(), checkout, &lines, expired_by, reason).await? {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    state.catalog.capacity_changed();
+    Ok(true)
+}
+
+/// [`end_reservation`]'s work inside `tx`, for a caller that reserves again in the same
+/// transaction (`checkout::rehold`); `false`, having written nothing, when the checkout was
+/// no longer RESERVED (or its hold had not run out by `expired_by`).
+pub(super) async fn end_in(
+    state: &Commerce,
+    tx: &mut dyn CheckoutTx,
+    checkout: &CheckoutRecord,
+    lines: &[CheckoutLineRecord],
+    expired_by: Option<DateTime<Utc>>,
+    reason: &str,
+) -> Result<bool> {
+    let checkout_id = checkout.checkout_id;
     if !tx
         .transition_checkout(checkout_id, CheckoutStatus::EXPIRE, expired_by)
         .await?
@@ -168,9 +187,7 @@ async fn end_reservation(
         }),
     })
     .await?;
-    release(state, tx.as_mut(), checkout, &lines).await?;
-    tx.commit().await?;
-    state.catalog.capacity_changed();
+    release(state, tx, checkout, lines).await?;
     Ok(true)
 }
 

@@ -32,6 +32,7 @@ pub mod plan;
 pub mod pricing;
 pub mod read;
 pub mod receipt;
+pub mod rehold;
 pub mod reserve;
 pub mod view;
 pub mod visit;

@@ -19,7 +19,7 @@ use super::Commerce;
 use crate::{
     error::{Error, ProblemType, Result},
     settlement::sold::Sold,
-    store::{CalendarDay, Merchant, Product, Store, Timeslot},
+    store::{CalendarDay, CheckoutLineRecord, Merchant, Product, Store, Timeslot},
     time::{local_date, local_to_utc},
 };
 
@@ -56,6 +56,30 @@ impl Plan {
     /// The slot of the visit, when a line has one (all timeslotted lines share the time).
     pub fn timeslot(&self) -> Option<&Timeslot> {
         self.lines.iter().find_map(|l| l.timeslot.as_ref())
+    }
+
+    /// Counts the places `freed` holds (a hold that ends in the reservation's transaction,
+    /// `checkout::rehold`) as left, on the days and slots it holds them, for
+    /// [`Plan::short_of_places`]. `visit_date` is the freed checkout's day, for lines without
+    /// one of their own.
+    pub fn count_as_left(&mut self, freed: &[CheckoutLineRecord], visit_date: NaiveDate) {
+        for line in &mut self.lines {
+            for f in freed {
+                let quantity = i64::from(f.quantity.max(0));
+                let same_day = f.availability_group_id == line.product.availability_group_id
+                    && f.visit_date.unwrap_or(visit_date) == line.day;
+                if let (true, Some(left)) = (same_day, line.day_left.as_mut()) {
+                    *left += quantity;
+                }
+                if let Some(slot) = line
+                    .timeslot
+                    .as_mut()
+                    .filter(|s| Some(s.timeslot_id) == f.timeslot_id)
+                {
+                    slot.reserved -= i32::try_from(quantity).unwrap_or(0);
+                }
+            }
+        }
     }
 
     /// Why the basket surely cannot be held, judged from the places read while planning: a

@@ -3,8 +3,8 @@
 //! them: ON_HOLD while reserved, EXPIRED when the hold or the payment ran out, CONFIRMED once
 //! paid, CANCELLED when every ticket is cancelled (not moved), REDEEMED when every valid one
 //! was let in at a gate. A unit item is a ticket once issued (its id the item's uuid, its
-//! signed QR token the delivery value); before, one per place held, under the reseller's
-//! uuids.
+//! signed QR token the delivery value; a cancelled ticket only on a cancelled booking);
+//! before, one per place held, under the reseller's uuids.
 
 use app::wire::{CheckoutStatus, Order, OrderStatus, TicketStatus};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -130,7 +130,7 @@ pub fn booking(r: &Reseller, p: &Parts) -> Value {
     let status = status(p);
     let c = p.booking.contact();
     let contact = contact(&c);
-    let tickets: Vec<&app::wire::Ticket> = p
+    let mut tickets: Vec<&app::wire::Ticket> = p
         .order
         .map(|o| {
             o.tickets
@@ -139,6 +139,11 @@ pub fn booking(r: &Reseller, p: &Parts) -> Value {
                 .collect()
         })
         .unwrap_or_default();
+    // Units dropped from a booking that goes on (`update`) are no longer its units; a
+    // cancelled booking shows them all, cancelled.
+    if status != "CANCELLED" {
+        tickets.retain(|t| t.status != TicketStatus::Cancelled);
+    }
     // Where the tickets are now (a date change moved them); before there are any, where the
     // checkout holds its places.
     let ticketed = tickets

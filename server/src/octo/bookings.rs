@@ -1,5 +1,6 @@
 //! OCTO's bookings over the checkout and the after-sale (docs/octo.md, "Bookings"): a
-//! reservation is a checkout's (the same holds, bounds and places), its extension the
+//! reservation is a checkout's (the same holds, bounds and places; the booking is written in
+//! the hold's transaction), its extension the
 //! checkout's one extension, its confirmation a confirmation on the reseller's account, its
 //! cancellation the after-sale cancellation under the merchant's policy (a hold is released).
 //! The booking's uuid is the reseller's when it sends one (a retried reservation with the same
@@ -18,7 +19,7 @@ use super::{
 };
 use crate::{
     checkout::{
-        create::create,
+        create::open,
         extend::extend,
         lifecycle::release_reservation,
         on_account::{confirm_on_account, settle_open},
@@ -30,7 +31,7 @@ use crate::{
 };
 
 /// A reservation's longest hold, as a checkout's.
-const HOLD_MINUTES: i64 = 15;
+pub const HOLD_MINUTES: i64 = 15;
 
 /// An answer to a booking question as Ventrata's `octo/questions` sends it.
 #[derive(Debug, Deserialize)]
@@ -117,7 +118,7 @@ pub fn check_option(option_id: &str) -> OctoResult<()> {
 
 /// The answers of a booking (`questionAnswers`) and of its unit items (per ticket, the
 /// items in order), as a checkout takes them.
-fn answers(booking: &[QuestionAnswer], items: &[UnitItemBody]) -> Vec<Answer> {
+pub fn answers(booking: &[QuestionAnswer], items: &[UnitItemBody]) -> Vec<Answer> {
     let of_booking = booking.iter().map(|a| Answer {
         question_id: a.question_id.clone(),
         line: None,
@@ -143,28 +144,14 @@ pub fn caller(r: &Reseller) -> Caller {
     }
 }
 
-/// A reservation of `request` as the reseller's (its partner client, no customer).
-pub async fn hold(
-    state: &AppState,
-    r: &Reseller,
-    request: &CheckoutRequest,
-    now: chrono::DateTime<Utc>,
-) -> OctoResult<app::wire::Checkout> {
-    let buyer = Buyer {
+/// The reseller as a checkout's buyer: its partner client, no customer.
+pub fn buyer(r: &Reseller) -> Buyer {
+    Buyer {
         customer_id: None,
         partner_client_id: Some(r.partner.partner_client_id),
         session_id: None,
         address: None,
-    };
-    Ok(create(
-        &state.commerce,
-        r.campaign_id,
-        buyer,
-        r.locale,
-        request,
-        now,
-    )
-    .await?)
+    }
 }
 
 /// `POST /bookings`: the booking held, ON_HOLD.
@@ -226,11 +213,20 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
         answers: answers(&body.question_answers, &body.unit_items),
     };
     let now = Utc::now();
-    let checkout = hold(state, r, &request, now).await?;
+    let mut open = open(
+        &state.commerce,
+        r.campaign_id,
+        buyer(r),
+        r.locale,
+        &request,
+        now,
+        None,
+    )
+    .await?;
     let uuid = body.uuid.unwrap_or_else(crate::ids::random_id);
     let booking = OctoBooking {
         uuid,
-        checkout_id: checkout.checkout_id,
+        checkout_id: open.checkout_id,
         partner_client_id: r.partner.partner_client_id,
         merchant_id: r.merchant.merchant_id,
         reseller_reference: body.reseller_reference,
@@ -247,34 +243,23 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
         created_at: now,
         updated_at: now,
     };
-    if !state
-        .store
-        .insert_octo_booking(&booking)
-        .await
-        .map_err(crate::error::Error::from)?
-    {
-        // A copy of this reservation won the uuid meanwhile: this hold is not needed.
-        release_reservation(
-            &state.commerce,
-            &state
-                .store
-                .checkout(checkout.checkout_id)
-                .await
-                .map_err(crate::error::Error::from)?
-                .ok_or_else(|| OctoError::invalid_booking(&uuid.to_string()))?,
-        )
-        .await?;
-        return Ok(uuid);
-    }
+    let tx = open.tx();
     if let Some(minutes) = body
         .expiration_minutes
         .filter(|m| (1..HOLD_MINUTES).contains(m))
     {
-        state
-            .store
-            .shorten_hold(checkout.checkout_id, now + Duration::minutes(minutes))
+        tx.set_hold(booking.checkout_id, now + Duration::minutes(minutes), None)
             .await
             .map_err(crate::error::Error::from)?;
+    }
+    // The hold and its booking commit together; a copy of this reservation that won the
+    // uuid meanwhile leaves this one uncommitted: nothing held for it.
+    if tx
+        .insert_octo_booking(&booking)
+        .await
+        .map_err(crate::error::Error::from)?
+    {
+        open.commit(&state.commerce).await?;
     }
     Ok(uuid)
 }

@@ -11,8 +11,10 @@ mod booking_view;
 mod bookings;
 mod catalog;
 mod change_date;
+mod change_hold;
 mod error;
 mod reseller;
+mod update;
 
 use axum::{
     body::Bytes,
@@ -369,57 +371,14 @@ async fn cancel(
     answer_booking(&state, &r, uuid_of(&params)).await
 }
 
-/// `PATCH /bookings/{uuid}`: the reseller's reference, notes and contact, and the date
-/// (`availabilityId`, `change_date`). A change of product or units is not taken through OCTO
-/// yet (docs/octo.md, "Not built yet").
+/// `PATCH /bookings/{uuid}` (`update`).
 async fn update_booking(
     State(state): State<AppState>,
     r: Reseller,
     Path(params): Path<HashMap<String, String>>,
     bytes: Bytes,
 ) -> OctoResult<Response> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Update {
-        #[serde(default)]
-        reseller_reference: Option<String>,
-        #[serde(default)]
-        notes: Option<String>,
-        #[serde(default)]
-        contact: Option<crate::store::OctoContact>,
-        #[serde(default)]
-        availability_id: Option<String>,
-        #[serde(default)]
-        unit_items: Option<Vec<serde_json::Value>>,
-        #[serde(default)]
-        product_id: Option<String>,
-    }
-    let booking = bookings::booking_of(&state, &r, uuid_of(&params)).await?;
-    let update: Update = body(&bytes)?;
-    if update.unit_items.is_some() || update.product_id.is_some() {
-        return Err(OctoError::unprocessable(
-            "Changing a booking's units or product through OCTO is not supported yet; cancel and book again.",
-        ));
-    }
-    if let Some(availability_id) = &update.availability_id {
-        change_date::change_date(&state, &r, &booking, availability_id).await?;
-    }
-    // As the date change left it.
-    let mut booking = bookings::booking_of(&state, &r, uuid_of(&params)).await?;
-    if let Some(reference) = update.reseller_reference {
-        booking.reseller_reference = Some(reference);
-    }
-    if let Some(notes) = update.notes {
-        booking.notes = Some(notes);
-    }
-    if let Some(contact) = update.contact {
-        booking.contact = Some(sqlx::types::Json(contact));
-    }
-    state
-        .store
-        .update_octo_booking(&booking)
-        .await
-        .map_err(crate::error::Error::from)?;
+    update::update(&state, &r, uuid_of(&params), body(&bytes)?).await?;
     answer_booking(&state, &r, uuid_of(&params)).await
 }
 

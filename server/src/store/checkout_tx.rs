@@ -43,6 +43,7 @@ pub trait CheckoutTx:
     + super::AfterSaleTx
     + super::GateTx
     + super::LedgerTx
+    + super::OctoTx
     + Send
 {
     /// Writes the events not written yet, takes the places asked for and commits. When fewer
@@ -109,6 +110,15 @@ pub trait CheckoutRowTx: Send {
         until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
+    /// Sets when a RESERVED checkout's hold ends and whether it was extended, in the
+    /// transaction that reserves it: a reseller's shorter hold (`octo::bookings`), or the
+    /// hold of the one it replaces (`checkout::rehold`), so a changed booking gains no time.
+    async fn set_hold(
+        &mut self,
+        checkout_id: Uuid,
+        expires_at: DateTime<Utc>,
+        hold_extended_at: Option<DateTime<Utc>>,
+    ) -> StoreResult<()>;
 }
 
 /// Voucher redemptions.

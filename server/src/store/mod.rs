@@ -91,7 +91,7 @@ pub use merchants::{
     Address, LocalizedMerchant, Location, Merchant, MerchantInput, MerchantStore,
     MerchantTranslation,
 };
-pub use octo::{OctoBooking, OctoBookingFilter, OctoContact, OctoStore};
+pub use octo::{OctoBooking, OctoBookingFilter, OctoContact, OctoStore, OctoTx};
 pub use orders::{
     LoyaltyEntryKey, LoyaltyEntryRecord, NewOrder, NewTicket, OrderRecord, OrderStore,
     OrderVersion, PaymentRecord, TicketRecord,

@@ -70,8 +70,6 @@ pub struct OctoBookingFilter {
 
 #[async_trait::async_trait]
 pub trait OctoStore {
-    /// Keeps `booking`; `false` when its uuid is taken.
-    async fn insert_octo_booking(&self, booking: &OctoBooking) -> StoreResult<bool>;
     async fn octo_booking(&self, uuid: Uuid) -> StoreResult<Option<OctoBooking>>;
     /// The reseller's bookings at the merchant that `filter` names, newest first, at most 500.
     async fn octo_bookings(
@@ -80,19 +78,34 @@ pub trait OctoStore {
         merchant_id: Uuid,
         filter: &OctoBookingFilter,
     ) -> StoreResult<Vec<OctoBooking>>;
-    /// Replaces what the reseller may change of a booking: its reference, notes, contact,
-    /// visit day and when it cancelled its hold.
+    /// Replaces what the reseller may change of a booking by itself: its reference, notes,
+    /// contact and when it cancelled its hold. Its checkout, day and unit items change only
+    /// with the places ([`OctoTx::move_octo_booking`], [`OctoStore::set_octo_booking_day`]).
     async fn update_octo_booking(&self, booking: &OctoBooking) -> StoreResult<()>;
-    /// Points a held booking at its new checkout `to` on `local_date` (a date change of a hold
-    /// is a new reservation), unless another change moved it from `from` first: `false` then.
+    /// The visit day of a confirmed booking whose tickets moved (the after-sale date change,
+    /// which knows nothing of OCTO, moved them).
+    async fn set_octo_booking_day(&self, uuid: Uuid, local_date: NaiveDate) -> StoreResult<()>;
+    /// Ends the hold of a `RESERVED` checkout at `until` when that is sooner than its end now
+    /// (a reseller's `expirationMinutes`); `false` when it did not.
+    async fn shorten_hold(&self, checkout_id: Uuid, until: DateTime<Utc>) -> StoreResult<bool>;
+}
+
+/// The booking's part of the checkout transaction that reserves it (`octo::bookings`) or
+/// reserves it again (`checkout::rehold`): a booking is written, or pointed at its new hold,
+/// in the transaction that makes the hold.
+#[async_trait::async_trait]
+pub trait OctoTx: Send {
+    /// Keeps `booking`; `false` when its uuid is taken.
+    async fn insert_octo_booking(&mut self, booking: &OctoBooking) -> StoreResult<bool>;
+    /// Points the booking `uuid` at its new checkout `to`, on `local_date`, with the
+    /// reseller's uuid of each unit item, unless another change moved it from `from` first:
+    /// `false` then.
     async fn move_octo_booking(
-        &self,
+        &mut self,
         uuid: Uuid,
         from: Uuid,
         to: Uuid,
         local_date: NaiveDate,
+        unit_items: &[Option<Uuid>],
     ) -> StoreResult<bool>;
-    /// Ends the hold of a `RESERVED` checkout at `until` when that is sooner than its end now
-    /// (a reseller's `expirationMinutes`); `false` when it did not.
-    async fn shorten_hold(&self, checkout_id: Uuid, until: DateTime<Utc>) -> StoreResult<bool>;
 }

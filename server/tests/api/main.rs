@@ -62,6 +62,7 @@ mod key_rotation;
 mod mail_outbox;
 mod octo;
 mod octo_changes;
+mod octo_units;
 mod onboarding;
 mod openapi_document;
 mod order_receipt;

@@ -234,6 +234,23 @@ impl CheckoutRowTx for SqlCheckoutTx {
         .rows_affected();
         Ok(moved == 1)
     }
+
+    async fn set_hold(
+        &mut self,
+        checkout_id: Uuid,
+        expires_at: DateTime<Utc>,
+        hold_extended_at: Option<DateTime<Utc>>,
+    ) -> StoreResult<()> {
+        self.batch
+            .statement(
+                "UPDATE checkout SET expires_at = $2, hold_extended_at = $3
+                 WHERE checkout_id = $1 AND status = 'RESERVED'",
+            )
+            .bind(checkout_id)
+            .bind(expires_at)
+            .bind(hold_extended_at);
+        Ok(())
+    }
 }
 
 /// Adds to `batch` the customer's consents to newsletters, given at the checkout; each once,

@@ -16,6 +16,7 @@ mod after_sale;
 mod checkout_rows;
 mod gates;
 mod loyalty;
+mod octo;
 mod orders;
 mod outbox;
 mod places;
