@@ -134,30 +134,6 @@ fn next(shop: &Shop, days: &[NaiveDate], booking: Option<&Value>) -> (&'static s
     }
 }
 
-/// A backend bearer of the reseller from the server at `addr`.
-async fn bearer(addr: std::net::SocketAddr) -> anyhow::Result<String> {
-    let call = Call {
-        method: Method::POST,
-        path: "/oauth/token".into(),
-        headers: vec![(
-            "content-type".to_owned(),
-            "application/x-www-form-urlencoded".to_owned(),
-        )],
-        body: format!(
-            "grant_type=client_credentials&client_id={CLIENT_ID}&client_secret={CLIENT_SECRET}"
-        )
-        .into(),
-        fresh_key: None,
-    };
-    let (status, body) = load::once(addr, &call).await?;
-    anyhow::ensure!(status == StatusCode::OK, "a reseller bearer: {status}");
-    let token: Value = serde_json::from_slice(&body)?;
-    Ok(token["access_token"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned())
-}
-
 /// Books through OCTO on `days` until `stop`: each booking reserved, changed, confirmed or
 /// cancelled over a few requests; an unanswered request is sent again now and then (a
 /// reservation with the same uuid is the same booking).
@@ -179,7 +155,7 @@ pub async fn reseller_load(
             continue;
         };
         if token.as_ref().is_none_or(|(at, _)| *at != addr) {
-            match bearer(addr).await {
+            match load::client_token(addr, CLIENT_ID, CLIENT_SECRET).await {
                 Ok(fresh) => token = Some((addr, fresh)),
                 Err(_) => {
                     tokio::time::sleep(Duration::from_millis(50)).await;

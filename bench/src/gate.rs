@@ -140,30 +140,9 @@ pub async fn create(addr: std::net::SocketAddr, merchant: Uuid) -> anyhow::Resul
     })
 }
 
-/// A gate bearer from the server at `addr` (a bearer names the server address that issued
-/// it: each restart of the crash run's server has an address of its own).
+/// A gate bearer from the server at `addr` (`load::client_token`).
 pub async fn bearer(addr: std::net::SocketAddr, gate: &BenchGate) -> anyhow::Result<String> {
-    let token = Call {
-        method: hyper::Method::POST,
-        path: "/oauth/token".into(),
-        headers: vec![(
-            "content-type".to_owned(),
-            "application/x-www-form-urlencoded".to_owned(),
-        )],
-        body: format!(
-            "grant_type=client_credentials&client_id={}&client_secret={}",
-            gate.client_id, gate.client_secret
-        )
-        .into(),
-        fresh_key: None,
-    };
-    let (status, body) = load::once(addr, &token).await?;
-    anyhow::ensure!(status == StatusCode::OK, "a gate bearer: {status}");
-    let token: Value = serde_json::from_slice(&body)?;
-    Ok(token["access_token"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned())
+    load::client_token(addr, &gate.client_id, &gate.client_secret).await
 }
 
 /// The section of docs/benchmarks.md this part writes.

@@ -112,6 +112,39 @@ impl Measured {
     }
 }
 
+/// A backend bearer of the partner client `client_id` from the server at `addr` (a bearer
+/// names the server address that issued it: each restart of the crash run's server has its
+/// own).
+pub async fn client_token(
+    addr: SocketAddr,
+    client_id: &str,
+    client_secret: &str,
+) -> anyhow::Result<String> {
+    let call = Call {
+        method: Method::POST,
+        path: "/oauth/token".into(),
+        headers: vec![(
+            "content-type".to_owned(),
+            "application/x-www-form-urlencoded".to_owned(),
+        )],
+        body: format!(
+            "grant_type=client_credentials&client_id={client_id}&client_secret={client_secret}"
+        )
+        .into(),
+        fresh_key: None,
+    };
+    let (status, body) = once(addr, &call).await?;
+    anyhow::ensure!(
+        status == StatusCode::OK,
+        "a bearer of {client_id}: {status}"
+    );
+    let token: serde_json::Value = serde_json::from_slice(&body)?;
+    Ok(token["access_token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
 /// One answer, read whole.
 pub async fn once(addr: SocketAddr, call: &Call) -> anyhow::Result<(StatusCode, Bytes)> {
     let stream = TcpStream::connect(addr).await?;

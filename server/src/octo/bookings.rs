@@ -27,7 +27,7 @@ use crate::{
         reserve::Buyer,
     },
     state::AppState,
-    store::{CustomerFields, OctoBooking, OctoContact, Product, Settlement},
+    store::{CheckoutLineRecord, CustomerFields, OctoBooking, OctoContact, Product, Settlement},
 };
 
 /// A reservation's longest hold, as a checkout's.
@@ -163,13 +163,7 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
             .await
             .map_err(crate::error::Error::from)?
         {
-            // The same reservation sent again is the same booking; another's uuid is taken.
-            if existing.partner_client_id == r.partner.partner_client_id
-                && existing.merchant_id == r.merchant.merchant_id
-            {
-                return Ok(uuid);
-            }
-            return Err(OctoError::invalid_booking(&uuid.to_string()));
+            return sent_again(&existing, r);
         }
     }
     let product = product_of(state, r, &body.product_id).await?;
@@ -254,14 +248,61 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
     }
     // The hold and its booking commit together; a copy of this reservation that won the
     // uuid meanwhile leaves this one uncommitted: nothing held for it.
-    if tx
+    if !tx
         .insert_octo_booking(&booking)
         .await
         .map_err(crate::error::Error::from)?
     {
-        open.commit(&state.commerce).await?;
+        drop(open);
+        return copy_of(state, r, uuid).await;
     }
+    open.commit(&state.commerce).await?;
     Ok(uuid)
+}
+
+/// A reservation whose uuid is `existing`'s: the same reservation sent again is the same
+/// booking; another reseller's uuid is taken.
+fn sent_again(existing: &OctoBooking, r: &Reseller) -> OctoResult<Uuid> {
+    if existing.partner_client_id == r.partner.partner_client_id
+        && existing.merchant_id == r.merchant.merchant_id
+    {
+        Ok(existing.uuid)
+    } else {
+        Err(OctoError::invalid_booking(&existing.uuid.to_string()))
+    }
+}
+
+/// The booking `uuid` that a copy of this reservation wrote first. It may not be committed
+/// yet (on SQLite the copy can share this request's group commit), so it is waited for, a
+/// few seconds at most; a copy that failed leaves nothing, and the reseller sends it again.
+async fn copy_of(state: &AppState, r: &Reseller, uuid: Uuid) -> OctoResult<Uuid> {
+    for _ in 0..250 {
+        if let Some(copy) = state
+            .store
+            .octo_booking(uuid)
+            .await
+            .map_err(crate::error::Error::from)?
+        {
+            return sent_again(&copy, r);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Err(OctoError::unprocessable(
+        "A copy of this reservation was being made at the same time and did not complete; send it again.",
+    ))
+}
+
+/// The booking's one line (an OCTO booking is of one product), to change it.
+pub async fn line_of(state: &AppState, booking: &OctoBooking) -> OctoResult<CheckoutLineRecord> {
+    let lines = state
+        .store
+        .checkout_lines(booking.checkout_id)
+        .await
+        .map_err(crate::error::Error::from)?;
+    lines
+        .into_iter()
+        .next()
+        .ok_or_else(|| OctoError::unprocessable("The booking holds nothing to change."))
 }
 
 /// The reseller's booking `uuid` at this merchant; `INVALID_BOOKING_UUID` for any other

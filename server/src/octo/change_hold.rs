@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::{
     availability::visit_of,
-    bookings::{answers, buyer, caller, product_of, UnitItemBody},
+    bookings::{answers, buyer, caller, line_of, product_of, UnitItemBody},
     catalog::unit_id,
     error::{OctoError, OctoResult},
     reseller::Reseller,
@@ -36,14 +36,7 @@ pub async fn change_hold(
             "The booking is no longer on hold and cannot change.",
         ));
     }
-    let lines = state
-        .store
-        .checkout_lines(booking.checkout_id)
-        .await
-        .map_err(Error::from)?;
-    let line = lines
-        .first()
-        .ok_or_else(|| OctoError::unprocessable("The booking holds nothing to change."))?;
+    let line = &line_of(state, booking).await?;
     let current = line.product_id.to_string();
     let product = product_of(state, r, body.product_id.as_deref().unwrap_or(&current)).await?;
     let same_product = product.product_id == line.product_id;

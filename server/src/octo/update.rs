@@ -14,7 +14,9 @@ use std::collections::HashSet;
 use uuid::Uuid;
 
 use super::{
-    bookings::{booking_of, check_option, product_of, QuestionAnswer, UnitItemBody, HOLD_MINUTES},
+    bookings::{
+        booking_of, check_option, line_of, product_of, QuestionAnswer, UnitItemBody, HOLD_MINUTES,
+    },
     change_date::change_date,
     change_hold::{change_hold, units_of},
     error::{OctoError, OctoResult},
@@ -119,14 +121,7 @@ async fn change_confirmed(
     order: OrderRecord,
     body: &UpdateBody,
 ) -> OctoResult<()> {
-    let lines = state
-        .store
-        .checkout_lines(booking.checkout_id)
-        .await
-        .map_err(Error::from)?;
-    let line = lines
-        .first()
-        .ok_or_else(|| OctoError::unprocessable("The booking holds nothing to change."))?;
+    let line = &line_of(state, booking).await?;
     if body
         .product_id
         .as_deref()

@@ -76,6 +76,18 @@ impl<'a> Reseller<'a> {
         response
     }
 
+    /// `GET /bookings/{uuid}`, answered 200.
+    pub async fn read(&mut self, uuid: &str) -> Value {
+        self.call(
+            "Bookings_GetBooking",
+            Method::GET,
+            &format!("/bookings/{uuid}"),
+            None,
+        )
+        .await
+        .assert_status(200)
+    }
+
     pub async fn reserve(&mut self, product: &str, quantity: usize, extra: Value) -> Value {
         let mut body = json!({
             "productId": product,

@@ -46,15 +46,7 @@ async fn a_held_booking_moves_to_one_day_however_many_changes_come_at_once() {
         }
     }
     assert!(answers.iter().any(|a| a.status == 200));
-    let now = r
-        .call(
-            "Bookings_GetBooking",
-            Method::GET,
-            &format!("/bookings/{uuid}"),
-            None,
-        )
-        .await
-        .assert_status(200);
+    let now = r.read(&uuid).await;
     assert_eq!(now["status"], "ON_HOLD");
     let mut held_days = Vec::new();
     for day in std::iter::once(visit_day()).chain(days.iter().copied()) {

@@ -75,15 +75,7 @@ async fn a_held_booking_on_a_full_day_changes_its_units_in_place() {
 
     // One more than the day has: refused, the booking as it was.
     refused(&patch(&mut r, &uuid, json!({ "unitItems": adults(4) })).await);
-    let after = r
-        .call(
-            "Bookings_GetBooking",
-            Method::GET,
-            &format!("/bookings/{uuid}"),
-            None,
-        )
-        .await
-        .assert_status(200);
+    let after = r.read(&uuid).await;
     assert_eq!(after["id"], back["id"], "still the same hold");
     assert_eq!(after["unitItems"], back["unitItems"]);
     assert_eq!(reserved_on_day(&app, group, visit_day()).await, 3);
@@ -248,15 +240,7 @@ async fn unit_changes_at_once_leave_the_booking_on_one_hold() {
         }
     }
     assert!(answers.iter().any(|a| a.status == 200));
-    let now = r
-        .call(
-            "Bookings_GetBooking",
-            Method::GET,
-            &format!("/bookings/{uuid}"),
-            None,
-        )
-        .await
-        .assert_status(200);
+    let now = r.read(&uuid).await;
     assert_eq!(now["status"], "ON_HOLD");
     let units = now["unitItems"].as_array().unwrap().len() as i64;
     assert_eq!(
