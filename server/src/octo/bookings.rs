@@ -92,6 +92,40 @@ pub struct ExtendBody {
     pub expiration_minutes: Option<i64>,
 }
 
+/// What a reseller may send to change a booking; absent members change nothing.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateBody {
+    #[serde(default)]
+    pub reseller_reference: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    #[serde(default)]
+    pub contact: Option<OctoContact>,
+    #[serde(default)]
+    pub product_id: Option<String>,
+    #[serde(default)]
+    pub option_id: Option<String>,
+    #[serde(default)]
+    pub availability_id: Option<String>,
+    #[serde(default)]
+    pub expiration_minutes: Option<i64>,
+    #[serde(default)]
+    pub unit_items: Option<Vec<UnitItemBody>>,
+    #[serde(default)]
+    pub question_answers: Option<Vec<QuestionAnswer>>,
+}
+
+impl UpdateBody {
+    /// Whether a held booking must be reserved again for it.
+    pub fn changes_hold(&self) -> bool {
+        self.product_id.is_some()
+            || self.availability_id.is_some()
+            || self.unit_items.is_some()
+            || self.question_answers.is_some()
+    }
+}
+
 /// The product of `id` that the reseller may book: the merchant's, in its campaign, sold
 /// through OCTO; `INVALID_PRODUCT_ID` otherwise (another merchant's too: no leak).
 pub async fn product_of(state: &AppState, r: &Reseller, id: &str) -> OctoResult<Product> {

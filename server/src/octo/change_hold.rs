@@ -10,11 +10,10 @@ use uuid::Uuid;
 
 use super::{
     availability::visit_of,
-    bookings::{answers, buyer, caller, line_of, product_of, UnitItemBody},
+    bookings::{answers, buyer, caller, line_of, product_of, UnitItemBody, UpdateBody},
     catalog::unit_id,
     error::{OctoError, OctoResult},
     reseller::Reseller,
-    update::UpdateBody,
 };
 use crate::{
     error::Error,

@@ -9,13 +9,12 @@
 
 use app::wire::{ManagedCancellationRequest, TicketStatus};
 use chrono::{Duration, Utc};
-use serde::Deserialize;
 use std::collections::HashSet;
 use uuid::Uuid;
 
 use super::{
     bookings::{
-        booking_of, check_option, line_of, product_of, QuestionAnswer, UnitItemBody, HOLD_MINUTES,
+        booking_of, check_option, line_of, product_of, UnitItemBody, UpdateBody, HOLD_MINUTES,
     },
     change_date::change_date,
     change_hold::{change_hold, units_of},
@@ -26,42 +25,8 @@ use crate::{
     after_sale::{requests, Actor},
     error::Error,
     state::AppState,
-    store::{OctoBooking, OctoContact, OrderRecord},
+    store::{OctoBooking, OrderRecord},
 };
-
-/// What a reseller may send to change a booking; absent members change nothing.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateBody {
-    #[serde(default)]
-    pub reseller_reference: Option<String>,
-    #[serde(default)]
-    pub notes: Option<String>,
-    #[serde(default)]
-    pub contact: Option<OctoContact>,
-    #[serde(default)]
-    pub product_id: Option<String>,
-    #[serde(default)]
-    pub option_id: Option<String>,
-    #[serde(default)]
-    pub availability_id: Option<String>,
-    #[serde(default)]
-    pub expiration_minutes: Option<i64>,
-    #[serde(default)]
-    pub unit_items: Option<Vec<UnitItemBody>>,
-    #[serde(default)]
-    pub question_answers: Option<Vec<QuestionAnswer>>,
-}
-
-impl UpdateBody {
-    /// Whether a held booking must be reserved again for it.
-    fn changes_hold(&self) -> bool {
-        self.product_id.is_some()
-            || self.availability_id.is_some()
-            || self.unit_items.is_some()
-            || self.question_answers.is_some()
-    }
-}
 
 /// Changes the reseller's booking `uuid` as `body` asks.
 pub async fn update(
