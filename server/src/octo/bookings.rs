@@ -1,8 +1,8 @@
 //! OCTO's bookings over the checkout and the after-sale (docs/octo.md, "Bookings"): a
 //! reservation is a checkout's (the same holds, bounds and places; the booking is written in
-//! the hold's transaction), its extension the
-//! checkout's one extension, its confirmation a confirmation on the reseller's account, its
-//! cancellation the after-sale cancellation under the merchant's policy (a hold is released).
+//! the hold's transaction), its extension the checkout's one extension, its confirmation a
+//! confirmation on the reseller's account, its cancellation the after-sale cancellation under
+//! the merchant's policy (a hold is released). Its changes are `update`'s.
 //! The booking's uuid is the reseller's when it sends one (a retried reservation with the same
 //! uuid is the same booking), else ours.
 
