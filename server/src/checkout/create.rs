@@ -26,7 +26,16 @@ pub async fn create(
     request: &CheckoutRequest,
     now: DateTime<Utc>,
 ) -> Result<Checkout> {
-    let open = open(state, campaign_id, buyer, locale, request, now, None).await?;
+    let open = open(
+        state,
+        campaign_id,
+        buyer,
+        locale,
+        request,
+        now,
+        Holding::default(),
+    )
+    .await?;
     let checkout_id = open.checkout_id;
     open.commit(state).await?;
     read::view_of(state, checkout_id).await
@@ -53,8 +62,17 @@ impl Open {
     }
 }
 
-/// Reserves `request` up to its commit (see [`Open`]). `freed`: a checkout the caller ends in
-/// the same transaction (its lines and day), whose places count as left.
+/// How a reservation by [`open`] holds, besides the usual.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Holding<'a> {
+    /// When the hold ends, if not in the reservation's 15 minutes (`Reservation::hold_until`).
+    pub until: Option<DateTime<Utc>>,
+    /// A checkout the caller ends in the same transaction (its lines and day): its places
+    /// count as left.
+    pub freed: Option<(&'a [CheckoutLineRecord], NaiveDate)>,
+}
+
+/// Reserves `request` up to its commit (see [`Open`]), held as `holding` says.
 pub async fn open(
     state: &Commerce,
     campaign_id: Uuid,
@@ -62,11 +80,11 @@ pub async fn open(
     locale: Locale,
     request: &CheckoutRequest,
     now: DateTime<Utc>,
-    freed: Option<(&[CheckoutLineRecord], NaiveDate)>,
+    holding: Holding<'_>,
 ) -> Result<Open> {
     basket::check_request(request)?;
     let mut plan = plan(state, campaign_id, locale, request, now).await?;
-    if let Some((lines, day)) = freed {
+    if let Some((lines, day)) = holding.freed {
         plan.count_as_left(lines, day);
     }
     let checkout_id = crate::ids::random_id();
@@ -78,6 +96,7 @@ pub async fn open(
         buyer,
         locale,
         now,
+        hold_until: holding.until,
     };
     let prepared = reserve::prepare(state, &plan, &reservation).await?;
     let tx = state.store.begin_checkout().await?;

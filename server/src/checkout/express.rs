@@ -78,6 +78,7 @@ pub async fn express(
         buyer,
         locale,
         now,
+        hold_until: None,
     };
 
     // Plan, reading only, and open the payment at the provider for the planned total,

@@ -10,7 +10,7 @@ use app::wire::{CheckoutRequest, Locale};
 use chrono::{DateTime, Utc};
 
 use super::{
-    create::{open, Open},
+    create::{open, Holding, Open},
     lifecycle,
     reserve::Buyer,
     Commerce,
@@ -37,12 +37,25 @@ pub async fn rehold(
         ..request.clone()
     };
     let lines = state.store.checkout_lines(old.checkout_id).await?;
-    let freed = Some((lines.as_slice(), old.visit_date));
-    let mut open = open(state, old.campaign_id, buyer, locale, &request, now, freed).await?;
+    let holding = Holding {
+        until: Some(old.expires_at),
+        freed: Some((lines.as_slice(), old.visit_date)),
+    };
+    let mut open = open(
+        state,
+        old.campaign_id,
+        buyer,
+        locale,
+        &request,
+        now,
+        holding,
+    )
+    .await?;
     let checkout_id = open.checkout_id;
     let tx = open.tx();
-    tx.set_hold(checkout_id, old.expires_at, old.hold_extended_at)
-        .await?;
+    if let Some(at) = old.hold_extended_at {
+        tx.carry_extension(checkout_id, at).await?;
+    }
     if old.expires_at <= now || !lifecycle::end_in(state, tx, old, &lines, None, "replaced").await?
     {
         return Err(Error::new(

@@ -283,6 +283,10 @@ pub struct Reservation<'a> {
     pub buyer: Buyer,
     pub locale: Locale,
     pub now: DateTime<Utc>,
+    /// When an unconfirmed hold ends, other than `now` + [`HOLD`]: an OCTO reseller's shorter
+    /// `expirationMinutes`, or the end of the hold a changed booking replaces
+    /// (`checkout::rehold`). Its `checkouts.CheckoutStarted` says so.
+    pub hold_until: Option<DateTime<Utc>>,
 }
 
 /// Redeems the vouchers, debits the wallet and writes the priced checkout inside `tx`;
@@ -365,12 +369,11 @@ async fn reserve(
             .map(crate::settlement::invoice::normalized),
         answers: plan.answers.clone(),
         // Confirmed at once (the express checkout), the places are held for the payment.
-        expires_at: r.now
-            + if r.confirmed.is_some() {
-                super::place::PAYMENT_WINDOW
-            } else {
-                HOLD
-            },
+        expires_at: if r.confirmed.is_some() {
+            r.now + super::place::PAYMENT_WINDOW
+        } else {
+            r.hold_until.unwrap_or(r.now + HOLD)
+        },
         confirmed: r.confirmed.cloned(),
         lines: plan
             .lines

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::{
     checkout::{
-        create::open,
+        create::{open, Holding},
         extend::extend,
         lifecycle::release_reservation,
         on_account::{confirm_on_account, settle_open},
@@ -241,6 +241,13 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
         answers: answers(&body.question_answers, &body.unit_items),
     };
     let now = Utc::now();
+    let holding = Holding {
+        until: body
+            .expiration_minutes
+            .filter(|m| (1..HOLD_MINUTES).contains(m))
+            .map(|m| now + Duration::minutes(m)),
+        freed: None,
+    };
     let mut open = open(
         &state.commerce,
         r.campaign_id,
@@ -248,7 +255,7 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
         r.locale,
         &request,
         now,
-        None,
+        holding,
     )
     .await?;
     let uuid = body.uuid.unwrap_or_else(crate::ids::random_id);
@@ -272,14 +279,6 @@ pub async fn reserve(state: &AppState, r: &Reseller, body: ReserveBody) -> OctoR
         updated_at: now,
     };
     let tx = open.tx();
-    if let Some(minutes) = body
-        .expiration_minutes
-        .filter(|m| (1..HOLD_MINUTES).contains(m))
-    {
-        tx.set_hold(booking.checkout_id, now + Duration::minutes(minutes), None)
-            .await
-            .map_err(crate::error::Error::from)?;
-    }
     // The hold and its booking commit together; a copy of this reservation that won the
     // uuid meanwhile leaves this one uncommitted: nothing held for it.
     if !tx

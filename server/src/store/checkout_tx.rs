@@ -110,15 +110,10 @@ pub trait CheckoutRowTx: Send {
         until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> StoreResult<bool>;
-    /// Sets when a RESERVED checkout's hold ends and whether it was extended, in the
-    /// transaction that reserves it: a reseller's shorter hold (`octo::bookings`), or the
-    /// hold of the one it replaces (`checkout::rehold`), so a changed booking gains no time.
-    async fn set_hold(
-        &mut self,
-        checkout_id: Uuid,
-        expires_at: DateTime<Utc>,
-        hold_extended_at: Option<DateTime<Utc>>,
-    ) -> StoreResult<()>;
+    /// Marks a RESERVED checkout's hold as extended at `at`, in the transaction that
+    /// reserves it in place of an extended one (`checkout::rehold`): it cannot be extended
+    /// again.
+    async fn carry_extension(&mut self, checkout_id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
 }
 
 /// Voucher redemptions.

@@ -427,6 +427,20 @@ pub async fn count_events(app: &TestApp, shop: &Shop, kind: &str) -> usize {
 /// The events the partner polls, as (type, subject): every page, following `next_token`
 /// until a page has none.
 pub async fn events(app: &TestApp, shop: &Shop) -> Vec<(String, String)> {
+    event_items(app, shop)
+        .await
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["subject"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The events the partner polls, whole, oldest first.
+pub async fn event_items(app: &TestApp, shop: &Shop) -> Vec<Value> {
     crate::db_reads::wait_until_events_settle(app).await;
     let backend = app.backend_token(&shop.partner.client).await;
     let mut out = Vec::new();
@@ -444,12 +458,7 @@ pub async fn events(app: &TestApp, shop: &Shop) -> Vec<(String, String)> {
         if items.is_empty() {
             return out;
         }
-        for e in items {
-            out.push((
-                e["type"].as_str().unwrap().to_owned(),
-                e["subject"].as_str().unwrap().to_owned(),
-            ));
-        }
+        out.extend(items.iter().cloned());
         match page["meta"]["pagination"]["next_token"].as_str() {
             Some(token) => next = Some(token.to_owned()),
             None => return out,

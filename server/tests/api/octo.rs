@@ -76,6 +76,17 @@ impl<'a> Reseller<'a> {
         response
     }
 
+    /// `POST /bookings/{uuid}/extend`.
+    pub async fn extend(&mut self, uuid: &str) -> TestResponse {
+        self.call(
+            "Bookings_ExtendReservation",
+            Method::POST,
+            &format!("/bookings/{uuid}/extend"),
+            Some(json!({})),
+        )
+        .await
+    }
+
     /// `GET /bookings/{uuid}`, answered 200.
     pub async fn read(&mut self, uuid: &str) -> Value {
         self.call(
@@ -280,15 +291,7 @@ async fn a_reseller_books_confirms_reads_and_cancels_and_every_answer_is_octo_s_
     assert_eq!(held["unitItems"].as_array().unwrap().len(), 2);
     let again = r.reserve(&shop.product, 2, json!({ "uuid": uuid })).await;
     assert_eq!(again["id"], held["id"], "the same uuid is the same booking");
-    let extended = r
-        .call(
-            "Bookings_ExtendReservation",
-            Method::POST,
-            &format!("/bookings/{uuid}/extend"),
-            Some(json!({})),
-        )
-        .await
-        .assert_status(200);
+    let extended = r.extend(&uuid).await.assert_status(200);
     assert!(extended["utcExpiresAt"].as_str() > held["utcExpiresAt"].as_str());
     let confirmed = r.confirm(&uuid, json!({})).await.assert_status(200);
     assert_eq!(confirmed["status"], "CONFIRMED");

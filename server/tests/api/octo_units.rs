@@ -63,9 +63,34 @@ async fn a_held_booking_on_a_full_day_changes_its_units_in_place() {
     assert_eq!(fewer["status"], "ON_HOLD");
     assert_eq!(fewer["unitItems"].as_array().unwrap().len(), 2);
     assert_eq!(reserved_on_day(&app, group, visit_day()).await, 2);
-    assert!(
-        fewer["utcExpiresAt"].as_str() <= held["utcExpiresAt"].as_str(),
+    assert_eq!(
+        fewer["utcExpiresAt"], held["utcExpiresAt"],
         "a change gains no time"
+    );
+    // The events say so: the old hold replaced, the new one started ending when it did.
+    let events = crate::checkout_fixtures::event_items(&app, &shop).await;
+    let about = |kind: &str, id: &Value| {
+        events
+            .iter()
+            .find(|e| {
+                e["type"] == kind && e["subject"] == format!("checkouts/{}", id.as_str().unwrap())
+            })
+            .unwrap_or_else(|| panic!("{kind} of {id}"))["data"]
+            .clone()
+    };
+    assert_eq!(
+        about("checkouts.CheckoutExpired", &held["id"])["reason"],
+        "replaced"
+    );
+    let started = about("checkouts.CheckoutStarted", &fewer["id"]);
+    let instant = |v: &Value| {
+        chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap())
+            .unwrap()
+            .timestamp()
+    };
+    assert_eq!(
+        instant(&started["expires_at"]),
+        instant(&held["utcExpiresAt"])
     );
     let back = patch(&mut r, &uuid, json!({ "unitItems": adults(3) }))
         .await
@@ -113,6 +138,7 @@ async fn a_held_booking_changes_product_and_day_in_one_request() {
     let mut r = Reseller::new(&app, &shop, token);
     let held = r.reserve(&shop.product, 2, json!({})).await;
     let uuid = held["uuid"].as_str().unwrap().to_owned();
+    let extended = r.extend(&uuid).await.assert_status(200);
     let changed = patch(
         &mut r,
         &uuid,
@@ -124,6 +150,9 @@ async fn a_held_booking_changes_product_and_day_in_one_request() {
     assert_eq!(changed["productId"], json!(other));
     assert_eq!(changed["availabilityId"], midnight_id(day));
     assert_eq!(changed["unitItems"].as_array().unwrap().len(), 1);
+    // Still the extended hold's end, and extended once already.
+    assert_eq!(changed["utcExpiresAt"], extended["utcExpiresAt"]);
+    refused(&r.extend(&uuid).await);
     assert_eq!(
         reserved_on_day(&app, shop.group.parse().unwrap(), visit_day()).await,
         0,

@@ -235,20 +235,18 @@ impl CheckoutRowTx for SqlCheckoutTx {
         Ok(moved == 1)
     }
 
-    async fn set_hold(
-        &mut self,
-        checkout_id: Uuid,
-        expires_at: DateTime<Utc>,
-        hold_extended_at: Option<DateTime<Utc>>,
-    ) -> StoreResult<()> {
-        self.batch
-            .statement(
-                "UPDATE checkout SET expires_at = $2, hold_extended_at = $3
-                 WHERE checkout_id = $1 AND status = 'RESERVED'",
-            )
-            .bind(checkout_id)
-            .bind(expires_at)
-            .bind(hold_extended_at);
+    async fn carry_extension(&mut self, checkout_id: Uuid, at: DateTime<Utc>) -> StoreResult<()> {
+        // After the flush: the row is the batch's insert, and no two parts of a Postgres batch
+        // may touch one row (`store::batch`).
+        self.flush().await?;
+        sqlx::query(
+            "UPDATE checkout SET hold_extended_at = $2
+             WHERE checkout_id = $1 AND status = 'RESERVED'",
+        )
+        .bind(checkout_id)
+        .bind(at)
+        .execute(&mut *self.tx)
+        .await?;
         Ok(())
     }
 }
