@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
@@ -297,6 +297,14 @@ fn item(
     item
 }
 
+/// A timeslot's visit as a reservation asks for it: its local start, without offset.
+pub fn slot_visit<T: TimeZone>(start: DateTime<T>, zone: Tz) -> String {
+    start
+        .with_timezone(&zone)
+        .format("%Y-%m-%dT%H:%M:%S")
+        .to_string()
+}
+
 /// The visit a reservation asks for by `availability_id` (a start with its offset), as the
 /// checkout takes it: the merchant-local day for a day ticket, the local date and time for a
 /// timeslotted one. `None` when it is no start of this product.
@@ -304,7 +312,7 @@ pub fn visit_of(availability_id: &str, zone: Tz, product: &Product) -> Option<(N
     let start = DateTime::parse_from_rfc3339(availability_id).ok()?;
     let local = start.with_timezone(&zone).naive_local();
     if product.requires_timeslot {
-        Some((local.date(), local.format("%Y-%m-%dT%H:%M:%S").to_string()))
+        Some((local.date(), slot_visit(start, zone)))
     } else if local.time() == NaiveTime::MIN {
         Some((local.date(), local.date().to_string()))
     } else {

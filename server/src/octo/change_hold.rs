@@ -9,7 +9,7 @@ use chrono::Utc;
 use uuid::Uuid;
 
 use super::{
-    availability::visit_of,
+    availability::{slot_visit, visit_of},
     bookings::{answers, buyer, caller, line_of, product_of, UnitItemBody, UpdateBody},
     catalog::unit_id,
     error::{OctoError, OctoResult},
@@ -41,11 +41,18 @@ pub async fn change_hold(
     let same_product = product.product_id == line.product_id;
     let items = units_of(&product, body.unit_items.as_deref())?;
     let quantity = items.map_or(line.quantity.max(0) as usize, <[_]>::len);
+    let now_on = held_visit(state, r, &held, line).await?;
     let (day, date) = match &body.availability_id {
         Some(id) => visit_of(id, r.merchant.zone()?, &product)
             .ok_or_else(|| OctoError::invalid_availability(id))?,
-        None => (held.visit_date, held_visit(state, r, &held, line).await?),
+        None => (held.visit_date, now_on.clone()),
     };
+    // The booking sent back as it is (a channel manager's full update): kept, not held anew.
+    let answered = body.question_answers.is_some()
+        || items.is_some_and(|i| i.iter().any(|item| !item.question_answers.is_empty()));
+    if same_product && date == now_on && quantity == line.quantity.max(0) as usize && !answered {
+        return Ok(());
+    }
     let request = CheckoutRequest {
         date,
         flexible_date: false,
@@ -120,10 +127,7 @@ async fn held_visit(
         .first()
         .map(|s| s.start_time)
         .ok_or_else(|| OctoError::unprocessable("The booking's timeslot no longer exists."))?;
-    Ok(start
-        .with_timezone(&r.merchant.zone()?)
-        .format("%Y-%m-%dT%H:%M:%S")
-        .to_string())
+    Ok(slot_visit(start, r.merchant.zone()?))
 }
 
 /// The answers the new hold takes: those the update gives, else those the old hold had (of

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use uuid::Uuid;
 
 use super::{
+    availability::{slot_visit, visit_of},
     bookings::{
         booking_of, check_option, line_of, product_of, UnitItemBody, UpdateBody, HOLD_MINUTES,
     },
@@ -97,14 +98,21 @@ async fn change_confirmed(
         ));
     }
     let product = product_of(state, r, &line.product_id.to_string()).await?;
-    let dropped = match units_of(&product, body.unit_items.as_deref())? {
-        Some(items) => {
-            let read = crate::after_sale::page::order_read(state, order.clone()).await?;
-            left_out(&read.tickets, items)?
-        }
+    let items = units_of(&product, body.unit_items.as_deref())?;
+    if items.is_none() && body.availability_id.is_none() {
+        return Ok(());
+    }
+    let read = crate::after_sale::page::order_read(state, order.clone()).await?;
+    let dropped = match items {
+        Some(items) => left_out(&read.tickets, items)?,
         None => Vec::new(),
     };
-    match (&body.availability_id, dropped.is_empty()) {
+    // The day it is on sent back (a channel manager's full update) is no date change.
+    let zone = r.merchant.zone()?;
+    let new_day = body.availability_id.as_deref().filter(|id| {
+        visit_of(id, zone, &product).map(|(_, date)| date) != current_visit(&read, zone)
+    });
+    match (new_day, dropped.is_empty()) {
         (Some(_), false) => Err(OctoError::unprocessable(
             "Change a confirmed booking's date and its units in two requests: each is its own change under the merchant's policy.",
         )),
@@ -127,6 +135,19 @@ async fn change_confirmed(
             Ok(())
         }
         (None, true) => Ok(()),
+    }
+}
+
+/// The visit a confirmed booking's standing tickets are for, as a reservation asks for it
+/// (`visit_of`'s form): the local start of their timeslot, or their day.
+fn current_visit(order: &app::wire::Order, zone: chrono_tz::Tz) -> Option<String> {
+    let ticket = order
+        .tickets
+        .iter()
+        .find(|t| t.replaced_by.is_none() && t.status != TicketStatus::Cancelled)?;
+    match &ticket.timeslot {
+        Some(slot) => Some(slot_visit(slot.start_time, zone)),
+        None => ticket.visit_date.map(|d| d.to_string()),
     }
 }
 

@@ -98,6 +98,13 @@ async fn a_held_booking_on_a_full_day_changes_its_units_in_place() {
     assert_eq!(back["unitItems"].as_array().unwrap().len(), 3);
     assert_eq!(reserved_on_day(&app, group, visit_day()).await, 3);
 
+    // Sent back as it is (a channel manager's full update): the same hold, untouched.
+    let same = json!({ "availabilityId": midnight_id(visit_day()), "unitItems": adults(3),
+                       "notes": "window seat" });
+    let kept = patch(&mut r, &uuid, same).await.assert_status(200);
+    assert_eq!(kept["id"], back["id"]);
+    assert_eq!(kept["notes"], "window seat");
+
     // One more than the day has: refused, the booking as it was.
     refused(&patch(&mut r, &uuid, json!({ "unitItems": adults(4) })).await);
     let after = r.read(&uuid).await;
@@ -222,10 +229,9 @@ async fn a_confirmed_booking_gives_up_units_under_the_policy() {
         .filter(|e| e["kind"] == "refund" && e["order_display_id"] == json!(order))
         .collect();
     assert_eq!(refunds.len(), 1, "one unit's refund: {refunds:?}");
-    // The same request again changes nothing more.
-    let again = patch(&mut r, &uuid, json!({ "unitItems": adults(2) }))
-        .await
-        .assert_status(200);
+    // The same request again, with the day it is on, changes nothing more: no new tickets.
+    let again = json!({ "unitItems": adults(2), "availabilityId": midnight_id(visit_day()) });
+    let again = patch(&mut r, &uuid, again).await.assert_status(200);
     assert_eq!(again["unitItems"], fewer["unitItems"]);
 
     // Cancelled after all: every unit shows, cancelled.
