@@ -66,6 +66,8 @@ pub struct Bookings {
     pub done: HashMap<&'static str, usize>,
     /// Answered 4xx: no room, the policy, a hold that ended.
     pub refused: usize,
+    /// The refusals by OCTO's `error` (or the status, for another shape).
+    pub refused_by: HashMap<String, usize>,
     pub unanswered: usize,
     /// Bookings answered CONFIRMED.
     pub confirmed: HashSet<Uuid>,
@@ -189,9 +191,19 @@ pub async fn reseller_load(
                     .any(|s| read["status"] == *s);
                 booking = (!ended && rand::thread_rng().gen_bool(0.85)).then_some(read);
             }
-            Ok(Ok((status, _))) if status.is_client_error() => {
+            Ok(Ok((status, body))) if status.is_client_error() => {
                 seen.refused += 1;
-                if what == "reserve" {
+                let kind = serde_json::from_slice::<Value>(&body)
+                    .ok()
+                    .and_then(|e| e["error"].as_str().map(str::to_owned))
+                    .unwrap_or_else(|| status.as_u16().to_string());
+                *seen
+                    .refused_by
+                    .entry(format!("{what}: {kind}"))
+                    .or_default() += 1;
+                // The booking may have ended meanwhile (its hold ran out): now and then the
+                // next request starts another.
+                if what == "reserve" || rand::thread_rng().gen_bool(0.5) {
                     booking = None;
                 }
             }
@@ -335,10 +347,11 @@ pub fn invariants(state: &OctoState, seen: &Bookings) -> Vec<(&'static str, bool
         "every OCTO booking answered CONFIRMED is a paid order",
         unpaid == 0,
         format!(
-            "{} requests: {done} done ({:?}), {} refused, {} unanswered; {} confirmed, {unpaid} not a paid order",
+            "{} requests: {done} done ({:?}), {} refused ({:?}), {} unanswered; {} confirmed, {unpaid} not a paid order",
             seen.sent,
             seen.done,
             seen.refused,
+            seen.refused_by,
             seen.unanswered,
             seen.confirmed.len()
         ),
